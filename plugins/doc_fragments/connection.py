@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment:
+    """Connection options shared by every module and plugin of netaccess.nac."""
+
+    DOCUMENTATION = r"""
+options:
+  api_url:
+    description:
+      - Base address of the NAC service, for example V(https://nac.example.com).
+      - Paths C(/api/...) are appended to it; a trailing slash is harmless.
+      - If not set, the environment variable E(NAC_API_URL) is used.
+    type: str
+    required: true
+  api_key:
+    description:
+      - API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>).
+      - Give either O(api_key), or O(username) and O(password).
+      - An invalid key makes the service answer C(Server error) (HTTP 500); the modules say so.
+      - If not set, the environment variable E(NAC_API_KEY) is used.
+    type: str
+  username:
+    description:
+      - Name of the account for HTTP Basic authentication, the real product's documented scheme.
+      - Use a dedicated service account. Requires O(password); excludes O(api_key).
+      - If not set, the environment variable E(NAC_USERNAME) is used.
+    type: str
+  password:
+    description:
+      - Password of O(username).
+      - If not set, the environment variable E(NAC_PASSWORD) is used.
+    type: str
+  tenant:
+    description:
+      - Tenant token identifying the site, sent as the C(X-Tenant) header on every request when given.
+      - If not set, the environment variable E(NAC_TENANT) is used.
+    type: str
+  validate_certs:
+    description:
+      - Whether to verify the TLS certificate of the service.
+      - Set to V(false) only for a lab service with a self-signed certificate; prefer O(ca_path).
+      - If not set, the environment variable E(NAC_VALIDATE_CERTS) is used.
+    type: bool
+    default: true
+  ca_path:
+    description:
+      - PEM bundle of certificate authorities to trust for the service's certificate.
+      - If not set, the environment variable E(NAC_CA_PATH) is used.
+    type: path
+  timeout:
+    description:
+      - Seconds to wait for each request.
+      - If not set, the environment variable E(NAC_TIMEOUT) is used.
+    type: float
+    default: 30
+  max_retries:
+    description:
+      - How often a request that failed in a retryable way is tried again (connection errors,
+        HTTP 429, 502, 503, 504), with jittered exponential backoff that honours C(Retry-After).
+      - Reads and status queries are retried; creating a device never is, so that no device is created twice.
+    type: int
+    default: 3
+requirements:
+  - requests
+notes:
+  - All modules of this collection are in the action group C(netaccess.nac.nac), so the connection
+    options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).
+  - Credentials never appear in results, errors or logs.
+"""

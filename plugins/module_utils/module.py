@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Glue between Ansible modules and the pure API client.
+
+Owns, once for every module: the connection options (with their environment fallbacks), building
+the client, turning errors into ``fail_json(msg=..., failure={...})``, and check mode and diff:
+in check mode the client is read-only, so a write that slipped through is refused, never sent.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    NacClient,
+    NacError,
+)
+
+
+def connection_argument_spec():
+    """The options of the ``netaccess.nac.connection`` doc fragment."""
+    return dict(
+        api_url=dict(type="str", required=True, fallback=(env_fallback, ["NAC_API_URL"])),
+        api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_API_KEY"])),
+        username=dict(type="str", fallback=(env_fallback, ["NAC_USERNAME"])),
+        password=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_PASSWORD"])),
+        tenant=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_TENANT"])),
+        validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["NAC_VALIDATE_CERTS"])),
+        ca_path=dict(type="path", fallback=(env_fallback, ["NAC_CA_PATH"])),
+        timeout=dict(type="float", default=30.0, fallback=(env_fallback, ["NAC_TIMEOUT"])),
+        max_retries=dict(type="int", default=3),
+    )
+
+
+CONNECTION_OPTIONS = tuple(connection_argument_spec())
+
+
+class TaskFailed(Exception):
+    """Raised by a module's action to fail the task while still returning ``result``."""
+
+    def __init__(self, message, **result):
+        super(TaskFailed, self).__init__(message)
+        self.message = message
+        self.result = result
+
+
+class NacModule:
+    """An AnsibleModule with the connection options, a NAC client, and one way to change things.
+
+    A module declares its own ``argument_spec`` and an action ``run(nac) -> dict``; the action
+    reads through ``nac.client`` and writes only through ``nac.change()``.
+    """
+
+    def __init__(self, argument_spec=None, read_only=False, pool_size=16, **kwargs):
+        spec = connection_argument_spec()
+        spec.update(argument_spec or {})
+        kwargs.setdefault("supports_check_mode", True)
+        self.ansible = AnsibleModule(argument_spec=spec, **kwargs)
+        if not HAS_REQUESTS:
+            self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+        self.params = self.ansible.params
+        self.check_mode = self.ansible.check_mode
+        self.result = dict(changed=False)
+        self._diffs = []
+        try:
+            self.client = NacClient(
+                read_only=read_only or self.check_mode,
+                pool_size=pool_size,
+                **dict((name, self.params[name]) for name in CONNECTION_OPTIONS)
+            )
+        except NacError as error:
+            self.fail(error.message, failure=error.failure)
+
+    def warn(self, message):
+        self.ansible.warn(message)
+
+    def change(self, name, before, after, apply=None, *args):
+        """Record that ``name`` changes from ``before`` to ``after`` (dicts; None where it does not
+        exist) and, unless in check mode, make the change by calling ``apply(*args)``.
+        Returns apply's value (None in check mode). Safe to call from worker threads."""
+        self.result["changed"] = True
+        self._diffs.append(dict(before=before or {}, after=after or {}, before_header=name, after_header=name))
+        if self.check_mode or apply is None:
+            return None
+        return apply(*args)
+
+    def run(self, action):
+        """Run ``action(self)``, merge the dict it returns into the result and exit; every
+        NacError or TaskFailed becomes a clean failure, never a traceback."""
+        try:
+            self.result.update(action(self) or {})
+        except TaskFailed as failed:
+            self.result.update(failed.result)
+            self.fail(failed.message)
+        except NacError as error:
+            self.fail(error.message, failure=error.failure)
+        finally:
+            self.client.close()
+        self.ansible.exit_json(**self._with_diff())
+
+    def fail(self, message, **extra):
+        result = self._with_diff()
+        result.update(extra)
+        self.ansible.fail_json(msg=message, **result)
+
+    def _with_diff(self):
+        result = dict(self.result)
+        if self.ansible._diff and self._diffs:
+            result["diff"] = self._diffs[0] if len(self._diffs) == 1 else self._diffs
+        return result

@@ -1,0 +1,106 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nac_device_info
+short_description: List devices of the NAC service
+version_added: 0.1.0
+description:
+  - Lists the devices of the NAC service, all of them or those matching O(hostname) or O(id).
+  - Never changes anything.
+author:
+  - netaccess.nac contributors
+options:
+  hostname:
+    description:
+      - Only devices with one of these hostnames, compared case-insensitively.
+      - Combined with O(id), a device matching either is returned.
+    type: list
+    elements: str
+  id:
+    description:
+      - Only devices with one of these ids.
+    type: list
+    elements: int
+extends_documentation_fragment:
+  - netaccess.nac.connection
+  - netaccess.nac.attributes
+  - netaccess.nac.attributes.read_only
+"""
+
+EXAMPLES = r"""
+- name: List every device
+  netaccess.nac.nac_device_info:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+  register: nac
+
+- name: Look up two cameras, connection from module_defaults
+  module_defaults:
+    group/netaccess.nac.nac:
+      api_url: https://nac.example.com
+      username: svc-ansible
+      password: "{{ vault_nac_password }}"
+      tenant: "{{ vault_nac_tenant }}"
+  netaccess.nac.nac_device_info:
+    hostname:
+      - cam-lobby-01
+      - CAM-LOBBY-02
+  register: cams
+
+- name: Fail when any of them is not in the NAC
+  ansible.builtin.assert:
+    that: cams.missing | length == 0
+    fail_msg: "Not in the NAC: {{ cams.missing | join(', ') }}"
+"""
+
+RETURN = r"""
+devices:
+  description:
+    - The matching device records as the service lists them.
+    - Every record has C(id) and C(hostname); other fields are whatever the service returns.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - id: 3
+      hostname: cam-lobby-01
+      group: Cameras
+      profile: Camera
+      macs: ["00:1a:2b:3c:4d:5e"]
+      ips: ["10.20.0.10"]
+missing:
+  description: The requested hostnames and ids that match no device, in the order they were asked for.
+  returned: success
+  type: list
+  elements: raw
+  sample: ["cam-lobby-02", 42]
+"""
+
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import select
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
+
+
+def list_devices(nac):
+    devices, missing = select(nac.client.list_devices(), nac.params["hostname"], nac.params["id"])
+    return dict(devices=devices, missing=missing)
+
+
+def main():
+    NacModule(
+        argument_spec=dict(
+            hostname=dict(type="list", elements="str"),
+            id=dict(type="list", elements="int"),
+        ),
+        read_only=True,
+    ).run(list_devices)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of the pure API client, over a scripted transport (no network)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import json
+import socket
+
+import pytest
+import requests
+from requests.adapters import BaseAdapter
+
+from ansible_collections.netaccess.nac.plugins.module_utils import api
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacAuthError,
+    NacClient,
+    NacConfigError,
+    NacConnectionError,
+    NacHTTPError,
+    NacNotFound,
+    NacResponseError,
+    ReadOnlyViolation,
+)
+
+URL = "https://nac.example.com"
+KEY = "s3cr3t-key-value"
+PASSWORD = "pa55-word-value"
+TENANT = "tenant-token-value"
+SECRETS = (KEY, PASSWORD, TENANT)
+
+
+class Scripted(BaseAdapter):
+    """A transport that answers from a script: each item a (status, body, headers) or an exception."""
+
+    def __init__(self, *script):
+        super(Scripted, self).__init__()
+        self.script = list(script)
+        self.sent = []
+
+    def send(self, request, **kwargs):
+        self.sent.append(request)
+        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        if isinstance(item, Exception):
+            raise item
+        status, body, headers = (item + ({},))[:3] if len(item) == 2 else item
+        response = requests.Response()
+        response.status_code = status
+        response.request = request
+        response.url = request.url
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+            headers = dict({"Content-Type": "application/json"}, **headers)
+        response._content = (body or "").encode("utf-8")
+        response.headers = requests.structures.CaseInsensitiveDict(headers)
+        return response
+
+    def close(self):
+        pass
+
+
+def make_client(*script, **kwargs):
+    kwargs.setdefault("api_key", KEY)
+    sleeps = []
+    client = NacClient(URL + "/", sleep=sleeps.append, **kwargs)
+    transport = Scripted(*script)
+    client.session.mount("https://", transport)
+    return client, transport, sleeps
+
+
+def assert_no_secret(error):
+    text = " ".join([str(error), json.dumps(error.failure)])
+    for secret in SECRETS:
+        assert secret not in text
+
+
+# -- construction -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    (dict(), "no credentials"),
+    (dict(api_key=KEY, username="u", password=PASSWORD), "not both"),
+    (dict(username="u"), "password is missing"),
+    (dict(password=PASSWORD), "username is missing"),
+])
+def test_exactly_one_credential_scheme(kwargs, fragment):
+    with pytest.raises(NacConfigError, match=fragment) as raised:
+        NacClient(URL, **kwargs)
+    assert_no_secret(raised.value)
+
+
+def test_api_url_must_be_http_and_is_shown_without_userinfo():
+    with pytest.raises(NacConfigError, match="http:// or https://"):
+        NacClient("nac.example.com", api_key=KEY)
+    with pytest.raises(NacConfigError) as raised:
+        NacClient("ftp://user:%s@nac" % PASSWORD, api_key=KEY)
+    assert PASSWORD not in str(raised.value)
+
+
+def test_bearer_key_and_tenant_headers_and_trailing_slash():
+    client, transport, dummy = make_client((200, []), tenant=TENANT)
+    assert client.list_devices() == []
+    sent = transport.sent[0]
+    assert sent.url == URL + "/api/device"
+    assert sent.headers["Authorization"] == "Bearer " + KEY
+    assert sent.headers["X-Tenant"] == TENANT
+
+
+def test_basic_credentials():
+    client, transport, dummy = make_client((200, [{"tag": "dot1x_status"}]), api_key=None, username="svc", password=PASSWORD)
+    assert client.has_intent()
+    expected = base64.b64encode(("svc:" + PASSWORD).encode()).decode()
+    assert transport.sent[0].headers["Authorization"] == "Basic " + expected
+    assert "X-Tenant" not in transport.sent[0].headers
+
+
+def test_tls_settings():
+    assert NacClient(URL, api_key=KEY).session.verify is True
+    assert NacClient(URL, api_key=KEY, ca_path="/etc/ca.pem").session.verify == "/etc/ca.pem"
+    assert NacClient(URL, api_key=KEY, validate_certs=False, ca_path="/etc/ca.pem").session.verify is False
+
+
+def test_pool_is_large_enough_for_concurrency():
+    client = NacClient(URL, api_key=KEY, pool_size=48)
+    assert client.session.get_adapter(URL)._pool_maxsize == 48
+
+
+# -- the endpoints ------------------------------------------------------------------------
+
+def test_fire_sends_the_documented_body():
+    client, transport, dummy = make_client((200, {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u", "message": None}))
+    reply = client.fire_intent(7)
+    assert reply["status"] == "AUTHENTICATED"
+    sent = transport.sent[0]
+    assert sent.method == "POST"
+    assert sent.url == URL + "/api/intent/dot1x_status/fire"
+    assert sent.headers["Content-Type"] == "application/json"
+    assert json.loads(sent.body) == {"targetId": 7, "additionalPayload": {"json": True}}
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ((201, {"id": 9, "hostname": "cam"}), {"id": 9, "hostname": "cam"}),
+    ((201, ""), None),
+    ((200, "Device created", {"Content-Type": "text/plain"}), None),
+])
+def test_create_device_reply_body_is_optional(reply, expected):
+    client, transport, dummy = make_client(reply)
+    assert client.create_device({"hostname": "cam", "group": "g", "profile": "p"}) == expected
+    assert json.loads(transport.sent[0].body) == {"hostname": "cam", "group": "g", "profile": "p"}
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({"devices": []}, "expected a JSON array"),
+    ([{"hostname": "x"}], "item 0 has no int 'id'"),
+    ([{"id": True, "hostname": "x"}], "item 0 has no int 'id'"),
+    ([{"id": 1, "hostname": "a"}, {"id": 2}], "item 1 (id 2) has no string 'hostname'"),
+])
+def test_device_list_shape_is_checked(body, fragment):
+    client, dummy, dummy2 = make_client((200, body))
+    with pytest.raises(NacResponseError) as raised:
+        client.list_devices()
+    assert fragment in str(raised.value)
+    assert "GET /api/device" in str(raised.value)
+
+
+def test_non_json_reply_where_json_expected_says_so_with_an_excerpt():
+    client, dummy, dummy2 = make_client((200, "<html><body><p>Login page</p></body></html>", {"Content-Type": "text/html"}))
+    with pytest.raises(NacResponseError) as raised:
+        client.list_intents()
+    assert "expected a JSON reply but got text/html" in str(raised.value)
+    assert "Login page" in str(raised.value)
+
+
+def test_fire_reply_must_be_an_object():
+    client, dummy, dummy2 = make_client((200, ["AUTHENTICATED"]))
+    with pytest.raises(NacResponseError, match="expected a JSON object for target 3"):
+        client.fire_intent(3)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+def test_server_error_is_explained_as_an_invalid_key():
+    html = "<html><head><title>Server error</title></head><body><h1>Server error</h1></body></html>"
+    client, transport, sleeps = make_client((500, html, {"Content-Type": "text/html"}), tenant=TENANT)
+    with pytest.raises(NacAuthError) as raised:
+        client.list_devices()
+    message = str(raised.value)
+    assert "answered 'Server error' (HTTP 500) to GET /api/device" in message
+    assert "invalid or missing API key" in message
+    assert raised.value.failure["status"] == 500
+    assert len(transport.sent) == 1 and sleeps == []  # a 500 is not retried
+    assert_no_secret(raised.value)
+
+
+@pytest.mark.parametrize("path_call, fragment", [
+    (lambda c: c.list_devices(), "the privilege public_api"),
+    (lambda c: c.fire_intent(1), "access to the intent dot1x_status ('Check 802.1x' / '802.1x status')"),
+])
+def test_forbidden_names_what_is_missing(path_call, fragment):
+    client, dummy, dummy2 = make_client((403, {"error": "Forbidden", "message": "nope"}))
+    with pytest.raises(NacAuthError) as raised:
+        path_call(client)
+    assert fragment in str(raised.value)
+    assert "The server said: Forbidden - nope" in str(raised.value)
+
+
+def test_not_found_and_field_errors_carry_the_servers_reason():
+    client, dummy, dummy2 = make_client((404, {"error": "Not found", "message": "No device with id 5"}))
+    with pytest.raises(NacNotFound, match="No device with id 5"):
+        client.fire_intent(5)
+    client, dummy, dummy2 = make_client((400, {"error": "Validation failed", "fields": {"profile": "unknown profile 'Cam'"}}))
+    with pytest.raises(NacHTTPError) as raised:
+        client.create_device({"hostname": "a", "group": "g", "profile": "Cam"})
+    assert "HTTP 400" in str(raised.value)
+    assert raised.value.reason == "Validation failed - profile: unknown profile 'Cam'"
+
+
+def test_a_secret_echoed_by_the_server_is_scrubbed():
+    client, dummy, dummy2 = make_client((400, {"error": "bad key " + KEY}))
+    with pytest.raises(NacHTTPError) as raised:
+        client.list_intents()
+    assert_no_secret(raised.value)
+    assert "********" in str(raised.value)
+
+
+def test_connection_refused_names_the_url():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = NacClient("http://127.0.0.1:%d" % port, api_key=KEY, max_retries=1, sleep=lambda s: None)
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_devices()
+    assert str(raised.value) == ("Could not connect to the NAC API at http://127.0.0.1:%d: "
+                                 "connection refused (is the service running and the port right?)" % port)
+    assert raised.value.outcome_unknown is False
+
+
+def test_tls_failure_is_explained_and_not_retried():
+    client, transport, sleeps = make_client(requests.exceptions.SSLError("certificate verify failed"))
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_devices()
+    assert "TLS verification failed for https://nac.example.com" in str(raised.value)
+    assert "ca_path" in str(raised.value)
+    assert len(transport.sent) == 1
+
+
+# -- retries ------------------------------------------------------------------------------
+
+def test_reads_are_retried_on_retryable_statuses_with_backoff():
+    client, transport, sleeps = make_client((503, ""), (502, ""), (504, ""), (200, []))
+    assert client.list_devices() == []
+    assert len(transport.sent) == 4
+    assert len(sleeps) == 3
+    assert 0.25 <= sleeps[0] <= 0.5 and 0.5 <= sleeps[1] <= 1.0 and 1.0 <= sleeps[2] <= 2.0
+
+
+def test_retry_after_is_honoured_and_capped():
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, []))
+    client.list_devices()
+    assert sleeps == [2.0, api.RETRY_AFTER_CAP]
+
+
+def test_retries_stop_after_max_retries_with_the_last_error():
+    client, transport, sleeps = make_client((503, {"error": "maintenance"}), max_retries=2)
+    with pytest.raises(NacHTTPError, match="HTTP 503.*maintenance"):
+        client.list_intents()
+    assert len(transport.sent) == 3
+
+
+def test_fire_is_retried_on_connection_errors():
+    client, transport, sleeps = make_client(requests.exceptions.ConnectionError("reset by peer"),
+                                            (200, {"status": "AUTHENTICATED"}))
+    assert client.fire_intent(1)["status"] == "AUTHENTICATED"
+    assert len(transport.sent) == 2
+
+
+def test_device_creation_is_never_retried():
+    client, transport, sleeps = make_client((503, ""), (201, {"id": 1}))
+    with pytest.raises(NacHTTPError):
+        client.create_device({"hostname": "a", "group": "g", "profile": "p"})
+    assert len(transport.sent) == 1 and sleeps == []
+
+
+@pytest.mark.parametrize("exc, unknown", [
+    (requests.exceptions.ReadTimeout("read timed out"), True),
+    (requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected"), True),
+    (requests.exceptions.ConnectTimeout("connect timed out"), False),
+])
+def test_a_creation_whose_outcome_is_unknown_says_so(exc, unknown):
+    client, transport, sleeps = make_client(exc)
+    with pytest.raises(NacConnectionError) as raised:
+        client.create_device({"hostname": "a", "group": "g", "profile": "p"})
+    assert raised.value.outcome_unknown is unknown
+    assert raised.value.failure["outcome_unknown"] is unknown
+    assert len(transport.sent) == 1
+
+
+def test_read_only_client_refuses_writes_without_sending():
+    client, transport, sleeps = make_client((201, {"id": 1}), read_only=True)
+    with pytest.raises(ReadOnlyViolation, match="refusing to send POST /api/device"):
+        client.create_device({"hostname": "a", "group": "g", "profile": "p"})
+    assert transport.sent == []
+    transport.script = [(200, {"status": "AUTHENTICATED"})]
+    assert client.fire_intent(1)  # the status query is a read
+
+
+@pytest.mark.parametrize("value, expected", [
+    (None, None), ("", None), ("5", 5.0), ("999", api.RETRY_AFTER_CAP), ("soon", None),
+    ("Wed, 21 Oct 2015 07:28:10 GMT", 10.0),
+])
+def test_retry_after_parsing(value, expected):
+    now = 1445412480.0  # 07:28:00 GMT that day
+    assert api.retry_after(value, now=now) == expected
+
+
+def test_backoff_is_jittered_exponential_and_capped():
+    for attempt, ceiling in ((1, 0.5), (2, 1.0), (3, 2.0), (10, api.BACKOFF_CAP)):
+        for dummy in range(20):
+            assert ceiling / 2 <= api.backoff(attempt) <= ceiling
