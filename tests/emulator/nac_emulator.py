@@ -1,0 +1,717 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Emulator of the NAC API described in nac-api.md, standard library only.
+
+Importable (``Emulator``, ``DEFAULT_CONFIG``, ``load_config``) and runnable as a script;
+see tests/emulator/README.md for the CLI, the config format and the admin endpoints.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import argparse
+import base64
+import binascii
+import collections
+import copy
+import hmac
+import ipaddress
+import itertools
+import json
+import math
+import os
+import re
+import signal
+import socket
+import socketserver
+import sqlite3
+import sys
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_CONFIG = {
+    "intents": [
+        {"tag": "dot1x_status", "name": "Check 802.1x"},
+        {"tag": "ping", "name": "Ping"},
+        {"tag": "who_is_logged_in", "name": "Who is logged in"},
+    ],
+    "accounts": [
+        {"name": "admin", "api_key": "nac-demo-admin-key", "privileges": ["public_api"],
+         "intents": ["dot1x_status", "ping", "who_is_logged_in"]},
+        {"name": "auditor", "api_key": "nac-demo-noaccess-key", "privileges": ["public_api"], "intents": ["ping"]},
+        {"name": "nopriv", "api_key": "nac-demo-nopriv-key", "privileges": [], "intents": ["dot1x_status"]},
+        {"name": "svc-ansible", "username": "svc-ansible", "password": "nac-demo-password", "tenant": "nac-demo-tenant",
+         "privileges": ["public_api"], "intents": ["dot1x_status"]},
+    ],
+    "groups": [
+        {"name": "Cameras", "subnet": "10.20.0.0/24"},
+        {"name": "Printers", "subnet": "10.30.0.0/24"},
+        {"name": "Workstations", "subnet": "10.40.0.0/22"},
+    ],
+    "profiles": [
+        {"name": "Camera", "max_pairs": 1, "host_start": 10, "host_end": 200},
+        {"name": "Intercom", "max_pairs": 2, "host_start": 10, "host_end": 60},
+        {"name": "Printer", "max_pairs": 1, "host_start": 10, "host_end": 100},
+        {"name": "Workstation", "max_pairs": 2, "host_start": 10, "host_end": 1000},
+    ],
+    "devices": [
+        {"hostname": "cam-01", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:10"], "ips": ["10.20.0.10"]},
+        {"hostname": "cam-02", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:11"], "ips": ["10.20.0.11"]},
+        {"hostname": "printer-01", "group": "Printers", "profile": "Printer", "macs": ["02:00:00:30:00:10"], "ips": ["10.30.0.10"]},
+        {"hostname": "ws-01", "group": "Workstations", "profile": "Workstation",
+         "macs": ["02:00:00:40:00:10", "02:00:00:40:00:11"], "ips": ["10.40.0.10", "10.40.0.11"]},
+        {"hostname": "ws-02", "group": "Workstations", "profile": "Workstation", "ips": ["10.40.0.12"]},
+    ],
+    "dot1x": {"auth_delay": 2.0, "auth_method": "EAP-TLS", "overrides": {}},
+    "creation_reply": "record",
+}
+
+CREATION_REPLIES = ("record", "empty", "id")
+RESULT_KEYS = ("status", "authMethod", "username", "message")
+SETTLED_AGE = 10 * 365 * 86400.0  # seeded devices were "created" this long ago
+MAX_BODY = 1024 * 1024
+HOSTNAME_RE = re.compile(r"^[A-Za-z0-9.-]+$")
+MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")
+IPV4_RE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+SERVER_ERROR_HTML = b"<html><head><title>Server error</title></head><body><h1>Server error</h1></body></html>"
+JSON_TYPE = "application/json"
+
+
+def complete_config(config):
+    """Return a deep copy of ``config`` whose missing top-level (and dot1x) keys take DEFAULT_CONFIG's."""
+    merged = copy.deepcopy(DEFAULT_CONFIG)
+    merged.update(copy.deepcopy(config or {}))
+    dot1x = copy.deepcopy(DEFAULT_CONFIG["dot1x"])
+    dot1x.update(merged.get("dot1x") or {})
+    merged["dot1x"] = dot1x
+    return merged
+
+
+def load_config(path):
+    """Read a JSON config file; missing top-level keys take DEFAULT_CONFIG's."""
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if not isinstance(data, dict):
+        raise ValueError("%s: the config must be a JSON object" % path)
+    return complete_config(data)
+
+
+def json_reply(status, payload, headers=()):
+    return (status, JSON_TYPE, json.dumps(payload).encode("utf-8"), tuple(headers))
+
+
+class ApiError(Exception):
+    """An error reply; raised anywhere in request handling."""
+
+    def __init__(self, status, payload, content_type=JSON_TYPE, headers=()):
+        super(ApiError, self).__init__(status)
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+        self.reply = (status, content_type, body, tuple(headers))
+
+
+def error(status, title, message, headers=()):
+    return ApiError(status, {"error": title, "message": message}, headers=headers)
+
+
+def validation_error(fields):
+    return ApiError(400, {"error": "Validation failed", "fields": fields})
+
+
+def server_error():
+    return ApiError(500, SERVER_ERROR_HTML, content_type="text/html")
+
+
+def parse_object(body):
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        raise error(400, "Bad request", "The request body must be a JSON object")
+    return data
+
+
+def is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class NacModel:
+    """Devices, accounts and the 802.1x model; every method is thread-safe."""
+
+    ROUTES = (
+        ("GET", re.compile(r"^/api/intent$"), "list_intents"),
+        ("GET", re.compile(r"^/api/device$"), "list_devices"),
+        ("POST", re.compile(r"^/api/device$"), "create_device"),
+        ("POST", re.compile(r"^/api/intent/(?P<tag>[^/]+)/fire$"), "fire_intent"),
+    )
+
+    def __init__(self, config=None, state_path=None):
+        self.config = config = complete_config(config)
+        self.lock = threading.Lock()
+        self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
+        self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])
+        self.profiles = dict((p["name"], p) for p in config["profiles"])
+        self.dot1x = config["dot1x"]
+        self.overrides = dict((k.lower(), v) for k, v in (self.dot1x.get("overrides") or {}).items())
+        self.keys = dict((a["api_key"], a) for a in config["accounts"] if a.get("api_key"))
+        self.users = dict((a["username"], a) for a in config["accounts"] if a.get("username"))
+        self._check_config()
+        self.counts = collections.Counter()
+        self.advance = 0.0
+        self._clear()
+        self.db = None
+        if state_path:
+            self.db = sqlite3.connect(state_path, check_same_thread=False)
+            self.db.execute("PRAGMA synchronous=OFF")  # committed on every write, but no fsync: it is an emulator
+            self.db.execute("CREATE TABLE IF NOT EXISTS device (id INTEGER PRIMARY KEY, hostname TEXT NOT NULL, grp TEXT NOT NULL,"
+                            " profile TEXT NOT NULL, macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL)")
+            self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self.db.commit()
+            if self._load_state():
+                return
+        self.reset()
+
+    # ---- configuration and state -------------------------------------------------------------
+
+    def _check_config(self):
+        if self.config["creation_reply"] not in CREATION_REPLIES:
+            raise ValueError("creation_reply must be one of %s" % ", ".join(CREATION_REPLIES))
+        for profile in self.profiles.values():
+            if not all(is_int(profile.get(k)) for k in ("max_pairs", "host_start", "host_end")):
+                raise ValueError("profile %s needs integer max_pairs, host_start and host_end" % profile.get("name"))
+        for seed in self.config["devices"]:
+            if seed.get("group") not in self.groups or seed.get("profile") not in self.profiles:
+                raise ValueError("seeded device %s: unknown group or profile" % seed.get("hostname"))
+
+    def clock(self):
+        """The virtual clock of the 802.1x model: monotonic time plus every advance."""
+        return time.monotonic() + self.advance
+
+    def reset(self):
+        """Back to the configured devices, clock and counters (and rewrite the state file)."""
+        with self.lock:
+            self.counts.clear()
+            self.advance = 0.0
+            self._clear()
+            now = self.clock()
+            seeds = self.config["devices"]
+            taken = [s["id"] for s in seeds if is_int(s.get("id"))]
+            if len(set(taken)) != len(taken):
+                raise ValueError("seeded devices repeat an id")
+            used = set(taken)
+            free_ids = (i for i in itertools.count(1) if i not in used)
+            for seed in seeds:
+                device_id = seed["id"] if is_int(seed.get("id")) else next(free_ids)
+                macs = [m.lower() for m in seed.get("macs") or []]
+                ips = list(seed.get("ips") or [])
+                if not ips:  # seeding never refuses: take what the profile range still has
+                    profile = self.profiles[seed["profile"]]
+                    ips = self._free_ips(self.groups[seed["group"]], profile, len(macs) or profile["max_pairs"])
+                created = now if seed.get("authenticated") is False else now - SETTLED_AGE
+                self._add(dict(id=device_id, hostname=seed["hostname"], group=seed["group"], profile=seed["profile"],
+                               macs=macs, ips=ips, created=created))
+            self._write_state()
+
+    def _clear(self):
+        self.devices, self.by_host, self.by_mac, self.by_ip = {}, {}, {}, {}
+        self.next_id, self._list_cache = 1, None
+
+    def _add(self, device):
+        self.devices[device["id"]] = device
+        self.by_host.setdefault(device["hostname"].lower(), set()).add(device["id"])
+        self.by_mac.update((mac, device["id"]) for mac in device["macs"])
+        self.by_ip.update((ip, device["id"]) for ip in device["ips"])
+        self.next_id = max(self.next_id, device["id"] + 1)
+        self._list_cache = None
+
+    def _load_state(self):
+        meta = dict(self.db.execute("SELECT key, value FROM meta"))
+        if "next_id" not in meta:
+            return False
+        self.advance = float(meta.get("advance", 0.0))
+        offset = time.time() - time.monotonic()  # created is stored as wall time, held as clock time
+        for row in self.db.execute("SELECT id, hostname, grp, profile, macs, ips, created FROM device ORDER BY id"):
+            self._add(dict(id=row[0], hostname=row[1], group=row[2], profile=row[3], macs=json.loads(row[4]),
+                           ips=json.loads(row[5]), created=row[6] - offset))
+        self.next_id = max(self.next_id, int(meta["next_id"]))
+        return True
+
+    def _write_state(self, device=None):
+        """Persist one new device, or (device None) the whole table; call with the lock held."""
+        if self.db is None:
+            return
+        offset = time.time() - time.monotonic()
+        rows = [device] if device else list(self.devices.values())
+        if device is None:
+            self.db.execute("DELETE FROM device")
+        self.db.executemany("INSERT INTO device VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [(d["id"], d["hostname"], d["group"], d["profile"], json.dumps(d["macs"]), json.dumps(d["ips"]),
+                              d["created"] + offset) for d in rows])
+        self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                            [("next_id", str(self.next_id)), ("advance", repr(self.advance))])
+        self.db.commit()
+
+    def advance_clock(self, seconds):
+        with self.lock:
+            self.advance += seconds
+            if self.db is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('advance', ?)", (repr(self.advance),))
+                self.db.commit()
+            return self.advance
+
+    def close(self):
+        with self.lock:
+            if self.db is not None:
+                self.db.close()
+                self.db = None
+
+    def count(self, method, path):
+        with self.lock:
+            self.counts["%s %s" % (method, path)] += 1
+
+    def request_counts(self):
+        with self.lock:
+            return dict(self.counts)
+
+    # ---- authentication and routing ---------------------------------------------------------
+
+    def authenticate(self, headers):
+        """The account of the request; 500 (HTML) for bad credentials, 403 without public_api."""
+        scheme, _sep, credentials = (headers.get("Authorization") or "").strip().partition(" ")
+        credentials = credentials.strip()
+        account = None
+        if scheme.lower() == "bearer":
+            account = self.keys.get(credentials)
+        elif scheme.lower() == "basic":
+            try:
+                user, _sep, password = base64.b64decode(credentials, validate=True).decode("utf-8").partition(":")
+            except (binascii.Error, ValueError):
+                user, password = None, ""
+            account = self.users.get(user)
+            if account is not None and not hmac.compare_digest(password.encode(), str(account.get("password")).encode()):
+                account = None
+        if account is None:
+            raise server_error()
+        tenant = account.get("tenant")
+        if tenant and not hmac.compare_digest((headers.get("X-Tenant") or "").encode(), str(tenant).encode()):
+            raise server_error()
+        if "public_api" not in (account.get("privileges") or ()):
+            raise error(403, "Forbidden", "The account lacks the privilege public_api")
+        return account
+
+    def handle_api(self, method, path, headers, body):
+        account = self.authenticate(headers)
+        allowed = []
+        for route_method, pattern, name in self.ROUTES:
+            match = pattern.match(path)
+            if match and route_method == method:
+                return getattr(self, name)(account, match.groupdict(), body)
+            if match:
+                allowed.append(route_method)
+        if allowed:
+            raise error(405, "Method not allowed", "%s is not allowed on %s (allowed: %s)" % (method, path, ", ".join(allowed)),
+                        headers=[("Allow", ", ".join(allowed))])
+        raise error(404, "Not found", "No endpoint %s %s" % (method, path))
+
+    def account_intents(self, account):
+        return [tag for tag in self.intents if tag in (account.get("intents") or ())]
+
+    # ---- endpoints --------------------------------------------------------------------------
+
+    def list_intents(self, account, _params, _body):
+        return json_reply(200, [{"tag": tag, "name": self.intents[tag].get("name", tag)} for tag in self.account_intents(account)])
+
+    def list_devices(self, _account, _params, _body):
+        with self.lock:
+            if self._list_cache is None:
+                records = [self._record(self.devices[i]) for i in sorted(self.devices)]
+                self._list_cache = json.dumps(records).encode("utf-8")
+            return (200, JSON_TYPE, self._list_cache, ())
+
+    @staticmethod
+    def _record(device):
+        return dict((k, device[k]) for k in ("id", "hostname", "group", "profile", "macs", "ips"))
+
+    def create_device(self, _account, _params, body):
+        data = parse_object(body)
+        fields = {}
+        hostname = self._required_string(data, "hostname", fields)
+        if hostname and len(hostname) > 63:
+            fields["hostname"] = "must be at most 63 characters long"
+        elif hostname and not HOSTNAME_RE.match(hostname):
+            fields["hostname"] = "may contain only letters, digits, hyphens and dots"
+        group = self._known_name(data, "group", self.groups, fields)
+        profile = self._known_name(data, "profile", self.profiles, fields)
+        network = self.groups.get(group)
+        macs = self._string_list(data, "macs", fields, self._normal_mac)
+        ips = self._string_list(data, "ips", fields, lambda ip: self._normal_ip(ip, group, network))
+        if profile in self.profiles:
+            most = self.profiles[profile]["max_pairs"]
+            for key, values in (("macs", macs), ("ips", ips)):
+                if len(values) > most:
+                    fields[key] = "profile %s allows at most %d IP/MAC pair(s), got %d" % (profile, most, len(values))
+        if fields:
+            raise validation_error(fields)
+        with self.lock:
+            device = self._create_locked(hostname, group, self.profiles[profile], macs, ips)
+        mode = self.config["creation_reply"]
+        if mode == "empty":
+            return (201, JSON_TYPE, b"", ())
+        return json_reply(201, {"id": device["id"]} if mode == "id" else self._record(device))
+
+    def _create_locked(self, hostname, group, profile, macs, ips):
+        clash = self.by_host.get(hostname.lower())
+        if clash:
+            raise error(409, "Conflict", "A device with hostname %s already exists (id %d)" % (hostname, min(clash)))
+        for kind, values, index in (("MAC address", macs, self.by_mac), ("IP address", ips, self.by_ip)):
+            for value in values:
+                if value in index:
+                    owner = self.devices[index[value]]
+                    raise error(409, "Conflict", "%s %s is already used by device %s (id %d)" % (kind, value, owner["hostname"], owner["id"]))
+        if not ips:  # rule 1 (no MACs: every pair the profile allows) and "not shown" (one IP per given MAC)
+            needed = len(macs) or profile["max_pairs"]
+            ips = self._free_ips(self.groups[group], profile, needed)
+            if len(ips) < needed:
+                span = "range .%d-.%d" % (profile["host_start"], profile["host_end"])
+                what = "No free IP address" if not ips else "Not enough free IP addresses (%d needed)" % needed
+                raise error(409, "Conflict", "%s left for profile %s in group %s (%s)" % (what, profile["name"], group, span))
+        device = dict(id=self.next_id, hostname=hostname, group=group, profile=profile["name"], macs=macs, ips=ips, created=self.clock())
+        self._add(device)
+        self._write_state(device)
+        return device
+
+    def _free_ips(self, network, profile, count):
+        """Lowest free addresses of the profile's host range within the group's subnet."""
+        free = []
+        last = min(profile["host_end"], network.num_addresses - 2)
+        for offset in range(max(profile["host_start"], 1), last + 1):
+            address = str(network.network_address + offset)
+            if address not in self.by_ip:
+                free.append(address)
+                if len(free) >= count:
+                    break
+        return free
+
+    @staticmethod
+    def _required_string(data, key, fields):
+        value = data.get(key)
+        if value is None:
+            fields[key] = "is required"
+        elif not isinstance(value, str):
+            fields[key] = "must be a string"
+        elif not value.strip():
+            fields[key] = "must not be empty"
+        else:
+            return value
+        return None
+
+    def _known_name(self, data, key, known, fields):
+        value = self._required_string(data, key, fields)
+        if value is not None and value not in known:
+            fields[key] = "unknown %s %s; known %ss: %s" % (key, value, key, ", ".join(sorted(known)))
+        return value
+
+    @staticmethod
+    def _string_list(data, key, fields, normalise):
+        """Validate an optional list; null and [] count as omitted. normalise returns (value, problem)."""
+        values = data.get(key)
+        if values is None:
+            return []
+        if not isinstance(values, list):
+            fields[key] = "must be a list of strings"
+            return []
+        result = []
+        for index, item in enumerate(values):
+            value, problem = normalise(item) if isinstance(item, str) else (None, "must be a string")
+            if problem is None and value in result:
+                problem = "duplicate value %s" % value
+            if problem:
+                fields["%s[%d]" % (key, index)] = problem
+            else:
+                result.append(value)
+        return result
+
+    @staticmethod
+    def _normal_mac(mac):
+        if MAC_RE.match(mac):
+            return mac.lower(), None
+        return None, "%s is not a MAC address (expected six colon-separated hex pairs, xx:xx:xx:xx:xx:xx)" % mac
+
+    @staticmethod
+    def _normal_ip(ip, group, network):
+        try:
+            address = ipaddress.IPv4Address(ip) if IPV4_RE.match(ip) else None
+        except ValueError:
+            address = None
+        if address is None:
+            return None, "%s is not an IPv4 address in dotted notation" % ip
+        if network is not None and (address not in network or address in (network.network_address, network.broadcast_address)):
+            return None, "%s is not a host address of subnet %s of group %s" % (ip, network, group)
+        return str(address), None
+
+    def fire_intent(self, account, params, body):
+        tag = params["tag"]
+        if tag not in self.intents:
+            raise error(404, "Not found", "No intent with tag %s" % tag)
+        if tag not in self.account_intents(account):
+            raise error(403, "Forbidden", "No access to intent %s (%s)" % (tag, self.intents[tag].get("name", tag)))
+        data = parse_object(body)
+        target, payload = data.get("targetId"), data.get("additionalPayload")
+        fields = {}
+        if not is_int(target):
+            fields["targetId"] = "is required" if target is None else "must be an integer"
+        if payload is not None and not isinstance(payload, dict):
+            fields["additionalPayload"] = "must be an object"
+        if fields:
+            raise validation_error(fields)
+        if tag != "dot1x_status":
+            return json_reply(200, {"result": "ok"})
+        with self.lock:
+            device = self.devices.get(target)
+            if device is None:
+                raise error(404, "Not found", "No device with id %d" % target)
+            result = self.dot1x_result(device)
+        if (payload or {}).get("json") is True:
+            return json_reply(200, result)
+        text = "Device %s (id %d): %s" % (device["hostname"], device["id"], result.get("status", "status unknown"))
+        for prefix, key in ((" via ", "authMethod"), (" as ", "username"), (" - ", "message")):
+            if result.get(key):
+                text += prefix + str(result[key])
+        return (200, "text/plain; charset=utf-8", (text + "\n").encode("utf-8"), ())
+
+    def dot1x_result(self, device):
+        if not device["macs"]:
+            result = {"status": "UNAUTHENTICATED", "authMethod": None, "username": None, "message": "No MAC address registered for this device"}
+        elif self.clock() - device["created"] >= float(self.dot1x["auth_delay"]):
+            result = {"status": "AUTHENTICATED", "authMethod": self.dot1x["auth_method"], "username": device["hostname"].lower(), "message": None}
+        else:
+            result = {"status": "CONNECTING", "authMethod": None, "username": None, "message": "Authentication in progress"}
+        override = self.overrides.get(device["hostname"].lower()) or {}
+        result.update((key, override[key]) for key in RESULT_KEYS if key in override)
+        if override.get("omit_status"):
+            result.pop("status", None)
+        return result
+
+    # ---- admin endpoints (no auth, not counted, no latency) ----------------------------------
+
+    ADMIN_ROUTES = {
+        "/_emulator/health": ("GET", "admin_health"),
+        "/_emulator/requests": ("GET", "admin_requests"),
+        "/_emulator/reset": ("POST", "admin_reset"),
+        "/_emulator/clock": ("POST", "admin_clock"),
+    }
+
+    def handle_admin(self, method, path, body):
+        route_method, name = self.ADMIN_ROUTES.get(path, (None, None))
+        if name is None:
+            raise error(404, "Not found", "No emulator endpoint %s" % path)
+        if method != route_method:
+            raise error(405, "Method not allowed", "%s is not allowed on %s" % (method, path), headers=[("Allow", route_method)])
+        return json_reply(200, getattr(self, name)(body))
+
+    def admin_health(self, _body):
+        return {"ok": True}
+
+    def admin_requests(self, _body):
+        return self.request_counts()
+
+    def admin_reset(self, _body):
+        self.reset()
+        return {"ok": True}
+
+    def admin_clock(self, body):
+        seconds = parse_object(body).get("advance")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+            raise validation_error({"advance": "must be a non-negative number of seconds"})
+        return {"ok": True, "advance": self.advance_clock(seconds)}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+
+    def __init__(self, address, emulator):
+        self.emulator = emulator
+        self.connections = set()
+        self.connections_lock = threading.Lock()
+        ThreadingHTTPServer.__init__(self, address, _Handler)
+
+    def server_bind(self):
+        # HTTPServer.server_bind would resolve the host name (getfqdn), which can stall.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def close_connections(self):
+        with self.connections_lock:
+            connections = list(self.connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server_version = "NAC-Emulator/1.0"
+    sys_version = ""
+    timeout = 300
+
+    def setup(self):
+        BaseHTTPRequestHandler.setup(self)
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self):
+        with self.server.connections_lock:
+            self.server.connections.discard(self.connection)
+        BaseHTTPRequestHandler.finish(self)
+
+    def dispatch(self):
+        emulator = self.server.emulator
+        path = self.path.split("?", 1)[0]
+        try:
+            body = self._read_body()
+            if path.startswith("/_emulator/"):
+                reply = emulator.model.handle_admin(self.command, path, body)
+            elif path == "/api" or path.startswith("/api/"):
+                emulator.model.count(self.command, path)
+                if emulator.latency > 0:
+                    time.sleep(emulator.latency)  # never under the lock: latency must not serialise requests
+                reply = emulator.model.handle_api(self.command, path, self.headers, body)
+            else:
+                raise error(404, "Not found", "No such path %s" % path)
+        except ApiError as exc:
+            reply = exc.reply
+        except Exception as exc:  # pylint: disable=broad-except
+            traceback.print_exc()
+            reply = json_reply(500, {"error": "Internal error", "message": str(exc)})
+        self._send(reply)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
+
+    def _read_body(self):
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise error(411, "Length required", "Send the body with a Content-Length, not chunked")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY:
+            self.close_connection = True
+            raise error(413 if length > MAX_BODY else 400, "Bad request", "Invalid or too large Content-Length")
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, reply):
+        status, content_type, body, headers = reply
+        lines = ["%s %d %s" % (self.protocol_version, status, self.responses.get(status, ("",))[0]),
+                 "Server: " + self.server_version, "Date: " + self.date_time_string(),
+                 "Content-Type: " + content_type, "Content-Length: %d" % len(body)]
+        lines.extend("%s: %s" % header for header in headers)
+        if self.close_connection:
+            lines.append("Connection: close")
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)  # one send per reply
+        self.log_request(status, len(body))
+
+    def log_message(self, format, *args):  # pylint: disable=redefined-builtin
+        if self.server.emulator.verbose:  # the request line only; headers (Authorization) are never logged
+            BaseHTTPRequestHandler.log_message(self, format, *args)
+
+
+class Emulator:
+    """The NAC API emulator: ``Emulator(config, latency, state_path).start()``; see the README."""
+
+    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False):
+        self.model = NacModel(config, state_path)
+        self.latency = float(latency)
+        self.verbose = verbose
+        self.host = None
+        self._server = None
+        self._thread = None
+
+    def start(self, host="127.0.0.1", port=0):
+        if self._server is not None:
+            raise RuntimeError("the emulator is already running")
+        self._server = _Server((host, port), self)
+        self.host = host
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="nac-emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    @property
+    def port(self):
+        return self._server.server_address[1] if self._server else None
+
+    @property
+    def url(self):
+        return "http://%s:%s" % (self.host, self.port) if self._server else None
+
+    def request_counts(self):
+        return self.model.request_counts()
+
+    def reset(self):
+        self.model.reset()
+
+    def advance_clock(self, seconds):
+        return self.model.advance_clock(seconds)
+
+    def stop(self):
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.close_connections()
+            server.server_close()
+            self._thread.join(5)
+        self.model.close()
+
+    def __enter__(self):
+        if self._server is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Emulator of the NAC API (nac-api.md).")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8787, help="port to listen on, 0 for a free one (default 8787)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds of delay added to every /api request")
+    parser.add_argument("--config", help="JSON config file (default: the built-in config)")
+    parser.add_argument("--state", help="SQLite file keeping the devices across restarts")
+    parser.add_argument("--port-file", help="write the bound port to this file once listening")
+    parser.add_argument("--quiet", action="store_true", help="do not print the listening line")
+    parser.add_argument("--verbose", action="store_true", help="log every request line to stderr")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config) if args.config else None
+        emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose).start(args.host, args.port)
+    except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
+        sys.stderr.write("nac_emulator: cannot start: %s\n" % exc)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
+    if not args.quiet:
+        print("NAC emulator listening on %s" % emulator.url, flush=True)
+    if args.port_file:
+        temporary = "%s.%d.tmp" % (args.port_file, os.getpid())
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write("%d\n" % emulator.port)
+        os.replace(temporary, args.port_file)
+    while not stop.wait(0.5):
+        pass
+    emulator.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
