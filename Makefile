@@ -100,7 +100,7 @@ lint: build
 	$(call stage_start,lint)
 	ansible-lint -q --nocolor
 	shellcheck -x .ci/run tests/tools/*.sh
-	antsibull-docs lint-collection-docs --plugin-docs "$(COLL)"
+	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent "$(COLL)"
 	antsibull-changelog lint
 	$(call stage_end,lint)
 
