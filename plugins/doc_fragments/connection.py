@@ -21,7 +21,7 @@ options:
     required: true
   api_key:
     description:
-      - API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>).
+      - "API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>)."
       - Give either O(api_key), or O(username) and O(password).
       - An invalid key makes the service answer C(Server error) (HTTP 500); the modules say so.
       - If not set, the environment variable E(NAC_API_KEY) is used.

@@ -15,7 +15,7 @@ description:
   - Lists the devices of the NAC service, all of them or those matching O(hostname) or O(id).
   - Never changes anything.
 author:
-  - netaccess.nac contributors
+  - netaccess.nac maintainers (@netaccess)
 options:
   hostname:
     description:

@@ -18,7 +18,7 @@ description:
     C(netaccess.nac.device_onboarding) does.
   - Never changes anything.
 author:
-  - netaccess.nac contributors
+  - netaccess.nac maintainers (@netaccess)
 options: {}
 extends_documentation_fragment:
   - netaccess.nac.connection
