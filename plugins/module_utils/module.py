@@ -65,6 +65,8 @@ class NacModule:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
+        if callable(pool_size):  # sized from the parameters, e.g. a module's concurrency
+            pool_size = pool_size(self.params)
         self.result = dict(changed=False)
         self._diffs = []
         try:

@@ -1,0 +1,309 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nac_device
+short_description: Ensure devices exist in the NAC service
+version_added: 0.1.0
+description:
+  - Makes one device (O(hostname)) or many (O(devices)) exist in the NAC service, each exactly once.
+  - A device is identified by its hostname, compared case-insensitively with the device list.
+    A device that exists is left alone (the API has no update or delete); one that does not is
+    created with one C(POST /api/device), which is never repeated blindly.
+  - Every parameter is checked before any request is sent; a bad value fails the task, quoting it.
+  - The bulk form lists the devices once, then creates only the missing ones, O(concurrency) at a
+    time. When nothing is missing, the task sends exactly one request.
+author:
+  - netaccess.nac maintainers (@netaccess)
+options:
+  hostname:
+    description:
+      - Hostname of the device, its identity. Matched case-insensitively against the devices the
+        service lists; sent as given when the device is created.
+      - When two or more listed devices have this hostname, the task fails and names their ids.
+      - Exactly one of O(hostname) and O(devices) is required.
+    type: str
+  group:
+    description:
+      - Group of the device, sent when it is created.
+      - Required, like O(profile), because the device may have to be created. To look up a device
+        without declaring it, use M(netaccess.nac.nac_device_info).
+      - For a device that exists and whose listed record shows another group, the task warns
+        (compared exactly, case included) and changes nothing.
+    type: str
+  profile:
+    description:
+      - Profile of the device, sent when it is created. The profile determines how many IP/MAC
+        pairs the device can have.
+      - Required, like O(group).
+    type: str
+  macs:
+    description:
+      - MAC addresses of the device, sent as six colon-separated lower-case hex pairs
+        (V(00:1a:2b:3c:4d:5e)). Also accepted, in any case, and normalised to that form are
+        V(00-1A-2B-3C-4D-5E), V(001a.2b3c.4d5e) and V(001A2B3C4D5E).
+      - Sent only when given (an empty list counts as not given). Without O(macs) and O(ips) the
+        service creates the device without a MAC and allocates an IP address for every IP/MAC pair
+        that the profile allows; with O(ips) alone it uses those addresses and no MAC; with both, it
+        uses both. The API documents no rule for O(macs) without O(ips).
+    type: list
+    elements: str
+  ips:
+    description:
+      - IPv4 addresses of the device in dotted notation (V(10.20.0.15)).
+      - Sent only when given (an empty list counts as not given); see O(macs) for what their absence means.
+    type: list
+    elements: str
+  devices:
+    description:
+      - Bulk form, one item per device, each with the keys of the single form. Mutually exclusive
+        with O(hostname), O(group), O(profile), O(macs) and O(ips).
+      - A hostname, MAC or IP address requested for two items is an error, reported before any request.
+      - An item that fails does not stop the others; the task fails when any item failed, and still
+        returns every item's result.
+    type: list
+    elements: dict
+    suboptions:
+      hostname:
+        description: Hostname of the device, as O(hostname).
+        type: str
+        required: true
+      group:
+        description: Group of the device, as O(group). Required.
+        type: str
+      profile:
+        description: Profile of the device, as O(profile). Required.
+        type: str
+      macs:
+        description: MAC addresses, as O(macs).
+        type: list
+        elements: str
+      ips:
+        description: IPv4 addresses, as O(ips).
+        type: list
+        elements: str
+  state:
+    description:
+      - V(present) is the only state; the API can neither update nor delete a device.
+    type: str
+    choices: [present]
+    default: present
+  concurrency:
+    description:
+      - How many devices the bulk form creates in parallel (1 or more).
+    type: int
+    default: 8
+notes:
+  - The API does not document the reply to a creation. The new device's id is taken from the reply
+    when it carries one; otherwise one more device list (for all new devices at once) finds it.
+  - When a creation's outcome is unknown (a timeout or a connection dropped after the request was
+    sent), the device list is read again and the device looked for before anything is decided;
+    the creation is never sent twice.
+  - An existing device whose listed record visibly differs from the request (group, profile, MACs
+    or IPs, where the record shows them and the request gives them) causes a warning, not a change.
+    Group and profile are compared exactly, case included; MACs and IPs as sets of normalised values.
+extends_documentation_fragment:
+  - netaccess.nac.connection
+  - netaccess.nac.attributes
+attributes:
+  check_mode:
+    description: Sends no write; reports C(changed) and the devices that would be created.
+    support: full
+  diff_mode:
+    description: Shows each device that is (or would be) created, as it is sent or returned.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: A camera with its MAC and IP address (rule 3)
+  netaccess.nac.nac_device:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    hostname: cam-lobby-01
+    group: Cameras
+    profile: Camera
+    macs: ["00-1A-2B-3C-4D-5E"]   # sent as 00:1a:2b:3c:4d:5e
+    ips: ["10.20.0.15"]
+  register: cam
+
+- name: Show the device's id
+  ansible.builtin.debug:
+    msg: "cam-lobby-01 has id {{ cam.device.id }}"
+
+- name: A printer without MAC; the service allocates its IP address (rule 1)
+  netaccess.nac.nac_device:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    hostname: printer-2nd-floor
+    group: Printers
+    profile: Printer
+
+- name: Many devices in one task, connection from module_defaults
+  module_defaults:
+    group/netaccess.nac.nac:
+      api_url: https://nac.example.com
+      username: svc-ansible
+      password: "{{ vault_nac_password }}"
+      tenant: "{{ vault_nac_tenant }}"
+  block:
+    - name: Ensure every workstation exists, 16 creations at a time
+      netaccess.nac.nac_device:
+        devices: "{{ workstations }}"   # list of dicts: hostname, group, profile, macs, ips
+        concurrency: 16
+      register: onboarded
+
+    - name: Report what was done
+      ansible.builtin.debug:
+        msg: "{{ onboarded.created }} created, {{ onboarded.existing }} already there"
+
+- name: Preview the creations without sending any (run with --check --diff)
+  netaccess.nac.nac_device:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    devices:
+      - hostname: intercom-gate
+        group: Cameras
+        profile: Intercom
+        ips: ["10.20.0.40", "10.20.0.41"]   # rule 2: these IPs, no MAC
+  check_mode: true
+  diff: true
+  register: preview
+"""
+
+RETURN = r"""
+device:
+  description:
+    - Single form. The device as the service lists it when it exists; when it was created, the
+      body sent merged with the service's reply (or the listed record when the reply had no id);
+      in check mode, the body that would be sent.
+  returned: success, single form
+  type: dict
+  sample:
+    id: 17
+    hostname: cam-lobby-01
+    group: Cameras
+    profile: Camera
+    macs: ["00:1a:2b:3c:4d:5e"]
+    ips: ["10.20.0.15"]
+devices:
+  description:
+    - Bulk form. One entry per requested item, in the order given.
+  returned: bulk form, also when the task fails
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the device; null in check mode for a device that would be created, or when it failed.
+      type: int
+    hostname:
+      description: The hostname as requested.
+      type: str
+    changed:
+      description: Whether the device was (or in check mode, would be) created.
+      type: bool
+    error:
+      description: Why the item failed; only for a failed item.
+      type: str
+    failure:
+      description: The failed request (method, path, HTTP status, the server's reason), when a request failed.
+      type: dict
+    warnings:
+      description: For example how an existing device differs from the request.
+      type: list
+      elements: str
+  sample:
+    - id: 17
+      hostname: ws-0001
+      changed: true
+    - id: 3
+      hostname: ws-0002
+      changed: false
+    - id: null
+      hostname: ws-0003
+      changed: false
+      error: "The NAC API refused POST /api/device with HTTP 400. The server said: Validation failed - profile: unknown profile Laptop"
+created:
+  description: Bulk form. How many devices were (in check mode, would be) created.
+  returned: bulk form
+  type: int
+  sample: 998
+existing:
+  description: Bulk form. How many devices existed already.
+  returned: bulk form
+  type: int
+  sample: 1
+failures:
+  description: Bulk form. How many items failed (each has an RV(devices[].error)).
+  returned: bulk form
+  type: int
+  sample: 1
+"""
+
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+    InvalidRequest,
+    device_specs,
+    ensure_devices,
+    failure_message,
+    summary,
+    warnings_of,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+
+DEVICE_OPTIONS = dict(
+    hostname=dict(type="str"),
+    group=dict(type="str"),
+    profile=dict(type="str"),
+    macs=dict(type="list", elements="str"),
+    ips=dict(type="list", elements="str"),
+)
+
+
+def ensure(nac):
+    params = nac.params
+    if params["concurrency"] < 1:
+        raise TaskFailed("concurrency must be 1 or more, got %d" % params["concurrency"])
+    bulk = params["devices"] is not None
+    try:
+        specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
+    except InvalidRequest as error:
+        raise TaskFailed(str(error))
+    outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode)
+    for outcome in outcomes:
+        if outcome.changed:
+            nac.change("device %s" % outcome.hostname, None, outcome.record)
+    for warning in warnings_of(outcomes):
+        nac.warn(warning)
+    if bulk:
+        result = dict(devices=[outcome.entry() for outcome in outcomes], **summary(outcomes))
+        if result["failures"]:
+            raise TaskFailed(failure_message(outcomes), **result)
+        return result
+    outcome = outcomes[0]
+    if outcome.error:
+        extra = dict(failure=outcome.failure) if outcome.failure else {}
+        raise TaskFailed(outcome.error, **extra)
+    return dict(device=outcome.record)
+
+
+def main():
+    NacModule(
+        argument_spec=dict(
+            devices=dict(type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="str", required=True))),
+            state=dict(type="str", default="present", choices=["present"]),
+            concurrency=dict(type="int", default=8),
+            **DEVICE_OPTIONS
+        ),
+        mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],
+        required_one_of=[("hostname", "devices")],
+        pool_size=lambda params: max(params["concurrency"], 8),
+    ).run(ensure)
+
+
+if __name__ == "__main__":
+    main()

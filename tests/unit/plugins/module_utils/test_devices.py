@@ -1,0 +1,487 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of the pure device logic: lookup, validation and normalisation, the request plan,
+and the creation engine (with scripted callables, and end to end with the NAC API emulator)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import threading
+import time
+
+import pytest
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacClient,
+    NacConnectionError,
+    NacHTTPError,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+    CREATED,
+    EXISTING,
+    FAILED,
+    InvalidRequest,
+    creation_body,
+    device_specs,
+    differences,
+    ensure_devices,
+    failure_message,
+    index_by_hostname,
+    normalise_ip,
+    normalise_mac,
+    plan,
+    select,
+    summary,
+    warnings_of,
+)
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
+
+RECORDS = [
+    {"id": 1, "hostname": "cam-01", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:10"], "ips": ["10.20.0.10"]},
+    {"id": 2, "hostname": "Printer-01"},
+    {"id": 3, "hostname": "dup"},
+    {"id": 4, "hostname": "DUP"},
+]
+
+
+def spec(hostname, group="Cameras", profile="Camera", **extra):
+    return dict(hostname=hostname, group=group, profile=profile, **extra)
+
+
+# -- lookup ------------------------------------------------------------------------------------
+
+
+def test_index_groups_hostnames_case_insensitively():
+    index = index_by_hostname(RECORDS)
+    assert [r["id"] for r in index["dup"]] == [3, 4]
+    assert [r["id"] for r in index["printer-01"]] == [2]
+
+
+def test_select_by_hostname_or_id_reports_missing_in_request_order():
+    selected, missing = select(RECORDS, ["PRINTER-01", "nope"], [1, 99])
+    assert [r["id"] for r in selected] == [1, 2]
+    assert missing == ["nope", 99]
+    assert select(RECORDS) == (RECORDS, [])
+
+
+# -- validation and normalisation -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [
+    "00:1a:2b:3c:4d:5e", "00:1A:2B:3C:4D:5E", "00-1A-2B-3C-4D-5E", "001a.2b3c.4d5e", "001A.2B3C.4D5E",
+    "001A2B3C4D5E", " 00:1a:2b:3c:4d:5e ",
+])
+def test_mac_spellings_are_normalised(value):
+    assert normalise_mac(value) == "00:1a:2b:3c:4d:5e"
+
+
+@pytest.mark.parametrize("value", [
+    "00:1a:2b:3c:4d", "00:1a:2b:3c:4d:5e:6f", "00:1a:2b:3c:4d:5g", "00:1a-2b:3c:4d:5e", "0:1a:2b:3c:4d:5e",
+    "001a.2b3c.4d5", "001a2b3c4d5", "00 1a 2b 3c 4d 5e", "", "zz",
+])
+def test_bad_macs_are_refused_quoting_the_value(value):
+    with pytest.raises(ValueError) as raised:
+        normalise_mac(value)
+    assert "'%s' is not a MAC address" % value in str(raised.value)
+
+
+def test_ips_are_dotted_quads_only():
+    assert normalise_ip("10.20.0.15") == "10.20.0.15"
+    assert normalise_ip(" 10.20.0.15") == "10.20.0.15"
+    for value in ("10.20.0", "256.1.1.1", "10.020.0.1", "::1", "10.0.0.1/24", "ten.0.0.1", "167772161", "1.2.3.4.5"):
+        with pytest.raises(ValueError, match="'%s' is not an IPv4 address" % value.replace(".", r"\.")):
+            normalise_ip(value)
+
+
+@pytest.mark.parametrize("given, body", [
+    # rule 1: neither key, so the server allocates an IP per pair of the profile
+    (dict(), dict()),
+    (dict(macs=[], ips=None), dict()),
+    # rule 2: ips without macs
+    (dict(ips=["10.20.0.15"]), dict(ips=["10.20.0.15"])),
+    # rule 3: both, MACs normalised
+    (dict(macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), dict(macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"])),
+    # not a documented rule, sent as given
+    (dict(macs=["001a2b3c4d5e"]), dict(macs=["00:1a:2b:3c:4d:5e"])),
+])
+def test_creation_body_has_macs_and_ips_only_when_given(given, body):
+    specs = device_specs([spec("cam-09", **given)], name=None)
+    assert creation_body(specs[0]) == dict(hostname="cam-09", group="Cameras", profile="Camera", **body)
+
+
+def test_every_problem_of_every_item_is_reported_before_anything_is_sent():
+    items = [
+        spec("ok-01", macs=["00:1a:2b:3c:4d:5e"]),
+        dict(hostname="bad-01", group="Cameras", macs=["00:1a:2b:3c:4d:zz", "001a.2b3c.4d5f", "00-1A-2B-3C-4D-5F"]),
+        dict(hostname="bad-02", group=" ", profile="Camera", ips=["10.1.1.300"]),
+        dict(hostname=" bad-03", group="Cameras", profile="Camera"),
+    ]
+    with pytest.raises(InvalidRequest) as raised:
+        device_specs(items)
+    message = str(raised.value)
+    assert message.startswith("Invalid device request, nothing was sent: ")
+    for fragment in ("devices[1] (bad-01): profile is required to create a device",
+                     "devices[1] (bad-01): macs: '00:1a:2b:3c:4d:zz' is not a MAC address",
+                     "devices[1] (bad-01): macs: 00:1a:2b:3c:4d:5f is given twice",
+                     "devices[2] (bad-02): group is required to create a device",
+                     "devices[2] (bad-02): ips: '10.1.1.300' is not an IPv4 address",
+                     "devices[3] ( bad-03): hostname ' bad-03' has leading or trailing spaces"):
+        assert fragment in message
+    assert "ok-01" not in message
+
+
+def test_single_form_problems_are_named_by_hostname_only():
+    with pytest.raises(InvalidRequest) as raised:
+        device_specs([dict(hostname="cam-09", group="Cameras", profile=None, macs=["nope"])], name=None)
+    assert str(raised.value) == ("Invalid device request, nothing was sent: cam-09: profile is required to create a device; "
+                                 "cam-09: macs: 'nope' is not a MAC address (expected six colon-separated hex pairs such as "
+                                 "00:1a:2b:3c:4d:5e; 00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)")
+
+
+def test_a_hostname_mac_or_ip_requested_twice_is_refused():
+    items = [
+        spec("cam-01", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"]),
+        spec("CAM-01"),
+        spec("cam-02", macs=["001A.2B3C.4D5E"]),
+        spec("cam-03", ips=["10.20.0.15"]),
+    ]
+    with pytest.raises(InvalidRequest) as raised:
+        device_specs(items)
+    message = str(raised.value)
+    assert "devices[1] (CAM-01): hostname CAM-01 is also requested by devices[0] (cam-01)" in message
+    assert "devices[2] (cam-02): MAC 00:1a:2b:3c:4d:5e is also requested by devices[0] (cam-01)" in message
+    assert "devices[3] (cam-03): IP 10.20.0.15 is also requested by devices[0] (cam-01)" in message
+
+
+def test_valid_items_give_specs_in_order():
+    specs = device_specs([spec("b"), spec("a", ips=["10.0.0.1"])])
+    assert [s["hostname"] for s in specs] == ["b", "a"]
+    assert "macs" not in specs[1]
+
+
+# -- visible differences ------------------------------------------------------------------------
+
+
+def test_no_difference_when_the_record_matches_in_another_spelling_and_order():
+    record = dict(RECORDS[0], macs=["02:00:00:20:00:10", "02:00:00:20:00:11"], ips=["10.20.0.11", "10.20.0.10"])
+    wanted = device_specs([spec("cam-01", macs=["0200.0020.0011", "02-00-00-20-00-10"], ips=["10.20.0.10", "10.20.0.11"])], None)[0]
+    assert differences(wanted, record) == []
+
+
+def test_differences_name_each_visible_field():
+    wanted = device_specs([spec("cam-01", group="Printers", profile="Printer", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.10"])], None)[0]
+    assert differences(wanted, RECORDS[0]) == [
+        "group is Cameras, not Printers",
+        "profile is Camera, not Printer",
+        "macs are 02:00:00:20:00:10, not 00:1a:2b:3c:4d:5e",
+    ]
+
+
+def test_only_fields_the_record_shows_and_the_request_gives_are_compared():
+    wanted = device_specs([spec("cam-01", macs=["00:1a:2b:3c:4d:5e"])], None)[0]
+    assert differences(wanted, {"id": 1, "hostname": "cam-01"}) == []
+    assert differences(wanted, {"id": 1, "hostname": "cam-01", "group": 7, "macs": None, "ips": ["10.9.9.9"]}) == []
+    assert differences(device_specs([spec("cam-01")], None)[0], RECORDS[0]) == []
+
+
+def test_other_forms_of_shown_fields_are_understood():
+    wanted = device_specs([spec("cam-01", macs=["00:1a:2b:3c:4d:5e"], ips=["10.0.0.1", "10.0.0.2"])], None)[0]
+    record = {"id": 1, "hostname": "cam-01", "group": {"id": 3, "name": "Cameras"}, "profile": "Camera",
+              "macs": "00-1A-2B-3C-4D-5E", "ips": "10.0.0.2, 10.0.0.1"}
+    assert differences(wanted, record) == []
+    record.update(macs=[], ips="10.0.0.1 junk", group={"name": "cameras"})
+    assert differences(wanted, record) == [
+        "group is cameras, not Cameras",
+        "macs are none, not 00:1a:2b:3c:4d:5e",
+        "ips are 10.0.0.1, junk, not 10.0.0.1, 10.0.0.2",
+    ]
+
+
+# -- the plan -----------------------------------------------------------------------------------
+
+
+def test_plan_classifies_existing_missing_and_ambiguous():
+    specs = device_specs([spec("CAM-01"), spec("cam-02"), spec("Dup"), spec("printer-01", group="Printers", profile="Printer")])
+    outcomes = plan(specs, RECORDS)
+    assert [(o.state, o.id) for o in outcomes] == [(EXISTING, 1), ("pending", None), (FAILED, None), (EXISTING, 2)]
+    assert outcomes[0].record is RECORDS[0]
+    assert outcomes[2].error.startswith("2 devices are named Dup (ids 3, 4)")
+    assert [o.warnings for o in outcomes] == [[], [], [], []]
+
+
+def test_plan_warns_about_a_visibly_different_existing_device():
+    outcomes = plan(device_specs([spec("cam-01", profile="Intercom")]), RECORDS)
+    assert outcomes[0].state == EXISTING and not outcomes[0].changed
+    assert outcomes[0].warnings == ["device cam-01 (id 1) exists but differs from the request: profile is Camera, not Intercom. "
+                                    "Nothing was changed: the API cannot update a device, change it in the NAC itself"]
+
+
+# -- the creation engine, with scripted callables --------------------------------------------------
+
+
+class Scripted:
+    """list_devices / create_device stand-ins recording every call; the list follows the creations."""
+
+    def __init__(self, records=(), reply="record", delay=0.0, failures=None, together=None):
+        self.records = [dict(r) for r in records]
+        self.reply = reply
+        self.delay = delay
+        self.failures = dict(failures or {})  # hostname -> exception, or (exception, create_anyway)
+        self.lists = 0
+        self.bodies = []
+        self.lock = threading.Lock()
+        self.running = self.most_running = 0
+        self.barrier = threading.Barrier(together, timeout=5) if together else None  # creations that must overlap
+
+    def list_devices(self):
+        with self.lock:
+            self.lists += 1
+            failure = self.failures.get("list %d" % self.lists)
+            if failure:
+                raise failure
+            return copy.deepcopy(self.records)
+
+    def create(self, body):
+        with self.lock:
+            self.bodies.append(copy.deepcopy(body))
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+        if self.barrier:
+            self.barrier.wait()
+        time.sleep(self.delay)
+        with self.lock:
+            self.running -= 1
+            failure = self.failures.get(body["hostname"])
+            failure, create_anyway = failure if isinstance(failure, tuple) else (failure, False)
+            if failure is None or create_anyway:
+                record = dict(body, id=100 + len(self.records))
+                self.records.append(record)
+            if failure is not None:
+                raise failure
+        return {"record": dict(record), "id": {"id": record["id"]}, "none": None, "no-id": {"ok": True}}[self.reply]
+
+
+def unknown():
+    return NacConnectionError("No reply from the NAC API at https://nac within 30s to POST /api/device",
+                              outcome_unknown=True, method="POST", path="/api/device")
+
+
+def refused(reason="Conflict - No free IP address left"):
+    return NacHTTPError("The NAC API refused POST /api/device with HTTP 409. The server said: %s" % reason,
+                        method="POST", path="/api/device", status=409, reason=reason)
+
+
+def test_a_rerun_with_nothing_to_do_lists_once_and_creates_nothing():
+    api = Scripted(RECORDS)
+    outcomes = ensure_devices(device_specs([spec("cam-01"), spec("printer-01")]), api.list_devices, api.create)
+    assert (api.lists, api.bodies) == (1, [])
+    assert [(o.state, o.id, o.changed) for o in outcomes] == [(EXISTING, 1, False), (EXISTING, 2, False)]
+
+
+def test_nothing_requested_sends_nothing():
+    api = Scripted(RECORDS)
+    assert ensure_devices([], api.list_devices, api.create) == []
+    assert api.lists == 0
+
+
+def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_reply():
+    api = Scripted(RECORDS)
+    specs = device_specs([spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")])
+    outcomes = ensure_devices(specs, api.list_devices, api.create)
+    assert api.lists == 1
+    assert sorted(api.bodies, key=lambda b: b["hostname"]) == [
+        dict(hostname="cam-02", group="Cameras", profile="Camera", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"]),
+        dict(hostname="cam-03", group="Cameras", profile="Camera"),
+    ]
+    assert [(o.hostname, o.state, o.changed) for o in outcomes] == [
+        ("cam-01", EXISTING, False), ("cam-02", CREATED, True), ("cam-03", CREATED, True)]
+    created = dict((r["hostname"], r["id"]) for r in api.records)
+    assert [o.id for o in outcomes[1:]] == [created["cam-02"], created["cam-03"]]
+    assert outcomes[1].record == dict(specs[1], id=created["cam-02"])
+
+
+def test_creations_run_concurrency_at_a_time_and_results_keep_the_request_order():
+    api = Scripted(delay=0.01, together=4)  # fails (broken barrier) unless 4 creations overlap
+    specs = device_specs([spec("ws-%02d" % n) for n in range(12)])
+    outcomes = ensure_devices(specs, api.list_devices, api.create, concurrency=4)
+    assert api.most_running == 4
+    assert [o.hostname for o in outcomes] == ["ws-%02d" % n for n in range(12)]
+    ids = dict((r["hostname"], r["id"]) for r in api.records)
+    assert [o.id for o in outcomes] == [ids[o.hostname] for o in outcomes]
+    serial = Scripted(delay=0.01)
+    ensure_devices(specs, serial.list_devices, serial.create, concurrency=1)
+    assert serial.most_running == 1
+
+
+@pytest.mark.parametrize("reply", ["none", "no-id"])
+def test_ids_missing_from_replies_come_from_one_fresh_list(reply):
+    api = Scripted(RECORDS, reply=reply)
+    outcomes = ensure_devices(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-01")]), api.list_devices, api.create)
+    assert api.lists == 2 and len(api.bodies) == 2
+    listed = dict((r["hostname"], r) for r in api.records)
+    assert [o.id for o in outcomes] == [listed["cam-02"]["id"], listed["cam-03"]["id"], 1]
+    assert outcomes[0].record == listed["cam-02"]
+    assert all(o.warnings == [] for o in outcomes)
+
+
+def test_an_id_that_cannot_be_found_is_a_warning_not_a_failure():
+    api = Scripted(reply="none", failures={"list 2": NacConnectionError("Could not connect")})
+    outcomes = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)
+    assert (outcomes[0].state, outcomes[0].changed, outcomes[0].id) == (CREATED, True, None)
+    assert outcomes[0].warnings == ["created, but its id is unknown: the reply carried none and listing the devices failed (Could not connect)"]
+
+
+def test_a_failing_item_does_not_stop_the_others():
+    api = Scripted(RECORDS, failures={"cam-03": refused()})
+    outcomes = ensure_devices(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-04")]), api.list_devices, api.create)
+    assert [o.state for o in outcomes] == [CREATED, FAILED, CREATED]
+    assert outcomes[1].error.endswith("The server said: Conflict - No free IP address left")
+    assert outcomes[1].failure["status"] == 409
+    assert outcomes[1].entry() == dict(id=None, hostname="cam-03", changed=False, error=outcomes[1].error, failure=outcomes[1].failure)
+    assert api.lists == 1
+
+
+def test_an_unknown_outcome_is_settled_by_one_list_for_all_and_never_resent():
+    api = Scripted(RECORDS, failures={"made-01": (unknown(), True), "made-02": (unknown(), True), "lost-01": unknown()})
+    specs = device_specs([spec("made-01"), spec("lost-01"), spec("made-02"), spec("fine-01")])
+    outcomes = ensure_devices(specs, api.list_devices, api.create)
+    assert api.lists == 2
+    assert sorted(b["hostname"] for b in api.bodies) == ["fine-01", "lost-01", "made-01", "made-02"]
+    assert [o.state for o in outcomes] == [CREATED, FAILED, CREATED, CREATED]
+    listed = dict((r["hostname"], r["id"]) for r in api.records)
+    assert outcomes[0].id == listed["made-01"] and outcomes[0].error is None and outcomes[0].failure is None
+    assert outcomes[1].error == ("No reply from the NAC API at https://nac within 30s to POST /api/device; the device list, "
+                                 "checked afterwards, has no device lost-01, so it was not created: it is safe to run the task again")
+    assert outcomes[1].failure["outcome_unknown"] is True
+
+
+def test_an_unknown_outcome_that_cannot_be_checked_says_to_run_again():
+    api = Scripted(failures={"cam-02": unknown(), "list 2": NacConnectionError("Could not connect")})
+    outcome = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)[0]
+    assert outcome.state == FAILED
+    assert "whether the device was created is unknown, and listing the devices to find out failed too (Could not connect)" in outcome.error
+    assert outcome.error.endswith("Run the task again: it looks for cam-02 before creating anything")
+
+
+def test_a_connection_refused_before_sending_is_a_plain_failure():
+    api = Scripted(failures={"cam-02": NacConnectionError("Could not connect to the NAC API", outcome_unknown=False)})
+    outcome = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)[0]
+    assert (outcome.state, outcome.error, api.lists) == (FAILED, "Could not connect to the NAC API", 1)
+
+
+def test_check_mode_creates_nothing_and_reports_the_would_be_bodies():
+    api = Scripted(RECORDS)
+    specs = device_specs([spec("cam-01"), spec("cam-02", ips=["10.20.0.15"])])
+    outcomes = ensure_devices(specs, api.list_devices, api.create, check_mode=True)
+    assert (api.lists, api.bodies) == (1, [])
+    assert [(o.state, o.changed, o.id) for o in outcomes] == [(EXISTING, False, 1), (CREATED, True, None)]
+    assert outcomes[1].record == dict(hostname="cam-02", group="Cameras", profile="Camera", ips=["10.20.0.15"])
+
+
+def test_a_failing_first_list_fails_the_whole_call():
+    api = Scripted(failures={"list 1": NacConnectionError("Could not connect")})
+    with pytest.raises(NacConnectionError):
+        ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)
+    assert api.bodies == []
+
+
+# -- summaries and messages -------------------------------------------------------------------------
+
+
+def test_failure_message_groups_hostnames_by_reason_and_counts():
+    api = Scripted(RECORDS, failures=dict(("bad-%02d" % n, refused()) for n in range(12)))
+    api.failures["other"] = refused("Validation failed - profile: unknown profile X")
+    specs = device_specs([spec("cam-01"), spec("new-01"), spec("other")] + [spec("bad-%02d" % n) for n in range(12)])
+    outcomes = ensure_devices(specs, api.list_devices, api.create)
+    assert summary(outcomes) == dict(created=1, existing=1, failures=13)
+    message = failure_message(outcomes)
+    assert message.startswith("13 of 15 devices failed (1 created, 1 existing): ")
+    assert "other: The NAC API refused POST /api/device with HTTP 409. The server said: Validation failed" in message
+    assert ("bad-00, bad-01, bad-02, bad-03, bad-04, bad-05, bad-06, bad-07, bad-08, bad-09 and 2 more: "
+            "The NAC API refused POST /api/device with HTTP 409. The server said: Conflict") in message
+    assert failure_message(outcomes[:2]) is None
+
+
+def test_warnings_are_capped_with_a_count_of_the_rest():
+    records = [dict(id=n, hostname="d-%02d" % n, group="Other") for n in range(13)]
+    outcomes = plan(device_specs([spec("d-%02d" % n) for n in range(13)]), records)
+    shown = warnings_of(outcomes)
+    assert len(shown) == 11 and shown[0].startswith("device d-00 (id 0) exists but differs")
+    assert shown[-1] == "3 more warnings about other devices: see the entries in devices"
+    assert outcomes[12].entry()["warnings"][0].startswith("device d-12 (id 12)")
+
+
+# -- end to end with the NAC API emulator --------------------------------------------------------------
+
+
+@pytest.fixture
+def emulator_for():
+    started = []
+
+    def start(creation_reply="record"):
+        config = dict(DEFAULT_CONFIG, creation_reply=creation_reply)
+        emulator = Emulator(config).start()
+        started.append(emulator)
+        return emulator, NacClient(emulator.url, api_key="nac-demo-admin-key", max_retries=0)
+
+    yield start
+    for emulator in started:
+        emulator.stop()
+
+
+def test_the_three_creation_rules_against_the_emulator(emulator_for):
+    emulator, client = emulator_for()
+    specs = device_specs([
+        spec("rule1-ws", group="Workstations", profile="Workstation"),
+        spec("rule2-ws", group="Workstations", profile="Workstation", ips=["10.40.1.1", "10.40.1.2"]),
+        spec("rule3-cam", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.99"]),
+    ])
+    outcomes = ensure_devices(specs, client.list_devices, client.create_device)
+    assert [o.state for o in outcomes] == [CREATED] * 3
+    assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
+    held = dict((r["hostname"], r) for r in client.list_devices())
+    assert held["rule1-ws"]["macs"] == [] and len(held["rule1-ws"]["ips"]) == 2
+    assert (held["rule2-ws"]["macs"], held["rule2-ws"]["ips"]) == ([], ["10.40.1.1", "10.40.1.2"])
+    assert (held["rule3-cam"]["macs"], held["rule3-cam"]["ips"]) == (["00:1a:2b:3c:4d:5e"], ["10.20.0.99"])
+    assert [o.id for o in outcomes] == [held[o.hostname]["id"] for o in outcomes]
+    assert outcomes[0].record == held["rule1-ws"]
+
+    rerun = ensure_devices(specs, client.list_devices, client.create_device)
+    assert [o.state for o in rerun] == [EXISTING] * 3 and all(o.warnings == [] for o in rerun)
+    assert emulator.request_counts() == {"GET /api/device": 3, "POST /api/device": 3}
+
+
+@pytest.mark.parametrize("creation_reply, lists", [("record", 1), ("id", 1), ("empty", 2)])
+def test_ids_whatever_the_creation_reply(emulator_for, creation_reply, lists):
+    emulator, client = emulator_for(creation_reply)
+    specs = device_specs([spec("new-%02d" % n, group="Workstations", profile="Workstation") for n in range(20)])
+    outcomes = ensure_devices(specs, client.list_devices, client.create_device, concurrency=8)
+    assert emulator.request_counts() == {"GET /api/device": lists, "POST /api/device": 20}
+    held = dict((r["hostname"], r["id"]) for r in client.list_devices())
+    assert [o.id for o in outcomes] == [held[o.hostname] for o in outcomes]
+
+
+def test_an_unknown_outcome_is_found_in_the_emulator_and_not_sent_again(emulator_for):
+    emulator, client = emulator_for()
+
+    def create_then_drop(body):
+        client.create_device(body)
+        raise unknown()
+
+    outcomes = ensure_devices(device_specs([spec("cam-09"), spec("cam-01")]), client.list_devices, create_then_drop)
+    assert [(o.state, o.changed) for o in outcomes] == [(CREATED, True), (EXISTING, False)]
+    assert outcomes[0].id == [r["id"] for r in client.list_devices() if r["hostname"] == "cam-09"][0]
+    assert emulator.request_counts() == {"GET /api/device": 3, "POST /api/device": 1}
+
+
+def test_server_refusals_carry_the_servers_reason(emulator_for):
+    emulator, client = emulator_for()
+    specs = device_specs([spec("cam-01"), spec("x-01", profile="Nope"), spec("x-02", ips=["10.20.0.10"]), spec("x-03")])
+    outcomes = ensure_devices(specs, client.list_devices, client.create_device)
+    assert [o.state for o in outcomes] == [EXISTING, FAILED, FAILED, CREATED]
+    assert "HTTP 400" in outcomes[1].error and "unknown profile Nope" in outcomes[1].error
+    assert "HTTP 409" in outcomes[2].error and "IP address 10.20.0.10 is already used by device cam-01" in outcomes[2].error
+    assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
