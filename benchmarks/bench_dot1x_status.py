@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark of nac_dot1x_status's all-devices query against the NAC API emulator.
+
+Starts the emulator in this process with N seeded devices and an injected latency per request,
+then runs the query through ``plugins/module_utils/dot1x.py`` (the code the module runs) at each
+concurrency, and prints wall times, the speed-up, and the peak Python memory (tracemalloc) of the
+query for several numbers of devices. With --ansible it also times the module under
+ansible-playbook. It prints figures; it asserts nothing about them.
+
+    .venv/bin/python benchmarks/bench_dot1x_status.py [--devices 1000] [--latency 0.02]
+        [--concurrency 1 32] [--memory-devices 1000 5000] [--ansible]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
+
+
+def collections_path():
+    """A directory from which ``ansible_collections.netaccess.nac`` imports as this work tree."""
+    parts = ROOT.split(os.sep)
+    if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
+        return os.sep.join(parts[:-3])
+    base = tempfile.mkdtemp(prefix="nac-bench-")
+    os.makedirs(os.path.join(base, "ansible_collections", "netaccess"))
+    os.symlink(ROOT, os.path.join(base, "ansible_collections", "netaccess", "nac"))
+    return base
+
+
+COLLECTIONS = collections_path()
+sys.path.insert(0, COLLECTIONS)
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status, poll, resolve  # noqa: E402
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
+
+
+def config(devices):
+    """The emulator's default accounts plus ``devices`` settled devices; every tenth has no MAC."""
+    seeds = []
+    for number in range(1, devices + 1):
+        seed = dict(hostname="bench-%05d" % number, group="Bench", profile="Bench",
+                    ips=["10.64.%d.%d" % (number // 250, number % 250 + 1)])
+        if number % 10:
+            seed["macs"] = ["02:00:00:%02x:%02x:%02x" % (number >> 16 & 255, number >> 8 & 255, number & 255)]
+        seeds.append(seed)
+    return dict(groups=[dict(name="Bench", subnet="10.64.0.0/10")],
+                profiles=[dict(name="Bench", max_pairs=1, host_start=1, host_end=4000000)],
+                devices=seeds)
+
+
+def client(emulator, concurrency):
+    return NacClient(emulator.url, api_key=ADMIN_KEY, pool_size=max(concurrency, 8))
+
+
+def timed_query(emulator, concurrency):
+    """Wall time of one all-devices query as the module makes it (intent check, list, fires)."""
+    nac = client(emulator, concurrency)
+    try:
+        start = time.perf_counter()
+        report = dot1x_status(nac, all_devices=True, concurrency=concurrency)
+        return time.perf_counter() - start, report
+    finally:
+        nac.close()
+
+
+def memory(devices, latency, concurrency):
+    """Peak traced memory of the whole query, and of the fire phase alone beyond its results."""
+    with Emulator(config=config(devices), latency=latency).start() as emulator:
+        nac = client(emulator, concurrency)
+        nac.list_devices()  # warm the emulator's list cache and the connection outside the trace
+        tracemalloc.start()
+        report = dot1x_status(nac, all_devices=True, concurrency=concurrency)
+        _current, whole_peak = tracemalloc.get_traced_memory()
+        targets, _warnings = resolve(nac.list_devices(), all_devices=True)
+        tracemalloc.reset_peak()
+        before, _peak = tracemalloc.get_traced_memory()
+        results = poll(nac, targets, concurrency)
+        after, fire_peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        nac.close()
+    assert len(report.results) == len(results) == devices
+    return whole_peak, fire_peak - before, after - before
+
+
+def ansible_run(emulator, concurrency, workdir):
+    """Wall time of ansible-playbook running the module once (includes Ansible's own start-up)."""
+    playbook = os.path.join(workdir, "bench.yml")
+    with open(playbook, "w") as handle:
+        json.dump([dict(hosts="localhost", gather_facts=False, tasks=[dict(
+            name="all devices", register="status",
+            **{"netaccess.nac.nac_dot1x_status": dict(api_url=emulator.url, api_key=ADMIN_KEY, all_devices=True,
+                                                      concurrency=concurrency)}), dict(
+            name="count", **{"ansible.builtin.debug": dict(msg="{{ status.results | length }} {{ status.summary }}")})])],
+            handle)
+    bindir = os.path.dirname(sys.executable)
+    command = [os.path.join(bindir, "ansible-playbook") if os.path.exists(os.path.join(bindir, "ansible-playbook"))
+               else "ansible-playbook", "-i", "localhost,", "-c", "local", playbook]
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit("ansible-playbook failed:\n" + done.stdout[-3000:])
+    return elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", type=int, default=1000, help="devices for the timing runs (default 1000)")
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every API request (default 0.02)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 32], help="concurrencies to time (default 1 32)")
+    parser.add_argument("--repeat", type=int, default=1, help="timing runs per concurrency; the best is shown (default 1)")
+    parser.add_argument("--memory-devices", type=int, nargs="*", default=[1000, 5000],
+                        help="device counts for the memory runs (default 1000 5000; none to skip)")
+    parser.add_argument("--ansible", action="store_true", help="also time the module under ansible-playbook")
+    args = parser.parse_args()
+
+    print("nac_dot1x_status all-devices query: %d devices, %.0f ms latency per request, emulator in-process"
+          % (args.devices, args.latency * 1000))
+    times = {}
+    with Emulator(config=config(args.devices), latency=args.latency).start() as emulator:
+        for concurrency in args.concurrency:
+            runs = [timed_query(emulator, concurrency) for _run in range(args.repeat)]
+            elapsed, report = min(runs, key=lambda run: run[0])
+            times[concurrency] = elapsed
+            assert len(report.results) == args.devices and report.failure is None, report.failure
+            print("  module_utils, concurrency %3d: %7.2f s  (%6.1f ms per device, %6.0f devices/s)  summary %s"
+                  % (concurrency, elapsed, elapsed * 1000 / args.devices, args.devices / elapsed, report.summary))
+        if len(times) > 1:
+            low, high = min(times), max(times)
+            print("  speed-up concurrency %d vs %d: %.1fx (ideal with this latency alone: %.0fx)"
+                  % (high, low, times[low] / times[high], float(high) / low))
+        if args.ansible:
+            workdir = tempfile.mkdtemp(prefix="nac-bench-play-")
+            for concurrency in args.concurrency:
+                print("  ansible-playbook, concurrency %3d: %7.2f s  (one task, Ansible start-up included)"
+                      % (concurrency, ansible_run(emulator, concurrency, workdir)))
+
+    if args.memory_devices:
+        concurrency = max(args.concurrency)
+        print("Peak Python memory (tracemalloc) of an all-devices query at concurrency %d:" % concurrency)
+        for devices in args.memory_devices:
+            whole, fire_peak, kept = memory(devices, args.latency, concurrency)
+            print("  %6d devices: whole query peak %7.1f KiB (%5.0f B/device, with the device list and results);"
+                  " fire phase peak %7.1f KiB of which results %7.1f KiB, working set beyond them %6.1f KiB"
+                  % (devices, whole / 1024.0, whole / float(devices), fire_peak / 1024.0, kept / 1024.0,
+                     (fire_peak - kept) / 1024.0))
+
+
+if __name__ == "__main__":
+    main()

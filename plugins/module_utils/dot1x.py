@@ -1,0 +1,250 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""802.1x status of devices (nac-api.md 4.4, 4.5): pure logic, no Ansible imports.
+
+``dot1x_status(client, ...)`` is the whole query: check the account's access to the intent, list
+the devices once, resolve the targets, fire ``dot1x_status`` for each with bounded concurrency,
+optionally poll until every target has a wanted status, and shape results, summary and failure.
+The module ``nac_dot1x_status`` and ``benchmarks/bench_dot1x_status.py`` both call it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+import itertools
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    DOT1X_INTENT,
+    DOT1X_INTENT_NAMES,
+    NacAuthError,
+    NacConfigError,
+    NacError,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
+
+UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, nac-api.md 3)
+ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
+MAX_CONCURRENCY = 256
+NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
+WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
+NOT_LISTED = "not in the device list (GET /api/device)"
+
+Target = collections.namedtuple("Target", "id hostname error")
+
+
+class Report(collections.namedtuple("Report", "results summary warnings failure")):
+    """``results`` and ``summary`` as the module returns them, ``warnings`` to show, and
+    ``failure``: the message to fail the task with, or None."""
+
+
+def dot1x_status(client, device_id=None, hostname=None, all_devices=False, concurrency=8, wait_for=None,
+                 wait_timeout=300, wait_interval=5.0, check_access=True, clock=time.monotonic, sleep=time.sleep):
+    """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
+
+    Raises NacConfigError for unusable options and NacAuthError when the account may not fire
+    the intent; both before any fire request. Other NacErrors of the device list propagate.
+    """
+    wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
+    if check_access and not client.has_intent(DOT1X_INTENT):
+        raise NacAuthError(
+            "The account may not fire the intent %s (%s): GET /api/intent does not list it. The account needs "
+            "access to that intent (often the administrator role or a similar one) to query 802.1x status. "
+            "No status was queried." % (DOT1X_INTENT, DOT1X_INTENT_NAMES),
+            method="GET", path="/api/intent")
+    targets, warnings = resolve(client.list_devices(), device_id, hostname, all_devices)
+    results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
+
+
+def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval):
+    """Raise NacConfigError naming the first unusable option; return ``wait_for`` (None when not waiting)."""
+    given = [name for name, value in (("device_id", device_id), ("hostname", hostname), ("all_devices", all_devices or None))
+             if value is not None]
+    if len(given) != 1:
+        raise NacConfigError(
+            "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
+            % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
+    if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:
+        raise NacConfigError("wait_interval must be a number of seconds greater than 0, got %r" % (wait_interval,))
+    if not isinstance(wait_timeout, (int, float)) or isinstance(wait_timeout, bool) or not wait_timeout >= 0:
+        raise NacConfigError("wait_timeout must be a number of seconds, 0 or more, got %r" % (wait_timeout,))
+    if wait_for is not None and not wait_for.strip():
+        raise NacConfigError("wait_for must be a status such as AUTHENTICATED, got an empty string")
+    return wait_for.strip() if wait_for is not None else None
+
+
+def resolve(records, device_ids=None, hostnames=None, all_devices=False):
+    """The targets (``Target(id, hostname, error)``) in the order asked for, and warnings.
+
+    Each device appears once, however often it was asked for. A hostname matches case-insensitively
+    and every device that has it (the API does not promise unique hostnames; a warning names their
+    ids). Unknown ids and hostnames become targets with ``error`` set: they are reported, never fired.
+    """
+    if all_devices:
+        return [Target(r["id"], r["hostname"], None) for r in records], []
+    targets, warnings, seen = [], [], set()
+
+    def add(target, key):
+        if key not in seen:
+            seen.add(key)
+            targets.append(target)
+
+    if device_ids is not None:
+        by_id = dict((r["id"], r) for r in records)
+        for ident in device_ids:
+            record = by_id.get(ident)
+            if record is None:
+                add(Target(ident, None, NOT_LISTED), ("id", ident))
+            else:
+                add(Target(ident, record["hostname"], None), ("id", ident))
+        return targets, warnings
+    by_name = index_by_hostname(records)
+    for name in hostnames or ():
+        matches = by_name.get(hostname_key(name), [])
+        if not matches:
+            add(Target(None, name, NOT_LISTED), ("name", hostname_key(name)))
+            continue
+        if len(matches) > 1 and ("name", hostname_key(name)) not in seen:
+            seen.add(("name", hostname_key(name)))
+            warnings.append("hostname %s matches %d devices (ids %s): the status of each is returned"
+                            % (name, len(matches), ", ".join(str(r["id"]) for r in matches)))
+        for record in matches:
+            add(Target(record["id"], record["hostname"], None), ("id", record["id"]))
+    return targets, warnings
+
+
+def shape(target, reply):
+    """The result entry of one target from its fire reply (nac-api.md 2, 802.1x status result)."""
+    status = reply.get("status")
+    if status is not None and not isinstance(status, str):
+        return error_entry(target, "unexpected reply to POST /api/intent/%s/fire for target %s: 'status' is %s %r, "
+                                   "expected a string" % (DOT1X_INTENT, target.id, type(status).__name__, status))
+    return dict(id=target.id, hostname=target.hostname, status=status or UNKNOWN,
+                auth_method=reply.get("authMethod"), username=reply.get("username"), message=reply.get("message"))
+
+
+def error_entry(target, error):
+    return dict(id=target.id, hostname=target.hostname, status=ERROR, auth_method=None, username=None, message=None,
+                error=error)
+
+
+def summarize(results):
+    """{status: number of results with it}, sorted by status; failed targets count under ERROR."""
+    return dict(sorted(collections.Counter(entry["status"] for entry in results).items()))
+
+
+def reached(entry, wait_for):
+    return "error" not in entry and entry["status"].casefold() == wait_for.casefold()
+
+
+def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_interval=5.0,
+         clock=time.monotonic, sleep=time.sleep):
+    """One result entry per target, in the targets' order.
+
+    Without ``wait_for``, every known target is queried once. With it, each round queries the
+    targets that do not have that status yet (an error counts as not yet: it may be transient),
+    then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
+    the deadline. Each entry is the target's latest answer.
+    """
+    results = [None if target.error is None else error_entry(target, target.error) for target in targets]
+    pending = [index for index, target in enumerate(targets) if target.error is None]
+    deadline = clock() + wait_timeout
+    while pending:
+        started = clock()
+        for index, entry in zip(pending, query(client, [targets[i] for i in pending], concurrency)):
+            results[index] = entry
+        if wait_for is None:
+            break
+        pending = [index for index in pending if not reached(results[index], wait_for)]
+        now = clock()
+        if not pending or now >= deadline:
+            break
+        pause = min(started + wait_interval, deadline) - now
+        if pause > 0:
+            sleep(pause)
+    return results
+
+
+def query(client, targets, concurrency):
+    """Fire the intent once per target, ``concurrency`` at a time; yields the entries in order.
+
+    A NacAuthError (credentials refused, no access to the intent) is the same for every target:
+    the remaining work is dropped and it is raised at once. Any other error is that target's.
+    """
+    abort = threading.Event()
+
+    def one(target):
+        if abort.is_set():
+            return None
+        try:
+            return shape(target, client.fire_intent(target.id, DOT1X_INTENT))
+        except NacAuthError:
+            abort.set()
+            raise
+        except NacError as failure:
+            return error_entry(target, failure.message)
+
+    return ordered_map(one, targets, concurrency)
+
+
+def ordered_map(function, items, workers):
+    """``map(function, items)`` on ``workers`` threads, yielding in the items' order.
+
+    At most ``WINDOW_PER_WORKER * workers`` items are taken from ``items`` ahead of the consumer,
+    so memory does not grow with the number of items. When a call raises, the queued calls are
+    cancelled and the exception propagates.
+    """
+    items = iter(items)
+    window = collections.deque()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            window.extend(pool.submit(function, item) for item in itertools.islice(items, WINDOW_PER_WORKER * workers))
+            while window:
+                result = window.popleft().result()
+                window.extend(pool.submit(function, item) for item in itertools.islice(items, 1))
+                yield result
+        finally:
+            for future in window:
+                future.cancel()
+
+
+def failure_message(results, wait_for=None, wait_timeout=None):
+    """Why the task fails, naming the devices (up to NAMED_IN_MESSAGE of each kind), or None."""
+    failed = [entry for entry in results if "error" in entry]
+    late = [entry for entry in results if "error" not in entry and not reached(entry, wait_for)] if wait_for else []
+    parts = []
+    if late:
+        parts.append("%d of %d devices did not reach %s within %s s: %s." % (
+            len(late), len(results), wait_for, _seconds(wait_timeout),
+            _listing(late, lambda e: "%s: %s%s" % (_name(e), e["status"], " (%s)" % e["message"] if e["message"] else ""))))
+    if failed:
+        parts.append("%d of %d targets could not be queried: %s." % (
+            len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), e["error"]))))
+    return " ".join(parts) or None
+
+
+def _name(entry):
+    if entry["id"] is None:
+        return "hostname %s" % entry["hostname"]
+    if entry["hostname"] is None:
+        return "id %s" % entry["id"]
+    return "%s (id %s)" % (entry["hostname"], entry["id"])
+
+
+def _listing(entries, describe):
+    text = "; ".join(describe(entry) for entry in entries[:NAMED_IN_MESSAGE])
+    if len(entries) > NAMED_IN_MESSAGE:
+        text += "; and %d more (see results)" % (len(entries) - NAMED_IN_MESSAGE)
+    return text
+
+
+def _seconds(value):
+    return ("%g" % value) if isinstance(value, float) else str(value)

@@ -1,0 +1,272 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: nac_dot1x_status
+short_description: Query, and optionally wait for, the 802.1x status of devices
+version_added: 0.1.0
+description:
+  - Queries the 802.1x authentication status of one device, a list of devices, or every device of
+    the NAC service, by firing the intent C(dot1x_status) ("Check 802.1x") once per device.
+  - The devices are queried in parallel (O(concurrency) requests at a time over one pool of
+    keep-alive connections), so a whole network takes seconds, not one round trip per device in a row.
+  - With O(wait_for), polls each device until it has that status, for example until freshly
+    onboarded devices are C(AUTHENTICATED).
+  - Never changes anything.
+author:
+  - netaccess.nac maintainers (@netaccess)
+options:
+  device_id:
+    description:
+      - Query the devices with these ids.
+      - Exactly one of O(device_id), O(hostname) and O(all_devices=true) chooses the devices.
+      - An id that is not in the device list is reported in RV(results) with C(error), and the task fails
+        after the other devices were queried.
+    type: list
+    elements: int
+  hostname:
+    description:
+      - Query the devices with these hostnames, compared case-insensitively against one device list.
+      - A hostname that several devices share selects all of them, with a warning naming their ids.
+      - A hostname that is not in the device list is reported in RV(results) with C(error), and the task
+        fails after the other devices were queried.
+      - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
+    type: list
+    elements: str
+  all_devices:
+    description:
+      - Query every device of the service (the device list, then one status query per device).
+      - V(false) counts as not given.
+    type: bool
+    default: false
+  concurrency:
+    description:
+      - How many status queries are in flight at once, from 1 to 256.
+      - V(1) queries one device after the other, as the vendor's batch procedure does.
+    type: int
+    default: 8
+  wait_for:
+    description:
+      - A status to wait for, for example V(AUTHENTICATED); compared case-insensitively.
+      - Each device that does not have it yet is queried again every O(wait_interval) seconds until it has
+        it or O(wait_timeout) has passed; devices that have it are not queried again.
+      - A device whose query fails while waiting is queried again (the error may be transient); if it never
+        reaches the status its last error is reported.
+      - When some devices did not reach the status in time, the task fails with a message naming them and
+        their last status; RV(results) and RV(summary) are returned all the same.
+      - Without O(wait_for), each device is queried once.
+    type: str
+  wait_timeout:
+    description:
+      - How many seconds to wait for O(wait_for) in all. V(0) queries once and fails when a device does not
+        have the status.
+      - For long waits over many devices, run the task with C(async) and C(poll) (see the examples).
+    type: int
+    default: 300
+  wait_interval:
+    description:
+      - Seconds between the starts of two queries of the same device while waiting; greater than 0.
+    type: float
+    default: 5
+  check_access:
+    description:
+      - List the account's intents first and fail, before any status query, when the intent C(dot1x_status)
+        ("Check 802.1x" / "802.1x status") is not available to the account.
+      - With V(false) that check is skipped; an account without access then fails on the first refused
+        query (HTTP 403), and the remaining queries are not sent.
+    type: bool
+    default: true
+notes:
+  - The task fails, with RV(results) and RV(summary) still returned, when any device could not be queried
+    (unknown id or hostname, or an error after the retries of O(max_retries)), or when O(wait_for) was
+    not reached by every device within O(wait_timeout). Every other device is queried first, so nothing is
+    silently dropped.
+  - Credentials refused or no access to the intent (HTTP 401, 403 or the API's C(Server error)) are the same
+    for every device, so the task fails at once with one message instead of one error per device.
+  - A failure message names up to 100 devices of each kind and then says how many more there are; all are
+    in RV(results).
+seealso:
+  - module: netaccess.nac.nac_intent_info
+  - module: netaccess.nac.nac_device_info
+extends_documentation_fragment:
+  - netaccess.nac.connection
+  - netaccess.nac.attributes
+  - netaccess.nac.attributes.read_only
+"""
+
+EXAMPLES = r"""
+- name: Query one device by id
+  netaccess.nac.nac_dot1x_status:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    device_id: 17
+
+- name: Every device of the network, connection from module_defaults
+  module_defaults:
+    group/netaccess.nac.nac:
+      api_url: https://nac.example.com
+      username: svc-ansible
+      password: "{{ vault_nac_password }}"
+      tenant: "{{ vault_nac_tenant }}"
+  block:
+    - name: Query the 802.1x status of every device, 32 at a time
+      netaccess.nac.nac_dot1x_status:
+        all_devices: true
+        concurrency: 32
+      register: nac_status
+
+    - name: Show the number of devices per status
+      ansible.builtin.debug:
+        var: nac_status.summary
+
+    - name: List the devices that are not authenticated
+      ansible.builtin.debug:
+        msg: "{{ nac_status.results | rejectattr('status', 'equalto', 'AUTHENTICATED') | map(attribute='hostname') | list }}"
+
+- name: Wait up to 10 minutes until two new cameras are authenticated
+  netaccess.nac.nac_dot1x_status:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    hostname:
+      - cam-lobby-01
+      - cam-lobby-02
+    wait_for: AUTHENTICATED
+    wait_timeout: 600
+    wait_interval: 10
+
+- name: Wait for a large batch in the background, checking on the job every 15 seconds
+  netaccess.nac.nac_dot1x_status:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    all_devices: true
+    concurrency: 32
+    wait_for: AUTHENTICATED
+    wait_timeout: 1800
+    wait_interval: 30
+  async: 2000
+  poll: 15
+  register: nac_batch
+
+- name: Keep going when some devices did not authenticate, and list them
+  netaccess.nac.nac_dot1x_status:
+    api_url: https://nac.example.com
+    api_key: "{{ vault_nac_api_key }}"
+    hostname: "{{ new_devices | map(attribute='hostname') | list }}"
+    wait_for: AUTHENTICATED
+    wait_timeout: 120
+  register: onboarded
+  failed_when: onboarded.results is not defined
+
+- name: Show the laggards
+  ansible.builtin.debug:
+    msg: "{{ onboarded.results | rejectattr('status', 'equalto', 'AUTHENTICATED') | list }}"
+"""
+
+RETURN = r"""
+results:
+  description:
+    - One entry per device queried, in the order asked for (the device list's order with O(all_devices)).
+      A device asked for twice is queried and listed once.
+    - Also returned when the task fails because of unknown devices, failed queries or a timeout of O(wait_for).
+  returned: success and when the task fails after the devices were queried
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: Id of the device; null for a hostname that is not in the device list.
+      type: int
+      sample: 17
+    hostname:
+      description:
+        - Hostname of the device as the service spells it; the hostname as given when it is not in the device
+          list; null for an id that is not in the device list.
+      type: str
+      sample: cam-lobby-01
+    status:
+      description:
+        - The 802.1x status as the service spells it, for example V(AUTHENTICATED).
+        - V(UNKNOWN) when the service's reply has no status.
+        - V(ERROR) when the device could not be queried; C(error) then says why.
+      type: str
+      sample: AUTHENTICATED
+    auth_method:
+      description: Authentication method the service reports (its C(authMethod)), for example V(EAP-TLS).
+      type: str
+      sample: EAP-TLS
+    username:
+      description: Name of the authenticated user the service reports.
+      type: str
+      sample: cam-lobby-01
+    message:
+      description: Additional text of the service, null when there is none.
+      type: str
+      sample: Certificate rejected
+    error:
+      description: Why this device could not be queried (for example not in the device list, or the last error after the retries).
+      type: str
+      returned: when the device could not be queried
+      sample: not in the device list (GET /api/device)
+  sample:
+    - id: 17
+      hostname: cam-lobby-01
+      status: AUTHENTICATED
+      auth_method: EAP-TLS
+      username: cam-lobby-01
+      message: null
+    - id: 18
+      hostname: cam-lobby-02
+      status: CONNECTING
+      auth_method: null
+      username: null
+      message: Authentication in progress
+summary:
+  description:
+    - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
+  returned: success and when the task fails after the devices were queried
+  type: dict
+  sample:
+    AUTHENTICATED: 980
+    UNAUTHENTICATED: 18
+    UNKNOWN: 2
+"""
+
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+
+OPTIONS = ("device_id", "hostname", "all_devices", "concurrency", "wait_for", "wait_timeout", "wait_interval", "check_access")
+
+
+def query_status(nac):
+    report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
+    for warning in report.warnings:
+        nac.warn(warning)
+    if report.failure:
+        raise TaskFailed(report.failure, results=report.results, summary=report.summary)
+    return dict(results=report.results, summary=report.summary)
+
+
+def main():
+    NacModule(
+        argument_spec=dict(
+            device_id=dict(type="list", elements="int"),
+            hostname=dict(type="list", elements="str"),
+            all_devices=dict(type="bool", default=False),
+            concurrency=dict(type="int", default=8),
+            wait_for=dict(type="str"),
+            wait_timeout=dict(type="int", default=300),
+            wait_interval=dict(type="float", default=5.0),
+            check_access=dict(type="bool", default=True),
+        ),
+        read_only=True,
+        pool_size=lambda params: max(params["concurrency"], 8),
+    ).run(query_status)
+
+
+if __name__ == "__main__":
+    main()
