@@ -17,8 +17,10 @@ ansible-playbook. It prints figures; it asserts nothing about them.
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +37,7 @@ def collections_path():
     if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
         return os.sep.join(parts[:-3])
     base = tempfile.mkdtemp(prefix="nac-bench-")
+    atexit.register(shutil.rmtree, base, True)  # removes the link, never the work tree behind it
     os.makedirs(os.path.join(base, "ansible_collections", "netaccess"))
     os.symlink(ROOT, os.path.join(base, "ansible_collections", "netaccess", "nac"))
     return base
@@ -147,6 +150,7 @@ def main():
                   % (high, low, times[low] / times[high], float(high) / low))
         if args.ansible:
             workdir = tempfile.mkdtemp(prefix="nac-bench-play-")
+            atexit.register(shutil.rmtree, workdir, True)
             for concurrency in args.concurrency:
                 print("  ansible-playbook, concurrency %3d: %7.2f s  (one task, Ansible start-up included)"
                       % (concurrency, ansible_run(emulator, concurrency, workdir)))

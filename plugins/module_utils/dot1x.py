@@ -155,15 +155,16 @@ def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_int
     the deadline. Each entry is the target's latest answer.
     """
     results = [None if target.error is None else error_entry(target, target.error) for target in targets]
-    pending = [index for index, target in enumerate(targets) if target.error is None]
+    pending = (index for index, target in enumerate(targets) if target.error is None)  # lazily: no list of N
     deadline = clock() + wait_timeout
-    while pending:
+    while True:
         started = clock()
-        for index, entry in zip(pending, query(client, [targets[i] for i in pending], concurrency)):
+        mine, theirs = itertools.tee(pending)  # tee holds only the indices in flight
+        for index, entry in zip(mine, query(client, (targets[i] for i in theirs), concurrency)):
             results[index] = entry
         if wait_for is None:
             break
-        pending = [index for index in pending if not reached(results[index], wait_for)]
+        pending = [index for index, target in enumerate(targets) if target.error is None and not reached(results[index], wait_for)]
         now = clock()
         if not pending or now >= deadline:
             break
