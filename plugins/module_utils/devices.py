@@ -90,19 +90,22 @@ def normalise_ip(value):
 def device_spec(item):
     """One requested device, validated and normalised: ``(spec, problems)``.
 
-    ``spec`` has hostname, group, profile, and macs / ips only when given (an empty list counts
-    as not given: the keys' absence selects the server's creation rule).
+    ``spec`` has hostname, and group, profile, macs and ips only when given (an empty list counts
+    as not given: the absence of macs / ips selects the server's creation rule).
     """
     problems = []
-    spec = dict((key, item.get(key)) for key in ("hostname", "group", "profile"))
+    spec = dict(hostname=item.get("hostname"))
     hostname = spec["hostname"]
     if not isinstance(hostname, str) or not hostname.strip():
         problems.append("hostname is required")
     elif hostname != hostname.strip():
         problems.append("hostname '%s' has leading or trailing spaces" % hostname)
     for key in ("group", "profile"):
-        if not isinstance(spec[key], str) or not spec[key].strip():
-            problems.append("%s is required to create a device" % key)
+        if item.get(key) is None:
+            continue  # needed only to create the device: checked once the device list is known
+        if not isinstance(item[key], str) or not item[key].strip():
+            problems.append("%s must not be empty" % key)
+        spec[key] = item[key]
     for key, normalise in (("macs", normalise_mac), ("ips", normalise_ip)):
         values = []
         for value in item.get(key) or ():
@@ -254,6 +257,10 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False)
         return []
     outcomes = plan(specs, list_devices())
     pending = [outcome for outcome in outcomes if outcome.state == _PENDING]
+    incomplete = ["%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
+                  for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending) if needs]
+    if incomplete:
+        raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
     if check_mode:
         for outcome in pending:
             outcome.state, outcome.record = CREATED, creation_body(outcome.spec)

@@ -32,8 +32,8 @@ options:
   group:
     description:
       - Group of the device, sent when it is created.
-      - Required, like O(profile), because the device may have to be created. To look up a device
-        without declaring it, use M(netaccess.nac.nac_device_info).
+      - Required, like O(profile), when the device has to be created. When any device to create
+        lacks it, the task fails after listing the devices and before creating any.
       - For a device that exists and whose listed record shows another group, the task warns
         (compared exactly, case included) and changes nothing.
     type: str
@@ -41,7 +41,7 @@ options:
     description:
       - Profile of the device, sent when it is created. The profile determines how many IP/MAC
         pairs the device can have.
-      - Required, like O(group).
+      - Required, like O(group), when the device has to be created.
     type: str
   macs:
     description:
@@ -271,9 +271,9 @@ def ensure(nac):
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
+        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode)
     except InvalidRequest as error:
         raise TaskFailed(str(error))
-    outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode)
     for outcome in outcomes:
         if outcome.changed:
             nac.change("device %s" % outcome.hostname, None, outcome.record)

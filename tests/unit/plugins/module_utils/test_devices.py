@@ -123,20 +123,20 @@ def test_every_problem_of_every_item_is_reported_before_anything_is_sent():
         device_specs(items)
     message = str(raised.value)
     assert message.startswith("Invalid device request, nothing was sent: ")
-    for fragment in ("devices[1] (bad-01): profile is required to create a device",
-                     "devices[1] (bad-01): macs: '00:1a:2b:3c:4d:zz' is not a MAC address",
+    for fragment in ("devices[1] (bad-01): macs: '00:1a:2b:3c:4d:zz' is not a MAC address",
                      "devices[1] (bad-01): macs: 00:1a:2b:3c:4d:5f is given twice",
-                     "devices[2] (bad-02): group is required to create a device",
+                     "devices[2] (bad-02): group must not be empty",
                      "devices[2] (bad-02): ips: '10.1.1.300' is not an IPv4 address",
                      "devices[3] ( bad-03): hostname ' bad-03' has leading or trailing spaces"):
         assert fragment in message
     assert "ok-01" not in message
+    assert "profile" not in message  # bad-01 lacks it, but it is needed only if bad-01 must be created
 
 
 def test_single_form_problems_are_named_by_hostname_only():
     with pytest.raises(InvalidRequest) as raised:
         device_specs([dict(hostname="cam-09", group="Cameras", profile=None, macs=["nope"])], name=None)
-    assert str(raised.value) == ("Invalid device request, nothing was sent: cam-09: profile is required to create a device; "
+    assert str(raised.value) == ("Invalid device request, nothing was sent: "
                                  "cam-09: macs: 'nope' is not a MAC address (expected six colon-separated hex pairs such as "
                                  "00:1a:2b:3c:4d:5e; 00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)")
 
@@ -285,6 +285,18 @@ def test_nothing_requested_sends_nothing():
     api = Scripted(RECORDS)
     assert ensure_devices([], api.list_devices, api.create) == []
     assert api.lists == 0
+
+
+def test_group_and_profile_are_needed_only_to_create():
+    api = Scripted(RECORDS)
+    specs = device_specs([dict(hostname="CAM-01"), dict(hostname="new-01", group="Cameras"), dict(hostname="new-02")])
+    with pytest.raises(InvalidRequest) as raised:
+        ensure_devices(specs, api.list_devices, api.create)
+    assert str(raised.value) == ("Invalid device request, nothing was created: new-01 does not exist and needs profile to be "
+                                 "created; new-02 does not exist and needs group and profile to be created")
+    assert (api.lists, api.bodies) == (1, [])
+    outcomes = ensure_devices(device_specs([dict(hostname="CAM-01")]), api.list_devices, api.create)
+    assert [(o.state, o.id, o.warnings) for o in outcomes] == [(EXISTING, 1, [])]
 
 
 def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_reply():
