@@ -20,6 +20,10 @@ emulator_start "${python}" "${root}/tests/emulator/nac_emulator.py" --quiet
 
 export NAC_API_URL="${EMULATOR_URL}"
 export NAC_API_KEY="${NAC_API_KEY:-nac-demo-admin-key}"
+# Readable output: multi-line strings (the status report) as YAML blocks, no skipped tasks.
+export ANSIBLE_CALLBACK_RESULT_FORMAT="${ANSIBLE_CALLBACK_RESULT_FORMAT:-yaml}"
+export ANSIBLE_DISPLAY_SKIPPED_HOSTS="${ANSIBLE_DISPLAY_SKIPPED_HOSTS:-false}"
+export NAC_DEMO_REPORT_DIR="${NAC_DEMO_REPORT_DIR:-${root}/build/demo-report}"
 echo "NAC emulator listening on ${NAC_API_URL}"
 
 rc=0
