@@ -33,12 +33,12 @@ RESULTS = [
 ]
 
 
-def render(name, results=RESULTS):
+def render(name, results=None):
     with open(os.path.join(TEMPLATES, name)) as handle:
         source = handle.read()
     variables = dict(
         device_onboarding_expected_status="AUTHENTICATED",
-        device_onboarding_status=dict(results=results, summary={"AUTHENTICATED": 1, "UNAUTHENTICATED": 1, "ERROR": 1}),
+        device_onboarding_status=dict(results=RESULTS if results is None else results, summary={"AUTHENTICATED": 1, "UNAUTHENTICATED": 1, "ERROR": 1}),
         device_onboarding_provisioned=dict(created=2, existing=1),
     )
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(source))
