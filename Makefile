@@ -72,6 +72,7 @@ help:
 	echo "  integration  ansible-test integration against the NAC API emulator"
 	echo "  test         all of the above, stopping at the first failure (what CI runs)"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
+	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices)"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
@@ -141,6 +142,13 @@ demo: venv build
 	$(call stage_start,demo)
 	PYTHON="$(PY)" ANSIBLE_PYTHON_INTERPRETER="$(PY)" tests/tools/run_demo.sh
 	$(call stage_end,demo)
+
+# Speed and memory are measured here, never by timed tests: the scripts print figures.
+bench: venv build
+	$(call stage_start,bench)
+	"$(PY)" benchmarks/bench_nac_device_bulk.py --devices 1000 --latency 0.02 --concurrency 8
+	"$(PY)" benchmarks/bench_dot1x_status.py --devices 1000 --latency 0.02 --concurrency 1 32 --ansible
+	$(call stage_end,bench)
 
 clean:
 	rm -rf "$(BUILD_DIR)" "$(STAGE)" tests/output tests/integration/inventory \
