@@ -53,7 +53,8 @@ class NacModule:
     """An AnsibleModule with the connection options, a NAC client, and one way to change things.
 
     A module declares its own ``argument_spec`` and an action ``run(nac) -> dict``; the action
-    reads through ``nac.client`` and writes only through ``nac.change()``.
+    talks to the service through ``nac.client`` (read-only in check mode) and reports each change
+    with ``nac.change()``.
     """
 
     def __init__(self, argument_spec=None, read_only=False, pool_size=16, **kwargs):
@@ -81,15 +82,11 @@ class NacModule:
     def warn(self, message):
         self.ansible.warn(message)
 
-    def change(self, name, before, after, apply=None, *args):
-        """Record that ``name`` changes from ``before`` to ``after`` (dicts; None where it does not
-        exist) and, unless in check mode, make the change by calling ``apply(*args)``.
-        Returns apply's value (None in check mode). Safe to call from worker threads."""
+    def change(self, name, before, after):
+        """Report that ``name`` changed (in check mode: would change) from ``before`` to ``after``
+        (dicts; None where it does not exist): sets ``changed`` and adds a diff entry."""
         self.result["changed"] = True
         self._diffs.append(dict(before=before or {}, after=after or {}, before_header=name, after_header=name))
-        if self.check_mode or apply is None:
-            return None
-        return apply(*args)
 
     def run(self, action):
         """Run ``action(self)``, merge the dict it returns into the result and exit; every
