@@ -164,7 +164,8 @@ class NacClient:
         adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(pool_size, 1), max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
-        self.session.verify = (ca_path or True) if validate_certs else False
+        # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
+        self.verify = (ca_path or True) if validate_certs else False
         self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
         if api_key:
             self.session.headers["Authorization"] = "Bearer %s" % api_key
@@ -218,7 +219,7 @@ class NacClient:
         while True:
             delay = None
             try:
-                response = self.session.request(method, url, json=body, timeout=self.timeout)
+                response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify)
             except requests.exceptions.RequestException as exc:
                 error = self._connection_error(method, path, exc)
                 if not retry or attempt >= self.max_retries or isinstance(exc, requests.exceptions.SSLError):
@@ -291,7 +292,7 @@ class NacClient:
         unknown = False
         if isinstance(exc, exceptions.SSLError):
             text = ("TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
-                    "or set validate_certs to false" % (url, excerpt(str(exc), 200)))
+                    "or set validate_certs to false" % (url, _tls_reason(exc)))
         elif isinstance(exc, exceptions.ConnectTimeout):
             text = "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, self.timeout)
         elif isinstance(exc, exceptions.Timeout):
@@ -351,6 +352,12 @@ def _refused_before_sending(exc):
     text = repr(exc)
     return any(word in text for word in ("NewConnectionError", "NameResolutionError", "Connection refused",
                                          "Name or service not known", "nodename nor servname"))
+
+
+def _tls_reason(exc):
+    """The OpenSSL reason inside requests' wrapping, e.g. 'certificate verify failed: self-signed certificate'."""
+    found = re.search(r"\[SSL(?:: [A-Z_]+)?\] ([^'\"()]+)", str(exc))
+    return found.group(1).strip() if found else excerpt(str(exc), 200)
 
 
 def _connect_reason(exc):

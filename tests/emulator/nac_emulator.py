@@ -25,6 +25,7 @@ import re
 import signal
 import socket
 import socketserver
+import ssl
 import sqlite3
 import sys
 import threading
@@ -627,10 +628,14 @@ class _Handler(BaseHTTPRequestHandler):
 class Emulator:
     """The NAC API emulator: ``Emulator(config, latency, state_path).start()``; see the README."""
 
-    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False):
+    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False, tls_cert=None, tls_key=None):
         self.model = NacModel(config, state_path)
         self.latency = float(latency)
         self.verbose = verbose
+        self.tls = None
+        if tls_cert:  # HTTPS with this PEM certificate (and key, unless the certificate file holds it)
+            self.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.tls.load_cert_chain(tls_cert, tls_key)
         self.host = None
         self._server = None
         self._thread = None
@@ -639,6 +644,9 @@ class Emulator:
         if self._server is not None:
             raise RuntimeError("the emulator is already running")
         self._server = _Server((host, port), self)
+        if self.tls:
+            # The handshake happens in the connection's own thread, on its first read.
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True, do_handshake_on_connect=False)
         self.host = host
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
                                         name="nac-emulator", daemon=True)
@@ -651,7 +659,7 @@ class Emulator:
 
     @property
     def url(self):
-        return "http://%s:%s" % (self.host, self.port) if self._server else None
+        return "%s://%s:%s" % ("https" if self.tls else "http", self.host, self.port) if self._server else None
 
     def request_counts(self):
         return self.model.request_counts()
@@ -690,10 +698,13 @@ def main(argv=None):
     parser.add_argument("--port-file", help="write the bound port to this file once listening")
     parser.add_argument("--quiet", action="store_true", help="do not print the listening line")
     parser.add_argument("--verbose", action="store_true", help="log every request line to stderr")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert (if not in the certificate file)")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config) if args.config else None
-        emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose).start(args.host, args.port)
+        emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose,
+                            tls_cert=args.tls_cert, tls_key=args.tls_key).start(args.host, args.port)
     except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
         sys.stderr.write("nac_emulator: cannot start: %s\n" % exc)
         return 2

@@ -44,6 +44,7 @@ class Scripted(BaseAdapter):
 
     def send(self, request, **kwargs):
         self.sent.append(request)
+        self.verify = kwargs.get("verify")
         item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
         if isinstance(item, Exception):
             raise item
@@ -117,10 +118,17 @@ def test_basic_credentials():
     assert "X-Tenant" not in transport.sent[0].headers
 
 
-def test_tls_settings():
-    assert NacClient(URL, api_key=KEY).session.verify is True
-    assert NacClient(URL, api_key=KEY, ca_path="/etc/ca.pem").session.verify == "/etc/ca.pem"
-    assert NacClient(URL, api_key=KEY, validate_certs=False, ca_path="/etc/ca.pem").session.verify is False
+@pytest.mark.parametrize("kwargs, verify", [
+    (dict(), "/somewhere/else.pem"),  # default verification trusts the environment's bundle
+    (dict(ca_path="/etc/ca.pem"), "/etc/ca.pem"),
+    (dict(validate_certs=False, ca_path="/etc/ca.pem"), False),
+])
+def test_tls_settings_win_over_the_environment(monkeypatch, kwargs, verify):
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/somewhere/else.pem")
+    monkeypatch.setenv("CURL_CA_BUNDLE", "/somewhere/else.pem")
+    client, transport, dummy = make_client((200, []), **kwargs)
+    client.list_devices()
+    assert transport.verify == verify
 
 
 def test_pool_is_large_enough_for_concurrency():
@@ -239,10 +247,14 @@ def test_connection_refused_names_the_url():
 
 
 def test_tls_failure_is_explained_and_not_retried():
-    client, transport, sleeps = make_client(requests.exceptions.SSLError("certificate verify failed"))
+    client, transport, sleeps = make_client(requests.exceptions.SSLError(
+        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
+        "SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
+        "self-signed certificate (_ssl.c:1006)')))"))
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
-    assert "TLS verification failed for https://nac.example.com" in str(raised.value)
+    assert str(raised.value).startswith("TLS verification failed for https://nac.example.com: certificate verify failed: "
+                                        "self-signed certificate. Trust its certificate with ca_path")
     assert "ca_path" in str(raised.value)
     assert len(transport.sent) == 1
 
