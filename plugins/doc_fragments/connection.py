@@ -16,6 +16,10 @@ options:
     description:
       - Base address of the NAC service, for example V(https://nac.example.com).
       - Paths C(/api/...) are appended to it; a trailing slash is harmless.
+      - It may have a path, but no query, fragment or credentials (C(user:password@)); give those as
+        O(username) and O(password), or O(api_key).
+      - Redirects are not followed; a service that redirects (from V(http://) to V(https://), for
+        example) fails the task with the address it redirects to.
       - If not set, the environment variable E(NAC_API_URL) is used.
     type: str
     required: true
@@ -56,7 +60,7 @@ options:
     type: path
   timeout:
     description:
-      - Seconds to wait for each request.
+      - Seconds to wait for each request, greater than 0.
       - If not set, the environment variable E(NAC_TIMEOUT) is used.
     type: float
     default: 30

@@ -36,6 +36,9 @@ RETRY_AFTER_CAP = 30.0
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 EXCERPT_LEN = 160
+MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
+URL_FORM = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?\Z", re.IGNORECASE)
+USERINFO = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@")
 USER_AGENT = "netaccess.nac-ansible-collection"
 
 
@@ -104,19 +107,46 @@ class ReadOnlyViolation(NacError):
 
 
 def excerpt(text, limit=EXCERPT_LEN):
-    """One short line of a (possibly HTML) body, for messages."""
-    text = re.sub(r"(?is)<(head|script|style)\b.*?</\1>", " ", text or "")
-    text = re.sub(r"<[^>]+>", " ", text)
+    """One short line of a (possibly HTML) body, for messages.
+
+    Linear in the length of the text, also for unclosed tags: a block ends its search at the next
+    opening of the same tag, a tag at the next ``<``.
+    """
+    text = re.sub(r"(?is)<(head|script|style)\b(?:(?!<\1\b).)*?</\1>", " ", text or "")
+    text = re.sub(r"<[^<>]+>", " ", text)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def decode_json(response):
+    """The JSON of a reply body; ValueError also for JSON nested too deeply to decode."""
+    try:
+        return response.json()
+    except RecursionError:
+        raise ValueError("JSON nested too deeply")
+
+
+def json_type(value):
+    """The JSON name of a decoded value's type, for messages ('an object', 'null', ...)."""
+    if value is None:
+        return "null or an empty body"
+    for kind, name in ((bool, "a boolean"), (dict, "an object"), (list, "an array"), (str, "a string"), ((int, float), "a number")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
 
 
 def server_reason(response):
     """The server's own words: a JSON body's message/error/fields, else a text excerpt."""
     try:
-        body = response.json()
+        body = decode_json(response)
     except ValueError:
         return excerpt(response.text) or None
+    return body_reason(body)
+
+
+def body_reason(body):
+    """The server's own words in a decoded JSON body: its message/error/fields, else an excerpt."""
     if isinstance(body, dict):
         parts = [str(body[k]) for k in ("error", "message", "detail") if body.get(k)]
         fields = body.get("fields") or body.get("errors")
@@ -142,8 +172,12 @@ class NacClient:
                  read_only=False, sleep=time.sleep):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
-        if not api_url or not re.match(r"^https?://[^/]+", api_url):
-            raise NacConfigError("api_url must be an http:// or https:// address, got %r" % strip_userinfo(api_url or ""))
+        if not isinstance(api_url, str) or not URL_FORM.match(api_url):
+            raise NacConfigError("api_url must be an http:// or https:// address such as https://nac.example.com "
+                                 "(no spaces, query or fragment), got %r" % strip_userinfo(str(api_url or "")))
+        if USERINFO.match(api_url):
+            raise NacConfigError("api_url must not contain credentials (user:password@): give them as username and "
+                                 "password, or api_key, got %r" % strip_userinfo(api_url))
         if api_key and (username or password):
             raise NacConfigError("give either api_key or username and password, not both "
                                  "(the NAC_API_KEY, NAC_USERNAME and NAC_PASSWORD environment variables count too)")
@@ -153,6 +187,8 @@ class NacClient:
             raise NacConfigError("no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)")
         if max_retries < 0:
             raise NacConfigError("max_retries must be 0 or more, got %s" % max_retries)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise NacConfigError("timeout must be a number of seconds greater than 0, got %r" % (timeout,))
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
@@ -161,7 +197,7 @@ class NacClient:
         self._sleep = sleep
         self._secrets = [s for s in (api_key, password, tenant) if s]
         self.session = requests.Session()
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(pool_size, 1), max_retries=0)
+        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=min(max(pool_size, 1), MAX_CONCURRENCY), max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
@@ -204,7 +240,7 @@ class NacClient:
         path = "/api/intent/%s/fire" % tag
         reply = self.request("POST", path, body={"targetId": target_id, "additionalPayload": additional})
         if not isinstance(reply, dict):
-            raise self._shape_error("POST", path, "expected a JSON object for target %s, got %s" % (target_id, type(reply).__name__))
+            raise self._shape_error("POST", path, "expected a JSON object for target %s, got %s" % (target_id, json_type(reply)))
         return reply
 
     # -- transport ----------------------------------------------------------------------
@@ -219,7 +255,9 @@ class NacClient:
         while True:
             delay = None
             try:
-                response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify)
+                # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
+                response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify,
+                                                allow_redirects=False)
             except requests.exceptions.RequestException as exc:
                 error = self._connection_error(method, path, exc)
                 if not retry or attempt >= self.max_retries or isinstance(exc, requests.exceptions.SSLError):
@@ -232,12 +270,12 @@ class NacClient:
             self._sleep(delay if delay is not None else backoff(attempt))
 
     def _decode(self, method, path, response, lenient=False):
-        if response.status_code >= 400:
+        if response.status_code >= 300:
             raise self._http_error(method, path, response)
         if not response.content.strip():
             return None
         try:
-            return response.json()
+            return decode_json(response)
         except ValueError:
             if lenient:
                 return None  # a write's reply body is not documented: the caller re-reads
@@ -249,7 +287,7 @@ class NacClient:
     def _records(self, method, path, key, key_type):
         reply = self.request(method, path)
         if not isinstance(reply, list):
-            raise self._shape_error(method, path, "expected a JSON array, got %s" % type(reply).__name__)
+            raise self._shape_error(method, path, "expected a JSON array, got %s" % json_type(reply))
         for index, record in enumerate(reply):
             if not isinstance(record, dict) or not isinstance(record.get(key), key_type) or isinstance(record.get(key), bool):
                 raise self._shape_error(method, path, "item %d has no %s %r: %s" % (
@@ -265,7 +303,12 @@ class NacClient:
         reason = server_reason(response)
         where = "%s %s" % (method, path)
         said = " The server said: %s" % reason if reason else ""
-        if status == 500:
+        if status < 400:
+            error = NacHTTPError("The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed: "
+                                 "set api_url to the address the service redirects to (https:// instead of http://, "
+                                 "for example)." % (where, status, strip_userinfo(response.headers.get("Location") or "nowhere")),
+                                 method=method, path=path, status=status, reason=reason, url=self.display_url)
+        elif status == 500:
             error = NacAuthError(
                 "The NAC API answered 'Server error' (HTTP 500) to %s. The API gives this reply for an invalid "
                 "or missing API key (or a wrong username, password or tenant): check api_key / NAC_API_KEY, or "
@@ -290,9 +333,12 @@ class NacClient:
         exceptions = requests.exceptions
         url = self.display_url
         unknown = False
-        if isinstance(exc, exceptions.SSLError):
+        if isinstance(exc, exceptions.SSLError) and "certificate" in str(exc).lower():
             text = ("TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
                     "or set validate_certs to false" % (url, _tls_reason(exc)))
+        elif isinstance(exc, exceptions.SSLError):
+            text = ("TLS handshake with %s failed: %s. Is it an https:// service on that port (or an http:// one)?"
+                    % (url, _tls_reason(exc)))
         elif isinstance(exc, exceptions.ConnectTimeout):
             text = "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, self.timeout)
         elif isinstance(exc, exceptions.Timeout):
@@ -321,7 +367,9 @@ class NacClient:
 
 
 def strip_userinfo(url):
-    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", r"\1", url)
+    """The URL without its ``user:password@`` part (up to the last ``@`` of the authority)."""
+    found = USERINFO.match(url)
+    return url[:found.start(1)] + url[found.end(0):] if found else url
 
 
 def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
@@ -335,7 +383,7 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if re.match(r"^[0-9]+$", value):
         return min(float(value), cap)
     try:
         when = email.utils.parsedate_to_datetime(value)

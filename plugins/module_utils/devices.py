@@ -11,7 +11,7 @@ import ipaddress
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError, NacError, body_reason
 
 
 def hostname_key(hostname):
@@ -28,12 +28,13 @@ def index_by_hostname(records):
 
 
 def select(records, hostnames=None, ids=None):
-    """Records matching any of ``hostnames`` (case-insensitive) or ``ids``; all when neither is given.
+    """Records matching any of ``hostnames`` (case-insensitive) or ``ids``; all when neither is given
+    (None): an empty list is given, and matches nothing.
 
     Returns ``(selected, missing)``: the matching records in the server's order, and the requested
     hostnames and ids that matched nothing, in the order they were asked for.
     """
-    if not hostnames and not ids:
+    if hostnames is None and ids is None:
         return list(records), []
     wanted_names = set(hostname_key(name) for name in hostnames or ())
     wanted_ids = set(ids or ())
@@ -200,6 +201,7 @@ class Outcome:
         self.state = _PENDING
         self.id = None
         self.record = None
+        self.reply = None  # the creation's reply, when it was a JSON object
         self.error = None
         self.failure = None
         self.warnings = []
@@ -286,7 +288,7 @@ def _create(outcome, create):
         outcome.fail(error.message, error.failure)
         return
     new_id = reply.get("id") if isinstance(reply, dict) else None
-    outcome.state = CREATED
+    outcome.state, outcome.reply = CREATED, reply
     outcome.id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
     outcome.record = dict(body, **(reply or {}))
     outcome.record["id"] = outcome.id
@@ -314,6 +316,10 @@ def _settle(outcomes, list_devices):
         if len(found) == 1:
             outcome.state, outcome.id, outcome.record = CREATED, found[0]["id"], found[0]
             outcome.error = outcome.failure = None
+        elif outcome.state == CREATED and not found:
+            said = " (the server said: %s)" % body_reason(outcome.reply) if outcome.reply else ""
+            outcome.fail("POST /api/device was answered without a device id%s, and the device list, checked afterwards, has "
+                         "no device %s: it was not created. It is safe to run the task again" % (said, outcome.hostname))
         elif outcome.state == CREATED:
             outcome.warnings.append("created, but its id is unknown: the reply carried none and the device list shows "
                                     "%d devices named %s" % (len(found), outcome.hostname))

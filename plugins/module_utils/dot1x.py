@@ -15,6 +15,7 @@ __metaclass__ = type
 
 import collections
 import itertools
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,15 +23,16 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     DOT1X_INTENT,
     DOT1X_INTENT_NAMES,
+    MAX_CONCURRENCY,
     NacAuthError,
     NacConfigError,
     NacError,
+    excerpt,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, nac-api.md 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
-MAX_CONCURRENCY = 256
 NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
 WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
 NOT_LISTED = "not in the device list (GET /api/device)"
@@ -70,6 +72,8 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
             % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
+    if hostname is not None and not all(isinstance(name, str) and name.strip() for name in hostname):
+        raise NacConfigError("hostname must list device names, got an empty one: %r" % (hostname,))
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
     if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:
@@ -122,11 +126,17 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
 
 
 def shape(target, reply):
-    """The result entry of one target from its fire reply (nac-api.md 2, 802.1x status result)."""
+    """The result entry of one target from its fire reply (nac-api.md 2, 802.1x status result):
+    every field a string or null; a reply with no status but an ``error`` is that target's error."""
+    unexpected = "unexpected reply to POST /api/intent/%s/fire for target %s: " % (DOT1X_INTENT, target.id)
+    for key in ("status", "authMethod", "username", "message"):
+        value = reply.get(key)
+        if value is not None and not isinstance(value, str):
+            return error_entry(target, unexpected + "%r is %s %s, expected a string" % (
+                key, type(value).__name__, excerpt(json.dumps(value), 80)))
     status = reply.get("status")
-    if status is not None and not isinstance(status, str):
-        return error_entry(target, "unexpected reply to POST /api/intent/%s/fire for target %s: 'status' is %s %r, "
-                                   "expected a string" % (DOT1X_INTENT, target.id, type(status).__name__, status))
+    if status is None and reply.get("error"):
+        return error_entry(target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200))
     return dict(id=target.id, hostname=target.hostname, status=status or UNKNOWN,
                 auth_method=reply.get("authMethod"), username=reply.get("username"), message=reply.get("message"))
 

@@ -75,10 +75,10 @@ options:
         type: str
         required: true
       group:
-        description: Group of the device, as O(group). Required.
+        description: Group of the device, as O(group); required when the device has to be created.
         type: str
       profile:
-        description: Profile of the device, as O(profile). Required.
+        description: Profile of the device, as O(profile); required when the device has to be created.
         type: str
       macs:
         description: MAC addresses, as O(macs).
@@ -96,7 +96,7 @@ options:
     default: present
   concurrency:
     description:
-      - How many devices the bulk form creates in parallel (1 or more).
+      - How many devices the bulk form creates in parallel, from 1 to 256.
     type: int
     default: 8
 notes:
@@ -245,6 +245,7 @@ failures:
   sample: 1
 """
 
+from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     InvalidRequest,
     device_specs,
@@ -268,6 +269,8 @@ def ensure(nac):
     params = nac.params
     if params["concurrency"] < 1:
         raise TaskFailed("concurrency must be 1 or more, got %d" % params["concurrency"])
+    if params["concurrency"] > MAX_CONCURRENCY:
+        raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, params["concurrency"]))
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)

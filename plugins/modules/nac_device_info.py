@@ -21,6 +21,7 @@ options:
     description:
       - Only devices with one of these hostnames, compared case-insensitively.
       - Combined with O(id), a device matching either is returned.
+      - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list every device.
     type: list
     elements: str
   id:

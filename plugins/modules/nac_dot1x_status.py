@@ -37,6 +37,7 @@ options:
       - A hostname that is not in the device list is reported in RV(results) with C(error), and the task
         fails after the other devices were queried.
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
+        An empty hostname in the list is refused.
     type: list
     elements: str
   all_devices:
@@ -208,7 +209,9 @@ results:
       type: str
       sample: Certificate rejected
     error:
-      description: Why this device could not be queried (for example not in the device list, or the last error after the retries).
+      description:
+        - Why this device could not be queried (for example not in the device list, a reply that is not as
+          the API documents it, or the last error after the retries).
       type: str
       returned: when the device could not be queried
       sample: not in the device list (GET /api/device)

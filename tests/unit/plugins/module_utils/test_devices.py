@@ -67,6 +67,12 @@ def test_select_by_hostname_or_id_reports_missing_in_request_order():
     assert select(RECORDS) == (RECORDS, [])
 
 
+def test_an_empty_filter_list_selects_nothing():
+    assert select(RECORDS, hostnames=[]) == ([], [])
+    assert select(RECORDS, ids=[]) == ([], [])
+    assert select(RECORDS, [], [1]) == ([RECORDS[0]], [])
+
+
 # -- validation and normalisation -------------------------------------------------------------
 
 

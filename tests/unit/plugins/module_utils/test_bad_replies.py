@@ -1,0 +1,379 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Malformed server replies through the real code paths (NacClient over a scripted transport, then
+devices.ensure_devices, devices.select and dot1x.dot1x_status): every one ends as a NacError or a
+per-item error that says what was wrong, never as a KeyError, TypeError or the like, and never as a
+half-done change."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import threading
+
+import pytest
+import requests
+from requests.adapters import BaseAdapter
+
+from ansible_collections.netaccess.nac.plugins.module_utils import api
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+    CREATED,
+    FAILED,
+    device_specs,
+    ensure_devices,
+    select,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import ERROR, dot1x_status
+
+URL = "https://nac.example.com"
+KEY = "k3y-that-must-never-show"
+LIST = "GET /api/device"
+CREATE = "POST /api/device"
+INTENTS = "GET /api/intent"
+FIRE = "POST /api/intent/dot1x_status/fire"
+DEVICES = [{"id": 1, "hostname": "cam-01"}, {"id": 2, "hostname": "printer-01"}]
+AUTHENTICATED = {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u1", "message": None}
+HTML = "text/html"
+
+
+def raw(text, content_type="application/json"):
+    """A reply body sent exactly as given (JSON or not)."""
+    return (text, content_type)
+
+
+class Server(BaseAdapter):
+    """A transport answering per "METHOD /path" from a script: each reply is (status, body) or
+    (status, body, headers), body a dict/list (sent as JSON) or raw(text or bytes, content type); the
+    last reply of a route repeats. A route may also be a function of the request's JSON body."""
+
+    def __init__(self, routes):
+        super(Server, self).__init__()
+        self.routes = dict((route, replies if callable(replies) else list(replies)) for route, replies in routes.items())
+        self.sent = []
+
+    def send(self, request, **kwargs):
+        route = "%s %s" % (request.method, request.path_url)
+        body = json.loads(request.body) if request.body else None
+        self.sent.append(route)
+        replies = self.routes[route]
+        reply = replies(body) if callable(replies) else replies.pop(0) if len(replies) > 1 else replies[0]
+        status, body, headers = (reply + ({},))[:3]
+        content_type = "application/json"
+        if isinstance(body, tuple):
+            body, content_type = body
+        elif body is not None:
+            body = json.dumps(body)
+        response = requests.Response()
+        response.status_code = status
+        response.request = request
+        response.url = request.url
+        response._content = body.encode("utf-8") if isinstance(body, str) else (body or b"")
+        response.headers = requests.structures.CaseInsensitiveDict(dict({"Content-Type": content_type}, **headers))
+        return response
+
+    def count(self, route):
+        return self.sent.count(route)
+
+    def close(self):
+        pass
+
+
+def client_for(routes):
+    client = NacClient(URL, api_key=KEY, max_retries=1, sleep=lambda seconds: None)
+    server = Server(routes)
+    client.session.mount("https://", server)
+    return client, server
+
+
+def routes(devices=None, fire=None, create=None, intents=None):
+    """The routes of a healthy server, with the given replies instead."""
+    return {
+        INTENTS: intents or [(200, [{"tag": "dot1x_status"}])],
+        LIST: devices or [(200, DEVICES)],
+        FIRE: fire or [(200, AUTHENTICATED)],
+        CREATE: create or [(201, {"id": 9})],
+    }
+
+
+def clean(error):
+    """A failure a user can act on: says what went wrong, short, and no credential in it."""
+    text = str(error)
+    assert KEY not in text and KEY not in json.dumps(getattr(error, "failure", {}))
+    assert "Traceback" not in text and len(text) < 1200
+    return text
+
+
+# -- the device list ------------------------------------------------------------------------------
+
+BAD_LISTS = [
+    ((200, {"devices": DEVICES}), "expected a JSON array, got an object"),
+    ((200, raw("null")), "expected a JSON array, got null or an empty body"),
+    ((200, raw("")), "expected a JSON array, got null or an empty body"),
+    ((200, raw('"cam-01"')), "expected a JSON array, got a string"),
+    ((200, raw("42")), "expected a JSON array, got a number"),
+    ((200, [{"id": "1", "hostname": "cam-01"}]), "item 0 has no int 'id'"),
+    ((200, [{"id": 1.0, "hostname": "cam-01"}]), "item 0 has no int 'id'"),
+    ((200, [{"id": False, "hostname": "cam-01"}]), "item 0 has no int 'id'"),
+    ((200, [{"id": 1, "hostname": "cam-01"}, None]), "item 1 has no int 'id': null"),
+    ((200, [{"id": 1, "hostname": "cam-01"}, "printer-01"]), "item 1 has no int 'id'"),
+    ((200, [{"id": 1, "hostname": None}]), "item 0 (id 1) has no string 'hostname'"),
+    ((200, [{"id": 1, "hostname": ["cam-01"]}]), "item 0 (id 1) has no string 'hostname'"),
+    ((200, [{"id": 1}]), "item 0 (id 1) has no string 'hostname'"),
+    ((200, raw("<html><body><h1>Please log in</h1></body></html>", HTML)), "expected a JSON reply but got text/html: 'Please log in'"),
+    ((200, raw('[{"id": 1, "hostname": "cam-01"}')), "expected a JSON reply"),
+    ((200, raw("[" * 100000)), "expected a JSON reply"),
+    ((200, raw("[" * 100000 + "]" * 100000)), "expected a JSON reply"),
+    ((200, raw(b"\xff\xfe\x00garbage")), "expected a JSON reply"),
+]
+
+
+@pytest.mark.parametrize("reply, fragment", BAD_LISTS)
+def test_a_bad_device_list_is_a_clear_error_for_every_caller(reply, fragment):
+    callers = [
+        lambda client: select(client.list_devices(), ["cam-01"], [2]),
+        lambda client: ensure_devices(device_specs([dict(hostname="new", group="g", profile="p")]),
+                                      client.list_devices, client.create_device),
+        lambda client: dot1x_status(client, all_devices=True),
+        lambda client: dot1x_status(client, hostname=["cam-01"]),
+    ]
+    for call in callers:
+        client, server = client_for(routes(devices=[reply]))
+        with pytest.raises(NacError) as raised:
+            call(client)
+        assert "GET /api/device" in clean(raised.value)
+        assert fragment in str(raised.value)
+        assert server.count(CREATE) == 0 and server.count(FIRE) == 0  # nothing was done on a bad list
+
+
+def test_a_huge_html_reply_gives_a_short_message_with_its_text():
+    page = ("<html><head><title>Error</title><style>" + "p { color: red; }" * 10000 + "</style></head><body>"
+            + "<p>Something went wrong.</p>" * 100000 + "</body></html>")
+    client, dummy = client_for(routes(devices=[(200, raw(page, HTML))]))
+    with pytest.raises(NacResponseError) as raised:
+        client.list_devices()
+    assert "got text/html: 'Something went wrong. Something went wrong." in clean(raised.value)
+    assert len(str(raised.value)) < 400 and "color" not in str(raised.value)
+
+
+@pytest.mark.parametrize("text", ["<script" * 50000, "<a" * 200000, "<style>" + "<head" * 40000])
+def test_excerpt_of_unclosed_tags_does_not_hang(text):
+    """Unclosed tags once made excerpt() quadratic: 350 kB of them took hours. Now it takes
+    milliseconds; the generous bound only turns a regression into a failure instead of a hang."""
+    done = []
+    worker = threading.Thread(target=lambda: done.append(api.excerpt(text)))
+    worker.daemon = True
+    worker.start()
+    worker.join(60)
+    assert done and len(done[0]) <= api.EXCERPT_LEN
+
+
+def test_a_huge_valid_device_list_is_used():
+    devices = [{"id": n, "hostname": "ws-%05d" % n, "note": "x" * 200} for n in range(1, 20001)]
+    client, dummy = client_for(routes(devices=[(200, devices)]))
+    selected, missing = select(client.list_devices(), ["WS-19999", "nope"], [1])
+    assert [r["id"] for r in selected] == [1, 19999]
+    assert missing == ["nope"]
+
+
+def test_negative_and_huge_integer_ids_are_integers_and_used_as_they_are():
+    client, dummy = client_for(routes(devices=[(200, [{"id": -3, "hostname": "a"}, {"id": 10 ** 20, "hostname": "b"}])]))
+    selected, missing = select(client.list_devices(), ids=[10 ** 20, -3])
+    assert [r["hostname"] for r in selected] == ["a", "b"] and missing == []
+
+
+@pytest.mark.parametrize("reply, fragment", [
+    ((200, {"intents": ["dot1x_status"]}), "expected a JSON array, got an object"),
+    ((200, ["dot1x_status"]), "item 0 has no str 'tag'"),
+    ((200, [{"tag": None}]), "item 0 has no str 'tag'"),
+    ((200, raw("<html>Maintenance</html>", HTML)), "expected a JSON reply but got text/html"),
+])
+def test_a_bad_intent_list_fails_before_any_status_query(reply, fragment):
+    client, server = client_for(routes(intents=[reply]))
+    with pytest.raises(NacError) as raised:
+        dot1x_status(client, all_devices=True)
+    assert fragment in clean(raised.value)
+    assert server.count(FIRE) == 0
+
+
+# -- 802.1x status replies ------------------------------------------------------------------------
+
+BAD_FIRES = [
+    ((200, ["AUTHENTICATED"]), "expected a JSON object for target 1, got an array"),
+    ((200, raw('"AUTHENTICATED"')), "expected a JSON object for target 1, got a string"),
+    ((200, raw("null")), "expected a JSON object for target 1, got null or an empty body"),
+    ((200, raw("")), "expected a JSON object for target 1, got null or an empty body"),
+    ((200, raw("true")), "expected a JSON object for target 1, got a boolean"),
+    ((200, raw("AUTHENTICATED", "text/plain")), "expected a JSON reply but got text/plain: 'AUTHENTICATED'"),
+    ((200, raw("<html><body>Login</body></html>", HTML)), "expected a JSON reply but got text/html"),
+    ((200, raw("{" * 100000)), "expected a JSON reply"),
+    ((200, {"status": 1}), "'status' is int 1, expected a string"),
+    ((200, {"status": {"value": "AUTHENTICATED"}}), "'status' is dict"),
+    ((200, dict(AUTHENTICATED, authMethod=13)), "'authMethod' is int 13, expected a string"),
+    ((200, dict(AUTHENTICATED, username=["u1"])), "'username' is list"),
+    ((200, dict(AUTHENTICATED, message={"text": "hi"})), "'message' is dict"),
+    ((200, {"error": "Unknown target 1"}), "the reply has no status but an error: Unknown target 1"),
+    ((404, {"error": "Not found", "message": "No device with id 1"}), "No device with id 1"),
+]
+
+
+@pytest.mark.parametrize("reply, fragment", BAD_FIRES)
+def test_a_bad_status_reply_is_an_error_of_that_device_only(reply, fragment):
+    replies = {1: reply, 2: (200, AUTHENTICATED)}
+    client, dummy = client_for(routes(fire=lambda body: replies[body["targetId"]]))
+    report = dot1x_status(client, device_id=[1, 2], concurrency=1)
+    bad, good = report.results
+    assert bad["status"] == ERROR and fragment in clean(bad["error"])
+    assert good == dict(id=2, hostname="printer-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="u1", message=None)
+    assert report.summary == {"AUTHENTICATED": 1, "ERROR": 1}
+    assert "cam-01 (id 1)" in report.failure and "printer-01" not in report.failure
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ({}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
+    ({"status": None, "message": None}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
+    ({"status": "HELD", "extra": {"any": ["thing"]}}, dict(status="HELD", auth_method=None, username=None, message=None)),
+    ({"status": "AUTHENTICATED", "error": None}, dict(status="AUTHENTICATED", auth_method=None, username=None, message=None)),
+])
+def test_documented_or_harmless_status_replies_are_results(reply, expected):
+    client, dummy = client_for(routes(fire=[(200, reply)]))
+    report = dot1x_status(client, device_id=[1])
+    assert report.results == [dict(expected, id=1, hostname="cam-01")]
+    assert report.failure is None
+
+
+def test_a_status_query_answered_in_html_while_waiting_is_retried_then_reported():
+    client, server = client_for(routes(fire=[(200, raw("<html>busy</html>", HTML)), (200, AUTHENTICATED)]))
+    ticks = iter(range(1000))
+    report = dot1x_status(client, device_id=[1], wait_for="AUTHENTICATED", wait_timeout=10, wait_interval=1,
+                          clock=lambda: next(ticks), sleep=lambda seconds: None)
+    assert report.results[0]["status"] == "AUTHENTICATED" and report.failure is None
+    assert server.count(FIRE) == 2
+
+
+# -- creation replies -----------------------------------------------------------------------------
+
+def ensure(server_routes, *hostnames):
+    client, server = client_for(server_routes)
+    specs = device_specs([dict(hostname=name, group="Cameras", profile="Camera") for name in hostnames])
+    return ensure_devices(specs, client.list_devices, client.create_device), server
+
+
+AFTER = [(200, DEVICES), (200, DEVICES + [{"id": 17, "hostname": "new-01"}])]  # the list before and after the creation
+
+
+@pytest.mark.parametrize("reply", [
+    (201, {"id": "17"}),
+    (201, {"id": True}),
+    (201, {"id": 17.0}),
+    (201, {"id": None}),
+    (201, {"id": [17]}),
+    (201, raw('{"id": 17')),
+    (201, raw("[" * 100000)),
+    (201, raw("Created", "text/plain")),
+    (201, raw("<html><body>Created</body></html>", HTML)),
+    (201, [{"id": 17}]),
+    (201, raw("17")),
+    (200, raw("")),
+    (204, None),
+])
+def test_a_creation_reply_without_a_usable_id_is_settled_by_one_more_list(reply):
+    outcomes, server = ensure(routes(devices=AFTER, create=[reply]), "new-01")
+    assert (outcomes[0].state, outcomes[0].id, outcomes[0].error) == (CREATED, 17, None)
+    assert (server.count(CREATE), server.count(LIST)) == (1, 2)
+
+
+def test_an_integer_id_from_the_reply_is_taken_as_it_is():
+    outcomes, server = ensure(routes(create=[(201, {"id": -5})]), "new-01")
+    assert (outcomes[0].state, outcomes[0].id) == (CREATED, -5)
+    assert (server.count(CREATE), server.count(LIST)) == (1, 1)
+
+
+@pytest.mark.parametrize("reply", [
+    (200, {"error": "Hostname already taken"}),
+    (200, {"message": "Hostname already taken", "id": None}),
+])
+def test_a_2xx_creation_reply_with_an_error_and_no_device_afterwards_is_a_failure(reply):
+    outcomes, server = ensure(routes(create=[reply]), "new-01", "new-02")
+    for outcome in outcomes:
+        assert outcome.state == FAILED and outcome.id is None
+        assert "Hostname already taken" in clean(outcome.error)
+        assert "has no device %s" % outcome.hostname in outcome.error
+    assert (server.count(CREATE), server.count(LIST)) == (2, 2)  # never sent twice
+
+
+def test_a_2xx_creation_reply_with_an_error_but_the_device_listed_afterwards_is_created():
+    outcomes, server = ensure(routes(devices=AFTER, create=[(200, {"error": "slow backend, please check"})]), "new-01")
+    assert (outcomes[0].state, outcomes[0].id, outcomes[0].error) == (CREATED, 17, None)
+
+
+def test_a_bad_list_after_a_creation_without_id_keeps_the_creation_with_a_warning():
+    outcomes, server = ensure(routes(devices=[(200, DEVICES), (200, raw("<html>oops</html>", HTML))], create=[(201, raw(""))]),
+                              "new-01")
+    assert outcomes[0].state == CREATED and outcomes[0].id is None
+    assert "listing the devices failed" in outcomes[0].warnings[0]
+    assert "expected a JSON reply but got text/html" in outcomes[0].warnings[0]
+    assert server.count(CREATE) == 1
+
+
+@pytest.mark.parametrize("reply, fragment", [
+    ((500, raw("<html><head><style>h1{}</style></head><body><h1>Server error</h1></body></html>", HTML)), "'Server error' (HTTP 500)"),
+    ((400, raw("[" * 100000)), "HTTP 400"),
+    ((409, {"error": {"code": 7}, "fields": ["macs", {"ips": None}]}), "HTTP 409. The server said: {'code': 7} - macs; {'ips': None}"),
+    ((422, raw("<p" * 100000, HTML)), "HTTP 422"),
+])
+def test_a_refused_creation_with_an_odd_body_is_a_clear_item_error(reply, fragment):
+    outcomes, server = ensure(routes(create=[reply]), "new-01")
+    assert outcomes[0].state == FAILED and fragment in clean(outcomes[0].error)
+    assert server.count(CREATE) == 1
+
+
+def test_a_retry_after_header_that_is_not_a_number_falls_back_to_backoff():
+    statuses = iter([503, 200])
+    client, server = client_for(routes())
+    send = server.send
+
+    def with_header(request, **kwargs):
+        response = send(request, **kwargs)
+        response.status_code = next(statuses)
+        response.headers["Retry-After"] = "\u00b2"  # a digit to str.isdigit(), not to float()
+        return response
+
+    server.send = with_header
+    assert client.list_devices() == DEVICES
+    assert server.count(LIST) == 2
+    assert api.retry_after("\u00b2") is None and api.retry_after("\u0663") is None
+
+
+def test_redirects_are_not_followed_but_explained():
+    moved = (301, raw(""), {"Location": "https://svc:pw@nac.example.com/api/device"})
+    client, server = client_for(routes(devices=[moved], create=[moved], fire=[moved]))
+    with pytest.raises(NacError) as raised:
+        client.list_devices()
+    assert clean(raised.value).startswith("The NAC API answered GET /api/device with a redirect (HTTP 301) to "
+                                          "https://nac.example.com/api/device, which is not followed: set api_url")
+    outcomes, server = ensure(routes(create=[moved]), "new-01")
+    assert outcomes[0].state == FAILED and "POST /api/device with a redirect (HTTP 301)" in outcomes[0].error
+    assert server.sent == [LIST, CREATE]  # never re-sent as a GET, and the device was not taken as created
+    client, server = client_for(routes(fire=[(302, raw(""), {"Location": "/login"})]))
+    report = dot1x_status(client, device_id=[1])
+    assert "redirect (HTTP 302) to /login" in report.results[0]["error"]
+    assert server.sent == [INTENTS, LIST, FIRE]
+
+
+def test_a_tls_failure_that_is_not_about_the_certificate_does_not_blame_it():
+    client, server = client_for(routes())
+    client.verify = False
+
+    def plain_http(request, **kwargs):
+        raise requests.exceptions.SSLError("HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded "
+                                           "(Caused by SSLError(SSLError(1, '[SSL: WRONG_VERSION_NUMBER] wrong version "
+                                           "number (_ssl.c:1010)')))")
+
+    server.send = plain_http
+    with pytest.raises(NacError) as raised:
+        client.list_devices()
+    assert clean(raised.value) == ("TLS handshake with https://nac.example.com failed: wrong version number. "
+                                   "Is it an https:// service on that port (or an http:// one)?")
