@@ -12,11 +12,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import traceback
+
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
+    USERINFO,
     NacClient,
     NacError,
 )
@@ -38,6 +41,24 @@ def connection_argument_spec():
 
 
 CONNECTION_OPTIONS = tuple(connection_argument_spec())
+SECRET_OPTIONS = tuple(name for name, option in connection_argument_spec().items() if option.get("no_log"))
+
+
+class _AnsibleModule(AnsibleModule):
+    """An AnsibleModule whose failures hide the credentials whatever went wrong.
+
+    ansible-core forgets every no_log value when an item of a list-of-dicts option is not a dict
+    (nac_device's ``devices: [null]``): its argument error would show ``api_key`` in the invocation.
+    A password can also hide in ``api_url`` (``https://user:password@host``, which NacClient refuses).
+    """
+
+    def fail_json(self, msg, **kwargs):
+        values = [self.params.get(name) for name in SECRET_OPTIONS]
+        url = self.params.get("api_url")
+        userinfo = USERINFO.match(url) if isinstance(url, str) else None
+        values.append(userinfo and userinfo.group(1))
+        self.no_log_values.update(value for value in values if isinstance(value, str) and value)
+        super(_AnsibleModule, self).fail_json(msg, **kwargs)
 
 
 class TaskFailed(Exception):
@@ -61,7 +82,7 @@ class NacModule:
         spec = connection_argument_spec()
         spec.update(argument_spec or {})
         kwargs.setdefault("supports_check_mode", True)
-        self.ansible = AnsibleModule(argument_spec=spec, **kwargs)
+        self.ansible = _AnsibleModule(argument_spec=spec, **kwargs)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         self.params = self.ansible.params
@@ -90,7 +111,8 @@ class NacModule:
 
     def run(self, action):
         """Run ``action(self)``, merge the dict it returns into the result and exit; every
-        NacError or TaskFailed becomes a clean failure, never a traceback."""
+        NacError or TaskFailed becomes a clean failure, and any other exception (a bug) a failure
+        naming it, with its traceback for ``exception`` (shown when Ansible shows tracebacks)."""
         try:
             self.result.update(action(self) or {})
         except TaskFailed as failed:
@@ -98,6 +120,9 @@ class NacModule:
             self.fail(failed.message)
         except NacError as error:
             self.fail(error.message, failure=error.failure)
+        except Exception as error:  # pylint: disable=broad-except
+            self.fail("Internal error in %s: %s: %s \u2014 please report it" % (self.ansible._name, type(error).__name__, error),
+                      exception=traceback.format_exc())
         finally:
             self.client.close()
         self.ansible.exit_json(**self._with_diff())

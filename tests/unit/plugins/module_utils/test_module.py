@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of the module glue: what a module prints when its parameters are bad or when it has
+a bug. Each case runs a real module's main() (or NacModule.run) and reads the JSON it prints."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
+
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core < 2.19
+    from unittest import mock
+
+    def patch_module_args(args):
+        return mock.patch.object(basic, "_ANSIBLE_ARGS", json.dumps(dict(ANSIBLE_MODULE_ARGS=args)).encode())
+
+KEY = "unit-k3y-0123456789"
+PASSWORD = "unit-pa55-0123456789"
+TENANT = "unit-tenant-0123456789"
+URL = "http://127.0.0.1:9"  # nothing is sent in these tests: every case fails before any request
+
+
+def run(main, **args):
+    """Run a module's main() with these arguments (it prints its result and exits)."""
+    args.setdefault("api_url", URL)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            main()
+
+
+def printed(capsys):
+    """The result the module printed, decoded and as text."""
+    out = capsys.readouterr().out
+    return json.loads(out), out
+
+
+def assert_no_secret(text):
+    for secret in (KEY, PASSWORD, TENANT):
+        assert secret not in text
+
+
+@pytest.mark.parametrize("devices", [[None], ["cam-01"], [{"hostname": "cam-01"}, 5]])
+def test_a_devices_item_that_is_not_a_dict_fails_without_showing_credentials(capsys, devices):
+    run(nac_device.main, api_key=KEY, tenant=TENANT, devices=devices)
+    result, out = printed(capsys)
+    assert result["failed"] is True and result["invocation"]["module_args"]["api_key"] != KEY
+    assert_no_secret(out)
+
+
+def test_credentials_in_api_url_are_refused_and_hidden(capsys):
+    run(nac_device_info.main, api_url="http://svc:%s@127.0.0.1:9/" % PASSWORD, api_key=KEY)
+    result, out = printed(capsys)
+    assert result["msg"] == ("api_url must not contain credentials (user:password@): give them as username and password, "
+                             "or api_key, got 'http://127.0.0.1:9/'")
+    assert result["invocation"]["module_args"]["api_url"] == "http://********@127.0.0.1:9/"
+    assert_no_secret(out)
+
+
+@pytest.mark.parametrize("api_url", ["nac.example.com", "http://", "https://nac.example.com/?site=1", "https://nac.example.com#x",
+                                     "https://nac.example.com\n", " https://nac.example.com", "http://nac example.com"])
+def test_an_unusable_api_url_is_named(capsys, api_url):
+    run(nac_device_info.main, api_url=api_url, api_key=KEY)
+    result, out = printed(capsys)
+    assert result["msg"].startswith("api_url must be an http:// or https:// address such as https://nac.example.com")
+    assert repr(api_url) in result["msg"]
+
+
+def test_the_scheme_of_api_url_is_case_insensitive_and_trailing_slashes_harmless():
+    with patch_module_args(dict(api_url="HTTPS://nac.example.com//", api_key=KEY)):
+        assert NacModule(argument_spec={}).client.base_url == "HTTPS://nac.example.com"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "nan", "inf"])
+def test_timeout_must_be_a_positive_number(capsys, timeout):
+    run(nac_device_info.main, api_key=KEY, timeout=timeout)
+    result, out = printed(capsys)
+    assert result["msg"].startswith("timeout must be a number of seconds greater than 0, got ")
+    assert "exception" not in result
+
+
+@pytest.mark.parametrize("main, args, message", [
+    (nac_device.main, dict(hostname="cam-01", concurrency=10 ** 7), "concurrency must be 256 at most, got 10000000"),
+    (nac_device.main, dict(hostname="cam-01", concurrency=0), "concurrency must be 1 or more, got 0"),
+    (nac_dot1x_status.main, dict(hostname=["cam-01"], concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256"),
+    (nac_dot1x_status.main, dict(hostname=["cam-01", " "]), "hostname must list device names, got an empty one: ['cam-01', ' ']"),
+])
+def test_out_of_range_options_fail_before_any_request(capsys, main, args, message):
+    run(main, api_key=KEY, **args)
+    result, out = printed(capsys)
+    assert result["msg"].startswith(message)
+
+
+# -- NacModule.run ----------------------------------------------------------------------------------
+
+def run_action(action):
+    """Run ``action`` in a NacModule; return the keyword arguments it failed with (if it did)."""
+    with patch_module_args(dict(api_url=URL, api_key=KEY, _ansible_module_name="netaccess.nac.unit_test")):
+        nac = NacModule(argument_spec={})
+        failed_with = {}
+        fail_json = nac.ansible.fail_json
+
+        def spy(msg, **kwargs):
+            failed_with.update(kwargs, msg=msg)
+            fail_json(msg, **kwargs)
+
+        nac.ansible.fail_json = spy
+        with pytest.raises(SystemExit):
+            nac.run(action)
+    return failed_with
+
+
+def test_a_bug_in_an_action_is_a_failure_naming_it_with_the_traceback(capsys):
+    def action(nac):
+        nac.change("device cam-01", None, {"hostname": "cam-01"})
+        return {}["id " + KEY]
+
+    failed_with = run_action(action)
+    result, out = printed(capsys)
+    assert result["failed"] is True
+    assert result["msg"] == "Internal error in netaccess.nac.unit_test: KeyError: 'id ********' \u2014 please report it"
+    assert "Traceback (most recent call last)" in failed_with["exception"] and "KeyError" in failed_with["exception"]
+    assert result["changed"] is True  # what was done before the bug is still reported
+    assert_no_secret(out)
+
+
+def test_task_failures_and_api_errors_keep_their_own_messages(capsys):
+    def failed(nac):
+        raise TaskFailed("2 of 3 devices failed", devices=[1, 2, 3])
+
+    def refused(nac):
+        raise NacHTTPError("The NAC API refused POST /api/device with HTTP 409.", method="POST", path="/api/device", status=409)
+
+    assert "exception" not in run_action(failed)
+    result, out = printed(capsys)
+    assert (result["msg"], result["devices"]) == ("2 of 3 devices failed", [1, 2, 3])
+    assert "exception" not in run_action(refused)
+    result, out = printed(capsys)
+    assert result["msg"] == "The NAC API refused POST /api/device with HTTP 409."
+    assert result["failure"] == dict(type="NacHTTPError", method="POST", path="/api/device", status=409)
