@@ -539,6 +539,9 @@ class _Server(ThreadingHTTPServer):
         self.emulator = emulator
         self.connections = set()
         self.connections_lock = threading.Lock()
+        # What tests check instead of timings: connections accepted, /api requests delayed by the latency,
+        # and the most of them delayed at the same moment.
+        self.stats = dict(connections=0, delayed=0, delaying=0, most_delaying=0)
         ThreadingHTTPServer.__init__(self, address, _Handler)
 
     def server_bind(self):
@@ -567,6 +570,7 @@ class _Handler(BaseHTTPRequestHandler):
         BaseHTTPRequestHandler.setup(self)
         with self.server.connections_lock:
             self.server.connections.add(self.connection)
+            self.server.stats["connections"] += 1
 
     def finish(self):
         with self.server.connections_lock:
@@ -583,7 +587,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif path == "/api" or path.startswith("/api/"):
                 emulator.model.count(self.command, path)
                 if emulator.latency > 0:
-                    time.sleep(emulator.latency)  # never under the lock: latency must not serialise requests
+                    self._delay(emulator.latency)
                 reply = emulator.model.handle_api(self.command, path, self.headers, body)
             else:
                 raise error(404, "Not found", "No such path %s" % path)
@@ -595,6 +599,19 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(reply)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
+
+    def _delay(self, seconds):
+        """Sleep never under a lock, so that latency does not serialise requests."""
+        stats, lock = self.server.stats, self.server.connections_lock
+        with lock:
+            stats["delayed"] += 1
+            stats["delaying"] += 1
+            stats["most_delaying"] = max(stats["most_delaying"], stats["delaying"])
+        try:
+            time.sleep(seconds)
+        finally:
+            with lock:
+                stats["delaying"] -= 1
 
     def _read_body(self):
         if self.headers.get("Transfer-Encoding"):
@@ -663,6 +680,14 @@ class Emulator:
 
     def request_counts(self):
         return self.model.request_counts()
+
+    def server_stats(self):
+        """{connections: accepted so far, delayed: /api requests delayed by the latency,
+        most_delaying: the most of them delayed at the same moment} (since start)."""
+        with self._server.connections_lock:
+            stats = dict(self._server.stats)
+        del stats["delaying"]
+        return stats
 
     def reset(self):
         self.model.reset()

@@ -461,34 +461,39 @@ def test_api_9_wrong_method_is_405_json(api, method, path, allow):
 # ---- the emulator itself ---------------------------------------------------------------------
 
 def test_emulator_latency_does_not_serialise_concurrent_requests():
-    with Emulator(latency=0.05).start() as running:
-        single = time.monotonic()
-        assert Api(running.url).get("/api/intent").status_code == 200
-        assert time.monotonic() - single >= 0.05
+    with Emulator(latency=0.3).start() as running:
+        barrier = threading.Barrier(32, timeout=10)
         results = []
 
         def worker():
+            barrier.wait()
             results.append(requests.get(running.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=10).status_code)
 
         threads = [threading.Thread(target=worker) for _index in range(32)]
-        started = time.monotonic()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        elapsed = time.monotonic() - started
         assert results == [200] * 32
-        assert elapsed < 1.0, "32 requests at 50 ms took %.2f s: latency serialises requests" % elapsed
-        quick = time.monotonic()
+        stats = running.server_stats()
+        assert stats["delayed"] == 32
+        assert stats["most_delaying"] > 1, "the latency of one request held up the others: %r" % stats
         requests.get(running.url + "/_emulator/health", timeout=10)
-        assert time.monotonic() - quick < 0.05  # admin endpoints are not delayed
+        requests.get(running.url + "/_emulator/requests", timeout=10)
+        assert running.server_stats()["delayed"] == 32  # admin endpoints are not delayed
 
 
-def test_emulator_keep_alive_requests_are_fast(api):
-    started = time.monotonic()
-    for _index in range(300):
-        assert api.get("/api/intent").status_code == 200
-    assert time.monotonic() - started < 3.0  # about 0.3 s here; Nagle + delayed ACK would cost 40 ms each
+def test_emulator_keeps_connections_alive_and_answers_without_nagle_stalls(emu):
+    # The speed itself is measured by benchmarks/bench_dot1x_status.py; here, what makes it possible.
+    from ansible_collections.netaccess.nac.tests.emulator import nac_emulator
+    assert nac_emulator._Handler.protocol_version == "HTTP/1.1"
+    assert nac_emulator._Handler.disable_nagle_algorithm is True
+    before = emu.server_stats()["connections"]
+    with requests.Session() as session:
+        session.headers["Authorization"] = "Bearer " + ADMIN_KEY
+        for _index in range(50):
+            assert session.get(emu.url + "/api/intent", timeout=10).status_code == 200
+    assert emu.server_stats()["connections"] - before == 1
 
 
 def test_emulator_request_counter_counts_every_api_request(emu, api):
@@ -557,14 +562,12 @@ def test_emulator_handles_a_thousand_devices():
                                    "ips": ["10.0.%d.%d" % divmod(i + 1, 256)]} for i in range(1000)])
     with Emulator(config).start() as running:
         client = Api(running.url)
-        started = time.monotonic()
         devices = client.devices()
         assert len(devices) == 1000 and devices[-1]["id"] == 1000
         assert [client.status(d["id"])["status"] for d in devices[::10]] == ["AUTHENTICATED"] * 100
         created = client.create(hostname="HOST-0001x", group="Big", profile="Host").json()
         assert created["ips"] == ["10.0.3.233"]  # hosts 1..1000 are taken
         assert client.create(hostname="Host-0001", group="Big", profile="Host").status_code == 409
-        assert time.monotonic() - started < 5.0
 
 
 def test_emulator_default_config_fresh_start_lists_devices():
