@@ -20,7 +20,8 @@ options:
         O(username) and O(password), or O(api_key).
       - Redirects are not followed; a service that redirects (from V(http://) to V(https://), for
         example) fails the task with the address it redirects to.
-      - If not set, the environment variable E(NAC_API_URL) is used.
+      - If not set, the environment variable E(NAC_API_URL) is used; it is required in one of the two
+        forms, and a task without either fails naming both.
     type: str
     required: true
   api_key:
@@ -28,12 +29,16 @@ options:
       - "API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>)."
       - Give either O(api_key), or O(username) and O(password).
       - An invalid key makes the service answer C(Server error) (HTTP 500); the modules say so.
+      - Printable ASCII without spaces, as a Bearer token is; a key with a line break (a file's trailing
+        newline, for example), another control character or a non-ASCII character is refused before any request.
       - If not set, the environment variable E(NAC_API_KEY) is used.
     type: str
   username:
     description:
       - Name of the account for HTTP Basic authentication, the real product's documented scheme.
       - Use a dedicated service account. Requires O(password); excludes O(api_key).
+      - O(username) and O(password) are sent as UTF-8, so they may hold any printable character (the
+        username no C(:)); line breaks and other control characters are refused before any request.
       - If not set, the environment variable E(NAC_USERNAME) is used.
     type: str
   password:
@@ -44,6 +49,9 @@ options:
   tenant:
     description:
       - Tenant token identifying the site, sent as the C(X-Tenant) header on every request when given.
+      - An identifier, not a secret, so it is not hidden in output (hiding it would also mask every
+        value in the results that happens to equal it, such as a group of the same name).
+      - Printable ASCII; it may not start or end with a space.
       - If not set, the environment variable E(NAC_TENANT) is used.
     type: str
   validate_certs:
@@ -55,7 +63,11 @@ options:
     default: true
   ca_path:
     description:
-      - PEM bundle of certificate authorities to trust for the service's certificate.
+      - PEM bundle of certificate authorities to trust for the service's certificate (or a directory
+        of them prepared with C(c_rehash)).
+      - A path that does not exist, cannot be read or holds no PEM certificate fails the task before any request.
+      - It cannot help with a certificate issued for another name than the host of O(api_url): use an
+        address the certificate names, or O(validate_certs=false).
       - If not set, the environment variable E(NAC_CA_PATH) is used.
     type: path
   timeout:
@@ -76,5 +88,6 @@ requirements:
 notes:
   - All modules of this collection are in the action group C(netaccess.nac.nac), so the connection
     options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).
-  - Credentials never appear in results, errors or logs.
+  - Credentials (O(api_key), O(password), a password in O(api_url)) never appear in results, errors or
+    logs, neither as given nor escaped nor URL-encoded.
 """

@@ -12,19 +12,27 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import email.utils
 import json
+import os
 import random
 import re
+import socket
+import ssl
 import time
 import traceback
+import unicodedata
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 try:
     import requests
     from requests.adapters import HTTPAdapter
+    from requests.auth import AuthBase
 except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
+    AuthBase = object
 else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
@@ -37,8 +45,10 @@ BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 EXCERPT_LEN = 160
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
-URL_FORM = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?\Z", re.IGNORECASE)
-USERINFO = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@")
+URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)?\Z", re.IGNORECASE)
+# Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
+USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
+TLS_NAME_MISMATCH = re.compile(r"(?:Hostname|IP address) mismatch|doesn't match|not valid for", re.IGNORECASE)
 USER_AGENT = "netaccess.nac-ansible-collection"
 
 
@@ -172,30 +182,43 @@ class NacClient:
                  read_only=False, sleep=time.sleep):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
+        if not api_url:
+            raise NacConfigError("api_url is required: set the option api_url or the environment variable NAC_API_URL")
         if not isinstance(api_url, str) or not URL_FORM.match(api_url):
             raise NacConfigError("api_url must be an http:// or https:// address such as https://nac.example.com "
                                  "(no spaces, query or fragment), got %r" % strip_userinfo(str(api_url or "")))
         if USERINFO.match(api_url):
             raise NacConfigError("api_url must not contain credentials (user:password@): give them as username and "
-                                 "password, or api_key, got %r" % strip_userinfo(api_url))
+                                 "password, or api_key, got %r (an @ in its path must be written %%40)" % strip_userinfo(api_url))
         if api_key and (username or password):
             raise NacConfigError("give either api_key or username and password, not both "
                                  "(the NAC_API_KEY, NAC_USERNAME and NAC_PASSWORD environment variables count too)")
         if not api_key and not (username and password):
             if username or password:
-                raise NacConfigError("username and password go together: %s is missing" % ("password" if username else "username"))
+                raise NacConfigError("username and password go together: %s is missing"
+                                     % ("password (NAC_PASSWORD)" if username else "username (NAC_USERNAME)"))
             raise NacConfigError("no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)")
+        for name, value in (("api_key", api_key), ("username", username), ("password", password), ("tenant", tenant)):
+            problem = credential_problem(name, value)
+            if problem:
+                raise NacConfigError("%s %s; nothing was sent" % (name, problem))
         if max_retries < 0:
             raise NacConfigError("max_retries must be 0 or more, got %s" % max_retries)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
             raise NacConfigError("timeout must be a number of seconds greater than 0, got %r" % (timeout,))
+        if validate_certs and ca_path:
+            check_ca_path(ca_path)
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
         self.max_retries = max_retries
         self.read_only = read_only
         self._sleep = sleep
-        self._secrets = [s for s in (api_key, password, tenant) if s]
+        if api_key:
+            authorization = "Bearer %s" % api_key
+        else:  # UTF-8, not the latin-1 of requests' own HTTPBasicAuth
+            authorization = "Basic %s" % base64.b64encode(("%s:%s" % (username, password)).encode("utf-8")).decode("ascii")
+        self._secrets = hidden_forms((api_key, password, authorization.split(" ", 1)[1]))
         self.session = requests.Session()
         adapter = HTTPAdapter(pool_connections=1, pool_maxsize=min(max(pool_size, 1), MAX_CONCURRENCY), max_retries=0)
         self.session.mount("http://", adapter)
@@ -203,10 +226,7 @@ class NacClient:
         # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
         self.verify = (ca_path or True) if validate_certs else False
         self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
-        if api_key:
-            self.session.headers["Authorization"] = "Bearer %s" % api_key
-        else:
-            self.session.auth = (username, password)
+        self.session.auth = _Authorization(authorization)  # set as auth, so that no ~/.netrc entry replaces it
         if tenant:
             self.session.headers["X-Tenant"] = tenant
 
@@ -333,7 +353,12 @@ class NacClient:
         exceptions = requests.exceptions
         url = self.display_url
         unknown = False
-        if isinstance(exc, exceptions.SSLError) and "certificate" in str(exc).lower():
+        if isinstance(exc, exceptions.SSLError) and TLS_NAME_MISMATCH.search(str(exc)):
+            names = certificate_names(self.base_url, self.verify, self.timeout)
+            text = ("TLS verification failed for %s: its certificate is for another name (%s), not %s. ca_path cannot fix "
+                    "this: set api_url to an address the certificate names, or set validate_certs to false"
+                    % (url, ", ".join(names) if names else "the names could not be read", urlsplit(self.base_url).hostname))
+        elif isinstance(exc, exceptions.SSLError) and "certificate" in str(exc).lower():
             text = ("TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
                     "or set validate_certs to false" % (url, _tls_reason(exc)))
         elif isinstance(exc, exceptions.SSLError):
@@ -354,7 +379,7 @@ class NacClient:
         return self._scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def _scrubbed(self, error):
-        """Belt and braces: remove every credential from an error's text."""
+        """Belt and braces: remove every credential, in every form (hidden_forms), from an error's text."""
         for secret in self._secrets:
             error.message = error.message.replace(secret, "********")
             if error.reason:
@@ -366,10 +391,110 @@ class NacClient:
         self.session.close()
 
 
+class _Authorization(AuthBase):
+    """Sets the prepared ``Authorization`` header on every request."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, request):
+        request.headers["Authorization"] = self.value
+        return request
+
+
 def strip_userinfo(url):
-    """The URL without its ``user:password@`` part (up to the last ``@`` of the authority)."""
+    """The URL without its ``user:password@`` part (everything up to its last ``@``)."""
     found = USERINFO.match(url)
     return url[:found.start(1)] + url[found.end(0):] if found else url
+
+
+def url_password(url):
+    """The password in a URL's userinfo (``user:password@``; the whole userinfo when it has no ``:``), or None."""
+    found = USERINFO.match(url) if isinstance(url, str) else None
+    if not found:
+        return None
+    user, colon, password = found.group(1).partition(":")
+    return (password if colon else user) or None
+
+
+def hidden_forms(values, api_url=None):
+    """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
+    escaped (repr, ascii, JSON, bytes) and URL-encoded (quote, quote_plus), longest first."""
+    values = [value for value in values if isinstance(value, str) and value]
+    password = url_password(api_url)
+    if password:
+        values += [password, unquote(password)]
+    forms = set()
+    for value in values:
+        forms.update((value, repr(value)[1:-1], ascii(value)[1:-1], json.dumps(value)[1:-1], repr(value.encode("utf-8"))[2:-1],
+                      quote(value), quote(value, safe=""), quote_plus(value), quote_plus(value, safe="")))
+    return sorted((form for form in forms if form), key=len, reverse=True)
+
+
+def credential_problem(name, value):
+    """Why the credential option ``name`` cannot be sent in a header, or None. Never shows the value.
+
+    Basic credentials are sent as UTF-8, so username and password may hold any printable character
+    (the username no ``:``); an API key (a Bearer token, RFC 6750) and the X-Tenant header, printable
+    ASCII only; none of them line breaks or other control characters.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return "must be a string"
+    for index, char in enumerate(value):
+        where = "at its end" if index == len(value) - 1 else "at its start" if index == 0 else "at position %d" % (index + 1)
+        if char in "\r\n\x85\u2028\u2029":
+            return "contains a line break (%s), which cannot be sent in an HTTP header" % where
+        if unicodedata.category(char) == "Cc":
+            return "contains a control character (%s), which cannot be sent in an HTTP header" % where
+        if name in ("api_key", "tenant") and not (" " <= char <= "~"):
+            return "contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only" % where
+        if char == " " and (name == "api_key" or (name == "tenant" and index in (0, len(value) - 1))):
+            return "contains a space (%s), which the HTTP header would not carry as given" % where
+        if name == "username" and char == ":":
+            return "contains ':' (%s), which HTTP Basic authentication cannot carry in a username" % where
+    return None
+
+
+def check_ca_path(ca_path):
+    """Raise NacConfigError unless ``ca_path`` is a readable directory or a file holding a PEM certificate."""
+    if os.path.isdir(ca_path):
+        if not os.access(ca_path, os.R_OK | os.X_OK):
+            raise NacConfigError("ca_path %s is a directory that cannot be read" % ca_path)
+        return
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca_path)
+    except FileNotFoundError:
+        raise NacConfigError("ca_path %s does not exist: give the path of a PEM bundle of the certificate authorities to trust" % ca_path)
+    except PermissionError:
+        raise NacConfigError("ca_path %s cannot be read (permission denied)" % ca_path)
+    except ssl.SSLError as error:
+        if "NO_CERTIFICATE" in str(error).upper():
+            raise NacConfigError("ca_path %s holds no PEM certificate (-----BEGIN CERTIFICATE-----): it must be a PEM bundle "
+                                 "of the certificate authorities to trust (convert a DER file to PEM)" % ca_path)
+        raise NacConfigError("ca_path %s is not a usable PEM bundle (%s): it must hold the PEM certificates of the "
+                             "authorities to trust" % (ca_path, excerpt(str(error), 80)))
+    except (OSError, ValueError) as error:
+        raise NacConfigError("ca_path %s cannot be read: %s" % (ca_path, getattr(error, "strerror", None) or error))
+
+
+def certificate_names(base_url, verify, timeout):
+    """The names (DNS, IP) a server's certificate is for, read in a handshake that checks the certificate
+    against ``verify`` (as requests does) but not its name; [] when they cannot be read."""
+    parts = urlsplit(base_url)
+    if verify is True:
+        verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or requests.utils.DEFAULT_CA_BUNDLE_PATH
+    try:
+        context = ssl.create_default_context(**{"capath" if os.path.isdir(verify) else "cafile": verify})
+        context.check_hostname = False
+        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
+                cert = tls.getpeercert() or {}
+    except (OSError, ValueError, TypeError):
+        return []
+    names = [value for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
+    return names or [value for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
 
 
 def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):

@@ -9,14 +9,46 @@ __metaclass__ = type
 
 import ipaddress
 import re
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError, NacError, body_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError, NacConnectionError, NacError, body_reason, excerpt
 
 
 def hostname_key(hostname):
     """Hostnames are compared case-insensitively."""
     return hostname.casefold()
+
+
+HOSTNAME_MAX = 253  # a DNS name's limit
+
+
+def hostname_problem(value):
+    """Why ``value`` cannot be a requested hostname, or None: one string (a whole number is read as one) of
+    at most 253 characters, without whitespace or control characters."""
+    if isinstance(value, (list, tuple, dict, set)):
+        return "must be one name (a string), got a %s: %s" % ("mapping" if isinstance(value, dict) else "list", excerpt(repr(value), 80))
+    if not isinstance(value, str) or not value:
+        return "is required" if value in (None, "") else "must be a name (a string), got %r" % (value,)
+    if len(value) > HOSTNAME_MAX:
+        return "has %d characters, more than the %d a hostname may have: %s" % (len(value), HOSTNAME_MAX, excerpt(value, 40))
+    if any(unicodedata.category(char)[0] in "CZ" for char in value):
+        return "%r contains whitespace or a control character, which a hostname cannot have" % (value,)
+    return None
+
+
+def hostname_value(value):
+    """A requested hostname as a string: whole numbers (YAML reads ``1234`` as one) become their digits."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def check_hostnames(hostnames, name="hostname"):
+    """Raise NacConfigError naming every unusable hostname of a list option; return the names as strings."""
+    names = [hostname_value(value) for value in hostnames]
+    problems = ["%s[%d] %s" % (name, index, problem) for index, problem in enumerate(map(hostname_problem, names)) if problem]
+    if problems:
+        raise NacConfigError("Invalid %s, nothing was sent: %s" % (name, "; ".join(problems)))
+    return names
 
 
 def index_by_hostname(records):
@@ -95,12 +127,10 @@ def device_spec(item):
     as not given: the absence of macs / ips selects the server's creation rule).
     """
     problems = []
-    spec = dict(hostname=item.get("hostname"))
-    hostname = spec["hostname"]
-    if not isinstance(hostname, str) or not hostname.strip():
-        problems.append("hostname is required")
-    elif hostname != hostname.strip():
-        problems.append("hostname '%s' has leading or trailing spaces" % hostname)
+    spec = dict(hostname=hostname_value(item.get("hostname")))
+    problem = hostname_problem(spec["hostname"])
+    if problem:
+        problems.append("hostname %s" % problem)
     for key in ("group", "profile"):
         if item.get(key) is None:
             continue  # needed only to create the device: checked once the device list is known
@@ -133,7 +163,7 @@ def device_specs(items, name="devices"):
     for index, item in enumerate(items):
         spec, item_problems = device_spec(item)
         where = "%s[%d]" % (name, index) if name else ""
-        if isinstance(spec["hostname"], str) and spec["hostname"]:
+        if hostname_problem(spec["hostname"]) is None:
             where = "%s (%s)" % (where, spec["hostname"]) if where else spec["hostname"]
             values = [("hostname", hostname_key(spec["hostname"]), spec["hostname"])]
             values += [(label, value, value) for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())]

@@ -29,7 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacError,
     excerpt,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, hostname_key, index_by_hostname
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, nac-api.md 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
@@ -52,6 +52,7 @@ def dot1x_status(client, device_id=None, hostname=None, all_devices=False, concu
     Raises NacConfigError for unusable options and NacAuthError when the account may not fire
     the intent; both before any fire request. Other NacErrors of the device list propagate.
     """
+    hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
     if check_access and not client.has_intent(DOT1X_INTENT):
         raise NacAuthError(
@@ -72,8 +73,8 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
             % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
-    if hostname is not None and not all(isinstance(name, str) and name.strip() for name in hostname):
-        raise NacConfigError("hostname must list device names, got an empty one: %r" % (hostname,))
+    if hostname is not None:
+        check_hostnames(hostname)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
     if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:

@@ -19,9 +19,9 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
-    USERINFO,
     NacClient,
     NacError,
+    hidden_forms,
 )
 
 
@@ -32,7 +32,7 @@ def connection_argument_spec():
         api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_API_KEY"])),
         username=dict(type="str", fallback=(env_fallback, ["NAC_USERNAME"])),
         password=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_PASSWORD"])),
-        tenant=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_TENANT"])),
+        tenant=dict(type="str", fallback=(env_fallback, ["NAC_TENANT"])),  # an identifier: no_log would mask it in results
         validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["NAC_VALIDATE_CERTS"])),
         ca_path=dict(type="path", fallback=(env_fallback, ["NAC_CA_PATH"])),
         timeout=dict(type="float", default=30.0, fallback=(env_fallback, ["NAC_TIMEOUT"])),
@@ -45,19 +45,20 @@ SECRET_OPTIONS = tuple(name for name, option in connection_argument_spec().items
 
 
 class _AnsibleModule(AnsibleModule):
-    """An AnsibleModule whose failures hide the credentials whatever went wrong.
+    """An AnsibleModule whose failures hide the credentials, in every form, whatever went wrong.
 
     ansible-core forgets every no_log value when an item of a list-of-dicts option is not a dict
     (nac_device's ``devices: [null]``): its argument error would show ``api_key`` in the invocation.
-    A password can also hide in ``api_url`` (``https://user:password@host``, which NacClient refuses).
+    A password can also hide in ``api_url`` (``https://user:password@host``, which NacClient refuses),
+    and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
+    A missing ``api_url`` is named with its environment variable.
     """
 
     def fail_json(self, msg, **kwargs):
         values = [self.params.get(name) for name in SECRET_OPTIONS]
-        url = self.params.get("api_url")
-        userinfo = USERINFO.match(url) if isinstance(url, str) else None
-        values.append(userinfo and userinfo.group(1))
-        self.no_log_values.update(value for value in values if isinstance(value, str) and value)
+        self.no_log_values.update(hidden_forms(values, self.params.get("api_url")))
+        if not self.params.get("api_url") and "missing required arguments" in msg and "api_url" in msg:
+            msg = "%s (set api_url, or the environment variable NAC_API_URL)" % msg
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
 
 

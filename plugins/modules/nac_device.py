@@ -28,7 +28,10 @@ options:
         service lists; sent as given when the device is created.
       - When two or more listed devices have this hostname, the task fails and names their ids.
       - Exactly one of O(hostname) and O(devices) is required.
-    type: str
+      - One name, a string of at most 253 characters without whitespace or control characters
+        (a whole number is read as its digits). A list or mapping is refused, before any request,
+        rather than turned into text; that is why the option's type is C(raw), not C(str).
+    type: raw
   group:
     description:
       - Group of the device, sent when it is created.
@@ -71,8 +74,8 @@ options:
     elements: dict
     suboptions:
       hostname:
-        description: Hostname of the device, as O(hostname).
-        type: str
+        description: Hostname of the device, as O(hostname) (one name; a list or mapping is refused).
+        type: raw
         required: true
       group:
         description: Group of the device, as O(group); required when the device has to be created.
@@ -257,7 +260,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 
 DEVICE_OPTIONS = dict(
-    hostname=dict(type="str"),
+    hostname=dict(type="raw"),  # checked by device_spec: type str would turn a list into the text "['a', 'b']"
     group=dict(type="str"),
     profile=dict(type="str"),
     macs=dict(type="list", elements="str"),
@@ -297,7 +300,7 @@ def ensure(nac):
 def main():
     NacModule(
         argument_spec=dict(
-            devices=dict(type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="str", required=True))),
+            devices=dict(type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))),
             state=dict(type="str", default="present", choices=["present"]),
             concurrency=dict(type="int", default=8),
             **DEVICE_OPTIONS

@@ -22,8 +22,10 @@ options:
       - Only devices with one of these hostnames, compared case-insensitively.
       - Combined with O(id), a device matching either is returned.
       - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list every device.
+      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an item that is
+        a list or mapping is refused before any request, rather than turned into text (hence C(elements=raw)).
     type: list
-    elements: str
+    elements: raw
   id:
     description:
       - Only devices with one of these ids.
@@ -84,19 +86,20 @@ missing:
   sample: ["cam-lobby-02", 42]
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import select
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, select
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
 
 
 def list_devices(nac):
-    devices, missing = select(nac.client.list_devices(), nac.params["hostname"], nac.params["id"])
+    hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
+    devices, missing = select(nac.client.list_devices(), hostnames, nac.params["id"])
     return dict(devices=devices, missing=missing)
 
 
 def main():
     NacModule(
         argument_spec=dict(
-            hostname=dict(type="list", elements="str"),
+            hostname=dict(type="list", elements="raw"),  # each checked by check_hostnames
             id=dict(type="list", elements="int"),
         ),
         read_only=True,

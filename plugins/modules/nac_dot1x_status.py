@@ -38,8 +38,10 @@ options:
         fails after the other devices were queried.
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
         An empty hostname in the list is refused.
+      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an item that is
+        a list or mapping is refused before any request, rather than turned into text (hence C(elements=raw)).
     type: list
-    elements: str
+    elements: raw
   all_devices:
     description:
       - Query every device of the service (the device list, then one status query per device).
@@ -258,7 +260,7 @@ def main():
     NacModule(
         argument_spec=dict(
             device_id=dict(type="list", elements="int"),
-            hostname=dict(type="list", elements="str"),
+            hostname=dict(type="list", elements="raw"),  # each checked by check_hostnames
             all_devices=dict(type="bool", default=False),
             concurrency=dict(type="int", default=8),
             wait_for=dict(type="str"),

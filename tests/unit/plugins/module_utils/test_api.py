@@ -9,7 +9,9 @@ __metaclass__ = type
 
 import base64
 import json
+import os
 import socket
+from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
@@ -31,7 +33,7 @@ URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
 PASSWORD = "pa55-word-value"
 TENANT = "tenant-token-value"
-SECRETS = (KEY, PASSWORD, TENANT)
+SECRETS = (KEY, PASSWORD)  # the tenant is an identifier, not a secret
 
 
 class Scripted(BaseAdapter):
@@ -84,8 +86,9 @@ def assert_no_secret(error):
 @pytest.mark.parametrize("kwargs, fragment", [
     (dict(), "no credentials"),
     (dict(api_key=KEY, username="u", password=PASSWORD), "not both"),
-    (dict(username="u"), "password is missing"),
-    (dict(password=PASSWORD), "username is missing"),
+    (dict(username="u"), r"password \(NAC_PASSWORD\) is missing"),
+    (dict(password=PASSWORD), r"username \(NAC_USERNAME\) is missing"),
+    (dict(api_key=""), r"set api_key \(NAC_API_KEY\), or username and password \(NAC_USERNAME, NAC_PASSWORD\)"),
 ])
 def test_exactly_one_credential_scheme(kwargs, fragment):
     with pytest.raises(NacConfigError, match=fragment) as raised:
@@ -118,10 +121,13 @@ def test_basic_credentials():
     assert "X-Tenant" not in transport.sent[0].headers
 
 
+CA = requests.utils.DEFAULT_CA_BUNDLE_PATH  # a PEM bundle that exists
+
+
 @pytest.mark.parametrize("kwargs, verify", [
     (dict(), "/somewhere/else.pem"),  # default verification trusts the environment's bundle
-    (dict(ca_path="/etc/ca.pem"), "/etc/ca.pem"),
-    (dict(validate_certs=False, ca_path="/etc/ca.pem"), False),
+    (dict(ca_path=CA), CA),
+    (dict(validate_certs=False, ca_path="/no/such/ca.pem"), False),  # not used, so not checked
 ])
 def test_tls_settings_win_over_the_environment(monkeypatch, kwargs, verify):
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/somewhere/else.pem")
@@ -332,3 +338,145 @@ def test_backoff_is_jittered_exponential_and_capped():
     for attempt, ceiling in ((1, 0.5), (2, 1.0), (3, 2.0), (10, api.BACKOFF_CAP)):
         for dummy in range(20):
             assert ceiling / 2 <= api.backoff(attempt) <= ceiling
+
+
+# -- credentials: refused before any request, sent as UTF-8, hidden in every form -----------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(api_key=KEY + "\n"), "api_key contains a line break (at its end), which cannot be sent in an HTTP header"),
+    (dict(api_key="\r\n" + KEY), "api_key contains a line break (at its start)"),
+    (dict(api_key=KEY[:4] + "\x00" + KEY[4:]), "api_key contains a control character (at position 5)"),
+    (dict(api_key=KEY + "\u20ac"), "api_key contains a character that is not ASCII (at its end): it is sent as an HTTP header"),
+    (dict(api_key=KEY + "\u00e9"), "api_key contains a character that is not ASCII"),
+    (dict(api_key=KEY + " "), "api_key contains a space (at its end)"),
+    (dict(api_key=KEY, tenant="lab\n"), "tenant contains a line break (at its end)"),
+    (dict(api_key=KEY, tenant="Z\u00fcrich"), "tenant contains a character that is not ASCII (at position 2)"),
+    (dict(api_key=KEY, tenant=" lab"), "tenant contains a space (at its start)"),
+    (dict(username="svc:1", password=PASSWORD), "username contains ':' (at position 4)"),
+    (dict(username="svc\t", password=PASSWORD), "username contains a control character (at its end)"),
+    (dict(username="svc", password=PASSWORD + "\n"), "password contains a line break (at its end)"),
+    (dict(username="svc", password=PASSWORD[:3] + "\u2028" + PASSWORD[3:]), "password contains a line break (at position 4)"),
+    (dict(username="svc", password=PASSWORD + "\x7f"), "password contains a control character (at its end)"),
+])
+def test_credentials_that_cannot_be_sent_are_refused_naming_the_option(kwargs, message):
+    with pytest.raises(NacConfigError) as raised:
+        NacClient(URL, **kwargs)
+    assert str(raised.value) == message + raised.value.message[len(message):]
+    assert raised.value.message.endswith("; nothing was sent")
+    assert_no_secret(raised.value)
+
+
+def test_basic_credentials_are_sent_as_utf8():
+    username, password = "svc-\u00fc", "p\u00e4ssw\u00f6rd-\u20ac-\U0001F511"
+    client, transport, dummy = make_client((200, []), api_key=None, username=username, password=password)
+    client.list_devices()
+    sent = transport.sent[0].headers["Authorization"]
+    assert sent == "Basic " + base64.b64encode((username + ":" + password).encode("utf-8")).decode("ascii")
+
+
+def test_a_netrc_entry_does_not_replace_the_credentials(tmp_path, monkeypatch):
+    (tmp_path / ".netrc").write_text("machine nac.example.com login other password other-pass\n")
+    monkeypatch.setenv("NETRC", str(tmp_path / ".netrc"))
+    client, transport, dummy = make_client((200, []))
+    client.list_devices()
+    assert transport.sent[0].headers["Authorization"] == "Bearer " + KEY
+
+
+def test_the_tenant_is_not_scrubbed_from_messages():
+    client, dummy, dummy2 = make_client((400, {"error": "group Lab is full"}), tenant="Lab")
+    with pytest.raises(NacHTTPError) as raised:
+        client.create_device({"hostname": "cam-01", "group": "Lab", "profile": "Camera"})
+    assert "group Lab is full" in str(raised.value)
+
+
+KEY_WITH_SPECIALS = "k3y/+&=?#%\\value"
+PASSWORD_NON_ASCII = "p\u00e4ss w\u00f6rd/+&\\-\u20ac"
+
+
+@pytest.mark.parametrize("kwargs, secret", [
+    (dict(api_key=KEY_WITH_SPECIALS), KEY_WITH_SPECIALS),
+    (dict(api_key=None, username="svc", password=PASSWORD_NON_ASCII), PASSWORD_NON_ASCII),
+])
+@pytest.mark.parametrize("form", [
+    lambda s: s, lambda s: repr(s)[1:-1], lambda s: ascii(s)[1:-1], lambda s: json.dumps(s)[1:-1],
+    lambda s: quote(s), lambda s: quote(s, safe=""), lambda s: quote_plus(s), lambda s: repr(s.encode("utf-8"))[2:-1],
+])
+def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
+    shown = form(secret)
+    client, dummy, dummy2 = make_client((400, {"error": "bad credential [%s]" % shown}), **kwargs)
+    with pytest.raises(NacHTTPError) as raised:
+        client.list_intents()
+    assert shown not in str(raised.value) and shown not in raised.value.reason
+    assert "bad credential [********]" in str(raised.value)
+
+
+@pytest.mark.parametrize("password", ["pa#ss", "pa?ss", "pa/ss", "pa@ss", "p%40ss", "pa ss", "pa\nss", "pa:ss"])
+@pytest.mark.parametrize("url", ["https://svc:%s@nac.example.com/", "http://svc:%s@nac.example.com:8443/base",
+                                 "svc:%s@nac.example.com", "HTTPS://svc:%s@nac.example.com/?x=1#y"])
+def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
+    url = url % (password + "-0123456789")
+    assert password + "-0123456789" not in api.strip_userinfo(url)
+    assert api.url_password(url).endswith(password + "-0123456789") or api.url_password(url) == password + "-0123456789"
+    with pytest.raises(NacConfigError) as raised:
+        NacClient(url, api_key=KEY)
+    assert "-0123456789" not in str(raised.value)
+    assert "nac.example.com" in str(raised.value)
+
+
+def test_hidden_forms_cover_the_url_password_decoded():
+    forms = api.hidden_forms([KEY], "https://svc:p%23ss%2Fword@nac.example.com")
+    assert {KEY, "p%23ss%2Fword", "p#ss/word", "p%23ss/word"} <= set(forms)
+    assert forms == sorted(forms, key=len, reverse=True)  # longer forms first: none is cut by a shorter one
+
+
+# -- ca_path and certificate names --------------------------------------------------------------
+
+def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
+    with pytest.raises(NacConfigError, match="^ca_path %s/nowhere.pem does not exist: give the path of a PEM bundle" % tmp_path):
+        NacClient(URL, api_key=KEY, ca_path=str(tmp_path / "nowhere.pem"))
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"", "holds no PEM certificate"),
+    (b"not a certificate\n", "holds no PEM certificate"),
+    (b"\x30\x82\x01\x0a\x02\x82", "holds no PEM certificate"),  # DER
+    (b"-----BEGIN CERTIFICATE-----\nMC4=\n-----END CERTIFICATE-----\n", "is not a usable PEM bundle"),
+])
+def test_a_ca_path_without_a_pem_certificate_is_named(tmp_path, content, problem):
+    path = tmp_path / "ca.pem"
+    path.write_bytes(content)
+    with pytest.raises(NacConfigError, match="^ca_path %s %s" % (path, problem)):
+        NacClient(URL, api_key=KEY, ca_path=str(path))
+
+
+def test_a_ca_path_directory_is_accepted(tmp_path):
+    assert NacClient(URL, api_key=KEY, ca_path=str(tmp_path)).verify == str(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_an_unreadable_ca_path_is_named(tmp_path):
+    path = tmp_path / "ca.pem"
+    path.write_bytes(b"x")
+    path.chmod(0)
+    with pytest.raises(NacConfigError, match="cannot be read"):
+        NacClient(URL, api_key=KEY, ca_path=str(path))
+
+
+def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
+    monkeypatch.setattr(api, "certificate_names", lambda url, verify, timeout: ["nac-emulator.test", "127.0.0.1"])
+    client, transport, sleeps = make_client(requests.exceptions.SSLError(
+        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
+        "SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname "
+        "mismatch, certificate is not valid for 'nac.example.com'. (_ssl.c:1006)\")))"))
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_devices()
+    assert str(raised.value) == ("TLS verification failed for https://nac.example.com: its certificate is for another name "
+                                 "(nac-emulator.test, 127.0.0.1), not nac.example.com. ca_path cannot fix this: set api_url "
+                                 "to an address the certificate names, or set validate_certs to false")
+
+
+def test_certificate_names_are_empty_when_they_cannot_be_read():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert api.certificate_names("https://127.0.0.1:%d" % port, True, 1.0) == []

@@ -133,7 +133,7 @@ def test_every_problem_of_every_item_is_reported_before_anything_is_sent():
                      "devices[1] (bad-01): macs: 00:1a:2b:3c:4d:5f is given twice",
                      "devices[2] (bad-02): group must not be empty",
                      "devices[2] (bad-02): ips: '10.1.1.300' is not an IPv4 address",
-                     "devices[3] ( bad-03): hostname ' bad-03' has leading or trailing spaces"):
+                     "devices[3]: hostname ' bad-03' contains whitespace or a control character"):
         assert fragment in message
     assert "ok-01" not in message
     assert "profile" not in message  # bad-01 lacks it, but it is needed only if bad-01 must be created
