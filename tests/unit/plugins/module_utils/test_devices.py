@@ -37,6 +37,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, device_spec, hostname_problem
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 RECORDS = [
@@ -503,3 +505,54 @@ def test_server_refusals_carry_the_servers_reason(emulator_for):
     assert "HTTP 400" in outcomes[1].error and "unknown profile Nope" in outcomes[1].error
     assert "HTTP 409" in outcomes[2].error and "IP address 10.20.0.10 is already used by device cam-01" in outcomes[2].error
     assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
+
+
+# -- hostnames: one string, checked before any request ----------------------------------------------
+
+@pytest.mark.parametrize("value, problem", [
+    (["a", "b"], "must be one name (a string), got a list: ['a', 'b']"),
+    ({"name": "a"}, "must be one name (a string), got a mapping: {'name': 'a'}"),
+    (None, "is required"),
+    ("", "is required"),
+    (True, "must be a name (a string), got True"),
+    (1.5, "must be a name (a string), got 1.5"),
+    ("cam 01", "'cam 01' contains whitespace or a control character, which a hostname cannot have"),
+    ("cam-01\n", "'cam-01\\n' contains whitespace or a control character"),
+    ("cam\t01", "'cam\\t01' contains whitespace or a control character"),
+    ("cam\x0001", "'cam\\x0001' contains whitespace or a control character"),
+    ("cam\u00a001", "'cam\\xa001' contains whitespace or a control character"),  # no-break space
+    ("a" * 254, "has 254 characters, more than the 253 a hostname may have"),
+])
+def test_unusable_hostnames_are_named(value, problem):
+    assert hostname_problem(value).startswith(problem)
+
+
+@pytest.mark.parametrize("value", ["cam-01", "a" * 253, "CAM_01.lab.example.com", "k\u00fcche-01"])
+def test_usable_hostnames(value):
+    assert hostname_problem(value) is None
+
+
+def test_a_whole_number_hostname_is_read_as_its_digits():
+    spec, problems = device_spec(dict(hostname=1234))
+    assert (spec, problems) == (dict(hostname="1234"), [])
+
+
+@pytest.mark.parametrize("items, message", [
+    ([dict(hostname=["cam-01", "cam-02"], group="Cameras", profile="Camera")],
+     "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), got a list: ['cam-01', 'cam-02']"),
+    ([dict(hostname="cam-01"), dict(hostname={"a": 1})],
+     "Invalid device request, nothing was sent: devices[1]: hostname must be one name (a string), got a mapping: {'a': 1}"),
+    ([dict(hostname="x" * 300)], "Invalid device request, nothing was sent: devices[0]: hostname has 300 characters, more than the 253"),
+])
+def test_bulk_items_with_unusable_hostnames_are_refused(items, message):
+    with pytest.raises(InvalidRequest) as raised:
+        device_specs(items)
+    assert str(raised.value).startswith(message)
+
+
+def test_hostname_lists_are_checked_item_by_item():
+    assert check_hostnames(["cam-01", 7]) == ["cam-01", "7"]
+    with pytest.raises(NacConfigError) as raised:
+        check_hostnames(["cam-01", ["a"], "b c"])
+    assert str(raised.value) == ("Invalid hostname, nothing was sent: hostname[1] must be one name (a string), got a list: ['a']; "
+                                 "hostname[2] 'b c' contains whitespace or a control character, which a hostname cannot have")

@@ -149,3 +149,74 @@ def test_task_failures_and_api_errors_keep_their_own_messages(capsys):
     result, out = printed(capsys)
     assert result["msg"] == "The NAC API refused POST /api/device with HTTP 409."
     assert result["failure"] == dict(type="NacHTTPError", method="POST", path="/api/device", status=409)
+
+
+# -- connection options: missing, unusable, hidden ----------------------------------------------------
+
+def test_a_missing_api_url_names_its_environment_variable(capsys, monkeypatch):
+    monkeypatch.delenv("NAC_API_URL", raising=False)
+    with patch_module_args(dict(api_key=KEY)):
+        with pytest.raises(SystemExit):
+            nac_device_info.main()
+    result, out = printed(capsys)
+    assert result["msg"] == "missing required arguments: api_url (set api_url, or the environment variable NAC_API_URL)"
+    assert_no_secret(out)
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)"),
+    (dict(username="svc"), "username and password go together: password (NAC_PASSWORD) is missing"),
+    (dict(password=PASSWORD), "username and password go together: username (NAC_USERNAME) is missing"),
+])
+def test_missing_credentials_name_their_environment_variables(capsys, monkeypatch, args, message):
+    for name in ("NAC_API_KEY", "NAC_USERNAME", "NAC_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    run(nac_device_info.main, **args)
+    result, out = printed(capsys)
+    assert result["msg"] == message
+    assert_no_secret(out)
+
+
+@pytest.mark.parametrize("args, option", [
+    (dict(api_key=KEY + "\n"), "api_key"),
+    (dict(api_key=KEY + "\u20ac"), "api_key"),
+    (dict(username="svc", password=PASSWORD + "\r\n"), "password"),
+    (dict(api_key=KEY, tenant="Lab\n"), "tenant"),
+])
+def test_credentials_that_cannot_be_sent_fail_cleanly_without_showing_them(capsys, args, option):
+    run(nac_device_info.main, **args)
+    result, out = printed(capsys)
+    assert result["msg"].startswith(option + " contains ") and result["msg"].endswith("; nothing was sent")
+    assert "exception" not in result and "Internal error" not in result["msg"]
+    assert_no_secret(out)  # KEY and PASSWORD are part of every escaped form too
+
+
+@pytest.mark.parametrize("password", ["p#ss-" + PASSWORD, "p?ss-" + PASSWORD, "p/ss-" + PASSWORD, "p@ss-" + PASSWORD])
+def test_a_password_in_api_url_is_hidden_whatever_it_holds(capsys, password):
+    run(nac_device_info.main, api_url="http://svc:%s@127.0.0.1:9/" % password, api_key=KEY)
+    result, out = printed(capsys)
+    assert result["failed"] is True
+    assert_no_secret(out)
+
+
+def test_the_tenant_is_not_masked_in_results(capsys):
+    # A tenant equal to a value of the result (here the hostname given) must not turn it into VALUE_SPECIFIED_IN_NO_LOG_PARAMETER.
+    run(nac_device.main, api_key=KEY, tenant="Lab", hostname=["Lab", "b"])
+    result, out = printed(capsys)
+    assert result["msg"] == ("Invalid device request, nothing was sent: hostname must be one name (a string), got a list: "
+                             "['Lab', 'b']")
+    assert result["invocation"]["module_args"]["tenant"] == "Lab"
+    assert result["invocation"]["module_args"]["hostname"] == ["Lab", "b"]
+    assert result["invocation"]["module_args"]["api_key"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"  # secrets still are
+
+
+@pytest.mark.parametrize("main, args, message", [
+    (nac_device.main, dict(devices=[dict(hostname={"a": 1}, group="G", profile="P")]),
+     "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), got a mapping"),
+    (nac_device_info.main, dict(hostname=["cam-01", ["a", "b"]]), "Invalid hostname, nothing was sent: hostname[1] must be one name"),
+    (nac_dot1x_status.main, dict(hostname=["cam 01"]), "Invalid hostname, nothing was sent: hostname[0] 'cam 01' contains whitespace"),
+])
+def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, main, args, message):
+    run(main, api_key=KEY, **args)  # api_url is a closed port: a request would fail with another message
+    result, out = printed(capsys)
+    assert result["msg"].startswith(message)
