@@ -66,7 +66,7 @@ options:
       - PEM bundle of certificate authorities to trust for the service's certificate (or a directory
         of them prepared with C(c_rehash)).
       - A path that does not exist, cannot be read or holds no PEM certificate fails the task before any request.
-      - It cannot help with a certificate issued for another name than the host of O(api_url): use an
+      - It cannot help with a certificate issued for another name than the host of O(api_url); use an
         address the certificate names, or O(validate_certs=false).
       - If not set, the environment variable E(NAC_CA_PATH) is used.
     type: path
