@@ -398,8 +398,8 @@ PASSWORD_NON_ASCII = "p\u00e4ss w\u00f6rd/+&\\-\u20ac"
     (dict(api_key=None, username="svc", password=PASSWORD_NON_ASCII), PASSWORD_NON_ASCII),
 ])
 @pytest.mark.parametrize("form", [
-    lambda s: s, lambda s: repr(s)[1:-1], lambda s: ascii(s)[1:-1], lambda s: json.dumps(s)[1:-1],
-    lambda s: quote(s), lambda s: quote(s, safe=""), lambda s: quote_plus(s), lambda s: repr(s.encode("utf-8"))[2:-1],
+    str, lambda s: repr(s)[1:-1], lambda s: ascii(s)[1:-1], lambda s: json.dumps(s)[1:-1],
+    quote, lambda s: quote(s, safe=""), quote_plus, lambda s: repr(s.encode("utf-8"))[2:-1],
 ])
 def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
     shown = form(secret)
