@@ -252,11 +252,15 @@ def test_connection_refused_names_the_url():
     assert raised.value.outcome_unknown is False
 
 
-def test_tls_failure_is_explained_and_not_retried():
-    client, transport, sleeps = make_client(requests.exceptions.SSLError(
+def tls_failure(reason):
+    """requests' SSLError for an OpenSSL verification failure with this reason."""
+    return requests.exceptions.SSLError(
         "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
-        "SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
-        "self-signed certificate (_ssl.c:1006)')))"))
+        "SSLError(SSLCertVerificationError(1, %r)))" % ("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: %s (_ssl.c:1006)" % reason))
+
+
+def test_tls_failure_is_explained_and_not_retried():
+    client, transport, sleeps = make_client(tls_failure("self-signed certificate"))
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
     assert str(raised.value).startswith("TLS verification failed for https://nac.example.com: certificate verify failed: "
@@ -464,10 +468,7 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
     monkeypatch.setattr(api, "certificate_names", lambda url, verify, timeout: ["nac-emulator.test", "127.0.0.1"])
-    client, transport, sleeps = make_client(requests.exceptions.SSLError(
-        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
-        "SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname "
-        "mismatch, certificate is not valid for 'nac.example.com'. (_ssl.c:1006)\")))"))
+    client, transport, sleeps = make_client(tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'."))
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
     assert str(raised.value) == ("TLS verification failed for https://nac.example.com: its certificate is for another name "
