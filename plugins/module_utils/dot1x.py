@@ -73,8 +73,6 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
             % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
-    if hostname is not None:
-        check_hostnames(hostname)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
     if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:

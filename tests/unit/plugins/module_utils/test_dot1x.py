@@ -149,6 +149,20 @@ def test_bad_options_fail_before_any_request():
     assert client.calls == [] and client.fired == []
 
 
+@pytest.mark.parametrize("hostname, fragment", [
+    ([["cam-01", "cam-02"]], "hostname[0] must be one name (a string), got a list"),
+    (["cam-01", {"name": "x"}], "hostname[1] must be one name (a string), got a mapping"),
+    (["cam 01"], "hostname[0] 'cam 01' contains whitespace"),
+    (["x" * 254], "hostname[0] has 254 characters"),
+])
+def test_unusable_hostnames_fail_before_any_request(hostname, fragment):
+    client = FakeClient()
+    with pytest.raises(NacConfigError) as raised:
+        status(client, hostname=hostname)
+    assert fragment in str(raised.value)
+    assert client.calls == [] and client.fired == []
+
+
 # -- target resolution ----------------------------------------------------------------------------
 
 def test_all_devices_in_the_server_order():
