@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+import math
 import os
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY, NacConfigError, NacError
@@ -69,7 +70,7 @@ def source_options(args, environ=None):
     options.update((name, _convert(args[name], kind, name)) for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None)
     if options["hostname"] is not None and not (options["hostname"] and all(isinstance(n, str) and n.strip() for n in options["hostname"])):
         raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (options["hostname"],))
-    if not options["interval"] > 0:
+    if options["interval"] <= 0:
         raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
     if not 1 <= options["concurrency"] <= MAX_CONCURRENCY:
         raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, options["concurrency"]))
@@ -94,7 +95,7 @@ def _convert(value, kind, where):
         number = float(value) if kind == "float" else int(str(value).strip())
     except ValueError:
         number = None
-    if isinstance(value, bool) or number is None or number != number or number in (float("inf"), float("-inf")):
+    if isinstance(value, bool) or number is None or not math.isfinite(number):
         return _bad(value, where, "a number" if kind == "float" else "a whole number")
     return number
 

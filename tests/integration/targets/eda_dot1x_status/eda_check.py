@@ -120,8 +120,10 @@ def run(flips, timeout):
     output = Output(process.stdout)
     latencies = []
     try:
-        fired = lambda: emulator.request_counts().get("POST /api/intent/dot1x_status/fire", 0)  # noqa: E731
-        wait_until(lambda: fired() >= 10 or process.poll() is not None, deadline, "two rounds of the source")
+        def two_rounds():
+            return emulator.request_counts().get("POST /api/intent/dot1x_status/fire", 0) >= 10 or process.poll() is not None
+
+        wait_until(two_rounds, deadline, "two rounds of the source (5 devices each)")
         assert process.poll() is None, "ansible-rulebook ended early"
 
         flipped = admin(emulator, hostname="cam-01", status="UNAUTHENTICATED", message="Certificate revoked")
