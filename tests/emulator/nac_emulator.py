@@ -156,7 +156,7 @@ class NacModel:
         self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])
         self.profiles = dict((p["name"], p) for p in config["profiles"])
         self.dot1x = config["dot1x"]
-        self.overrides = dict((k.lower(), v) for k, v in (self.dot1x.get("overrides") or {}).items())
+        self._set_overrides()
         self.keys = dict((a["api_key"], a) for a in config["accounts"] if a.get("api_key"))
         self.users = dict((a["username"], a) for a in config["accounts"] if a.get("username"))
         self._check_config()
@@ -197,6 +197,7 @@ class NacModel:
             self.counts.clear()
             self.advance = 0.0
             self._clear()
+            self._set_overrides()
             now = self.clock()
             seeds = self.config["devices"]
             taken = [s["id"] for s in seeds if is_int(s.get("id"))]
@@ -215,6 +216,11 @@ class NacModel:
                 self._add(dict(id=device_id, hostname=seed["hostname"], group=seed["group"], profile=seed["profile"],
                                macs=macs, ips=ips, created=created))
             self._write_state()
+
+    def _set_overrides(self):
+        """The configured 802.1x overrides (by hostname); none by id (those come from POST /_emulator/dot1x)."""
+        self.overrides = dict((k.lower(), dict(v)) for k, v in (self.dot1x.get("overrides") or {}).items())
+        self.id_overrides = {}
 
     def _clear(self):
         self.devices, self.by_host, self.by_mac, self.by_ip = {}, {}, {}, {}
@@ -490,7 +496,8 @@ class NacModel:
             result = {"status": "AUTHENTICATED", "authMethod": self.dot1x["auth_method"], "username": device["hostname"].lower(), "message": None}
         else:
             result = {"status": "CONNECTING", "authMethod": None, "username": None, "message": "Authentication in progress"}
-        override = self.overrides.get(device["hostname"].lower()) or {}
+        override = dict(self.overrides.get(device["hostname"].lower()) or {})
+        override.update(self.id_overrides.get(device["id"]) or {})
         result.update((key, override[key]) for key in RESULT_KEYS if key in override)
         if override.get("omit_status"):
             result.pop("status", None)
@@ -503,6 +510,7 @@ class NacModel:
         "/_emulator/requests": ("GET", "admin_requests"),
         "/_emulator/reset": ("POST", "admin_reset"),
         "/_emulator/clock": ("POST", "admin_clock"),
+        "/_emulator/dot1x": ("POST", "admin_dot1x"),
     }
 
     def handle_admin(self, method, path, body):
@@ -528,6 +536,29 @@ class NacModel:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
             raise validation_error({"advance": "must be a non-negative number of seconds"})
         return {"ok": True, "advance": self.advance_clock(seconds)}
+
+    def admin_dot1x(self, body):
+        """Set (or with ``clear``, drop) the 802.1x override of one device, by ``id`` or ``hostname``."""
+        data = parse_object(body)
+        unknown = sorted(set(data) - set(RESULT_KEYS) - {"id", "hostname", "omit_status", "clear"})
+        if unknown or ("id" in data) == ("hostname" in data):
+            raise validation_error({"body": "give id or hostname, and any of %s, omit_status, clear%s" % (
+                ", ".join(RESULT_KEYS), "; unknown: " + ", ".join(unknown) if unknown else "")})
+        override = dict((key, data[key]) for key in RESULT_KEYS + ("omit_status",) if key in data)
+        with self.lock:
+            if "id" in data:
+                if not is_int(data["id"]) or data["id"] not in self.devices:
+                    raise error(404, "Not found", "No device with id %r" % (data["id"],))
+                table, key = self.id_overrides, data["id"]
+            elif isinstance(data["hostname"], str) and data["hostname"]:
+                table, key = self.overrides, data["hostname"].lower()
+            else:
+                raise validation_error({"hostname": "must be a non-empty string"})
+            if data.get("clear"):
+                table.pop(key, None)
+            else:
+                table.setdefault(key, {}).update(override)
+            return {"ok": True, "override": table.get(key)}
 
 
 class _Server(ThreadingHTTPServer):

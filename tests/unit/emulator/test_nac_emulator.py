@@ -532,6 +532,36 @@ def test_emulator_clock_advance_rejects_bad_values(api, body):
     assert requests.post(api.url + "/_emulator/clock", json=body, timeout=10).status_code == 400
 
 
+def set_dot1x(api, **body):
+    return requests.post(api.url + "/_emulator/dot1x", json=body, timeout=10)
+
+
+def test_emulator_admin_dot1x_sets_and_clears_a_status_by_id_or_hostname(emu, api):
+    assert api.status(1)["status"] == "AUTHENTICATED" and api.status(3)["status"] == "AUTHENTICATED"
+    reply = set_dot1x(api, id=1, status="UNAUTHENTICATED", message="Certificate revoked")
+    assert reply.json() == {"ok": True, "override": {"status": "UNAUTHENTICATED", "message": "Certificate revoked"}}
+    assert api.status(1) == {"status": "UNAUTHENTICATED", "authMethod": "EAP-TLS", "username": "seed-cam-01", "message": "Certificate revoked"}
+    assert api.status(3)["status"] == "AUTHENTICATED"  # only that device
+    assert set_dot1x(api, hostname="SEED-CAM-01", status="HELD").status_code == 200
+    assert api.status(1)["status"] == "UNAUTHENTICATED"  # the id's override wins over the hostname's
+    set_dot1x(api, id=1, clear=True)
+    assert api.status(1)["status"] == "HELD"
+    set_dot1x(api, hostname="seed-cam-01", clear=True)
+    assert api.status(1)["status"] == "AUTHENTICATED"
+    set_dot1x(api, id=1, status="HELD")
+    emu.reset()  # back to the configured overrides only
+    assert api.status(1)["status"] == "AUTHENTICATED"
+    assert emu.request_counts() == {"POST " + FIRE: 1}  # since the reset; admin calls are never counted
+
+
+@pytest.mark.parametrize("body, status", [({"status": "HELD"}, 400), ({"id": 1, "hostname": "x", "status": "HELD"}, 400),
+                                          ({"id": 1, "colour": "red"}, 400), ({"hostname": "", "status": "HELD"}, 400),
+                                          ({"id": 999, "status": "HELD"}, 404), ({"id": "1", "status": "HELD"}, 404)])
+def test_emulator_admin_dot1x_rejects_bad_bodies(api, body, status):
+    assert set_dot1x(api, **body).status_code == status
+    assert api.status(1)["status"] == "AUTHENTICATED"
+
+
 def test_emulator_admin_endpoints_need_no_auth(api):
     assert requests.get(api.url + "/_emulator/health", timeout=10).json() == {"ok": True}
     assert requests.get(api.url + "/_emulator/nothing", timeout=10).status_code == 404

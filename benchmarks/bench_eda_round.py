@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Cost of one round of the event source netaccess.nac.dot1x_status against the NAC API emulator.
+
+Starts the emulator in this process with N devices and an injected latency per request, then runs
+``dot1x_events.poll_once`` (what the source runs in its worker thread each round) three times: the
+first round (baseline, no events), a round after ``--changes`` devices changed status (admin
+endpoint), and a round with no change. Prints each round's wall time, requests by kind (counted by
+the emulator), events, and the time of the change detection alone. It asserts nothing about speed.
+
+    .venv/bin/python benchmarks/bench_eda_round.py [--devices 5000] [--latency 0.02] [--concurrency 32] [--changes 50]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import os
+import sys
+import time
+
+import requests
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_dot1x_status import client, config  # noqa: E402  (also puts the work tree on sys.path)
+
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import detect, poll_once  # noqa: E402
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
+
+
+def one_round(emulator, nac, concurrency, known):
+    before = emulator.request_counts()
+    start = time.perf_counter()
+    result = poll_once(nac, concurrency=concurrency, known=known)
+    elapsed = time.perf_counter() - start
+    after = emulator.request_counts()
+    requests_made = dict((kind, after.get(kind, 0) - before.get(kind, 0)) for kind in after if after.get(kind, 0) != before.get(kind, 0))
+    return result, elapsed, requests_made
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", type=int, default=5000)
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every API request")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--changes", type=int, default=50, help="devices whose status changes before the second round")
+    args = parser.parse_args()
+
+    print("event source round: %d devices, %g ms latency per request, concurrency %d" % (
+        args.devices, args.latency * 1000, args.concurrency))
+    with Emulator(config=config(args.devices), latency=args.latency).start() as emulator:
+        nac = client(emulator, args.concurrency)
+        known = None
+        try:
+            for label in ("first round (baseline)", "after %d changes" % args.changes, "no change"):
+                if label.startswith("after"):
+                    for ident in range(1, args.devices + 1, max(1, args.devices // args.changes))[:args.changes]:
+                        requests.post(emulator.url + "/_emulator/dot1x", json={"id": ident, "status": "HELD"}, timeout=10)
+                result, elapsed, made = one_round(emulator, nac, args.concurrency, known)
+                changes = sum(1 for event in result.events if "nac_dot1x" in event)
+                errors = sum(1 for event in result.events if "nac_dot1x_error" in event)
+                total = sum(made.values())
+                print("  %-24s %6.2f s  %5d requests (%s)  %.0f requests/s  %d change events, %d error events" % (
+                    label, elapsed, total, ", ".join("%s: %d" % item for item in sorted(made.items())), total / elapsed,
+                    changes, errors))
+                known = result.known
+        finally:
+            nac.close()
+    results = list(known.values())
+    start = time.perf_counter()
+    for _repeat in range(10):
+        detect(known, results)
+    print("  change detection alone (detect, %d results): %.1f ms per round" % (len(results), (time.perf_counter() - start) * 100))
+    print("  ideal fire phase at this latency and concurrency: %.2f s (devices x latency / concurrency)" % (
+        args.devices * args.latency / args.concurrency))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""dot1x_status.py: an ansible-rulebook event source for 802.1x status changes of NAC devices.
+
+A thin asyncio loop around ``plugins/module_utils/dot1x_events.py`` of this collection (the same
+client and logic as the modules): every ``interval`` seconds one round runs in a worker thread and
+its events are put on the queue.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import asyncio
+import logging
+import os
+import sys
+
+DOCUMENTATION = r"""
+---
+short_description: Events for the 802.1x status changes of NAC devices
+description:
+  - An ansible-rulebook event source that polls the 802.1x status of devices through the NAC API,
+    with the same client as the modules of C(netaccess.nac).
+  - "Each round lists the devices once and fires the C(dot1x_status) intent for the chosen devices,
+    O(concurrency) at a time. A device whose status differs from the previous round gives an event
+    C({nac_dot1x: {id, hostname, status, previous_status, auth_method, username, message}});
+    a newly listed device changes from C(null)."
+  - "A round that fails (service unreachable, credentials refused, a bad reply) gives one event
+    C({nac_dot1x_error: {message, devices}}) and polling goes on at the next interval. A device
+    that alone could not be queried is named in C(devices) (C({id, hostname, error})) and keeps
+    its last known status; C(devices) is empty when the round failed as a whole."
+  - Rounds start every O(interval) seconds; a round that takes longer is followed at once by the next.
+  - A device whose status flips back and forth gives an event at every change.
+  - No credential appears in any event or log line of the source. ansible-rulebook itself logs the
+    arguments of a source at C(-vv), so give credentials with the E(NAC_API_KEY) (or E(NAC_USERNAME),
+    E(NAC_PASSWORD)) environment variables rather than as arguments.
+  - Needs the Python library C(requests) where ansible-rulebook runs (the decision environment).
+options:
+  api_url:
+    description: Base address of the NAC service. If not set, E(NAC_API_URL) is used.
+    type: str
+    required: true
+  api_key:
+    description:
+      - API key of an account with the privilege C(public_api) and access to the intent C(dot1x_status).
+      - If not set, E(NAC_API_KEY) is used (recommended).
+    type: str
+  username:
+    description: Account for HTTP Basic authentication instead of O(api_key). If not set, E(NAC_USERNAME) is used.
+    type: str
+  password:
+    description: Password of O(username). If not set, E(NAC_PASSWORD) is used (recommended).
+    type: str
+  tenant:
+    description: Tenant sent as C(X-Tenant). If not set, E(NAC_TENANT) is used.
+    type: str
+  validate_certs:
+    description: Whether to verify the TLS certificate of the service. If not set, E(NAC_VALIDATE_CERTS) is used.
+    type: bool
+    default: true
+  ca_path:
+    description: PEM bundle of certificate authorities to trust. If not set, E(NAC_CA_PATH) is used.
+    type: path
+  timeout:
+    description: Seconds to wait for each request. If not set, E(NAC_TIMEOUT) is used.
+    type: float
+    default: 30
+  max_retries:
+    description: How often a request that failed in a retryable way is tried again.
+    type: int
+    default: 3
+  hostname:
+    description:
+      - Devices to watch, by hostname (case-insensitive; every device with that name). Default every listed device.
+      - A name that matches no device is reported in a C(nac_dot1x_error) event at every round; once
+        such a device is created it changes from C(null).
+    type: list
+    elements: str
+  interval:
+    description: Seconds from the start of one round to the start of the next.
+    type: float
+    default: 60
+  concurrency:
+    description: Status requests in flight at once (1 to 256).
+    type: int
+    default: 8
+  initial:
+    description: Emit the status of every device at the first round (with C(previous_status) null).
+    type: bool
+    default: false
+"""
+
+EXAMPLES = r"""
+- name: Watch 802.1x
+  hosts: localhost
+  sources:
+    - name: 802.1x status of the cameras
+      netaccess.nac.dot1x_status:
+        hostname: [cam-01, cam-02]
+        interval: 30
+        concurrency: 8
+  rules:
+    - name: A camera lost its authentication
+      condition: >-
+        event.nac_dot1x.previous_status == "AUTHENTICATED"
+        and event.nac_dot1x.status != "AUTHENTICATED"
+      action:
+        run_playbook:
+          name: netaccess.nac.dot1x_requery
+"""
+
+LOGGER = logging.getLogger("netaccess.nac.dot1x_status")
+
+
+def _make_collection_importable():
+    """ansible-rulebook runs this file by path and does not put the collections path on sys.path:
+    add the directory that holds this installed collection's ``ansible_collections``."""
+    here = os.path.dirname(os.path.abspath(__file__))  # .../ansible_collections/netaccess/nac/extensions/eda/plugins/event_source
+    collection = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
+    namespaces = os.path.dirname(os.path.dirname(collection))
+    if os.path.basename(namespaces) == "ansible_collections" and os.path.dirname(namespaces) not in sys.path:
+        sys.path.insert(0, os.path.dirname(namespaces))
+
+
+_make_collection_importable()
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (  # noqa: E402 pylint: disable=wrong-import-position
+    Round,
+    error_event,
+    poll_once,
+    source_options,
+)
+
+
+async def main(queue, args):
+    """Poll the 802.1x status every ``interval`` seconds and put an event on ``queue`` for each change."""
+    client_kwargs, options = source_options(args)
+    client = NacClient(**client_kwargs)
+    loop = asyncio.get_running_loop()
+    LOGGER.info("polling the 802.1x status of %s at %s every %g s", ", ".join(options["hostname"] or ["every device"]),
+                client.display_url, options["interval"])
+    known, warnings = None, []
+    try:
+        while True:
+            started = loop.time()
+            try:
+                result = await loop.run_in_executor(None, poll_once, client, options["hostname"], options["concurrency"],
+                                                    options["initial"], known)
+            except Exception as bug:  # pylint: disable=broad-except
+                # A bug must not end the watch: report it like a failed round (without credentials).
+                message = "internal error in netaccess.nac.dot1x_status: %s: %s (please report it)" % (type(bug).__name__, bug)
+                for secret in (client_kwargs[name] for name in ("api_key", "password") if client_kwargs[name]):
+                    message = message.replace(secret, "********")
+                result = Round([error_event(message)], known, warnings)
+            known = result.known
+            for warning in result.warnings if result.warnings != warnings else ():
+                LOGGER.warning(warning)
+            warnings = result.warnings
+            for event in result.events:
+                if "nac_dot1x_error" in event:
+                    LOGGER.warning(event["nac_dot1x_error"]["message"])
+                await queue.put(event)
+            await asyncio.sleep(max(0.0, started + options["interval"] - loop.time()))
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    # Run directly (connection from the NAC_* environment variables): print the events.
+
+    class MockQueue:
+        """A fake queue."""
+
+        async def put(self, event):
+            """Print the event."""
+            print(event)
+
+    asyncio.run(main(MockQueue(), {"interval": 5, "initial": True}))

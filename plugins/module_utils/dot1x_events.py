@@ -1,0 +1,157 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""802.1x status changes as events, for the event source ``netaccess.nac.dot1x_status``: pure logic,
+no Ansible imports (the event source runs in ansible-rulebook, not in Ansible).
+
+``source_options(args, environ)`` reads the source's arguments with their ``NAC_*`` fallbacks,
+``poll_once(client, ...)`` runs one round (one device list, the intent fired for the chosen devices,
+``dot1x.query``) and ``detect(known, results)`` turns the round's results into events: one per
+device whose status differs from what ``known`` holds, and one ``nac_dot1x_error`` for the devices
+that could not be queried. The event source is a thin asyncio loop around ``poll_once``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+import math
+import os
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY, NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query, resolve
+
+# option: (environment variable, type, default); the connection options of the doc fragment.
+CONNECTION_OPTIONS = collections.OrderedDict((
+    ("api_url", ("NAC_API_URL", "str", None)),
+    ("api_key", ("NAC_API_KEY", "secret", None)),
+    ("username", ("NAC_USERNAME", "str", None)),
+    ("password", ("NAC_PASSWORD", "secret", None)),
+    ("tenant", ("NAC_TENANT", "str", None)),
+    ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True)),
+    ("ca_path", ("NAC_CA_PATH", "path", None)),
+    ("timeout", ("NAC_TIMEOUT", "float", 30.0)),
+    ("max_retries", (None, "int", 3)),
+))
+SOURCE_OPTIONS = collections.OrderedDict((
+    ("hostname", "list"),
+    ("interval", "float"),
+    ("concurrency", "int"),
+    ("initial", "bool"),
+))
+SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False)
+TRUE = frozenset(("1", "true", "yes", "on", "y", "t"))
+FALSE = frozenset(("0", "false", "no", "off", "n", "f"))
+FIRST_ROUND = object()  # ``known`` value of a device listed at the first round whose status is not known yet
+
+Round = collections.namedtuple("Round", "events known warnings")
+
+
+def source_options(args, environ=None):
+    """``(client_kwargs, options)`` from the source's arguments, each connection option falling back
+    to its ``NAC_*`` environment variable. Raises NacConfigError naming the first unusable argument
+    (never showing the value of a secret). Arguments starting with ``eda_`` belong to ansible-rulebook."""
+    environ = os.environ if environ is None else environ
+    args = dict((name, value) for name, value in (args or {}).items() if not str(name).startswith("eda_"))
+    unknown = sorted(set(args) - set(CONNECTION_OPTIONS) - set(SOURCE_OPTIONS), key=str)
+    if unknown:
+        raise NacConfigError("netaccess.nac.dot1x_status: unknown argument(s) %s; the arguments are %s" % (
+            ", ".join(map(str, unknown)), ", ".join(list(CONNECTION_OPTIONS) + list(SOURCE_OPTIONS))))
+    client = {}
+    for name, (variable, kind, default) in CONNECTION_OPTIONS.items():
+        value, where = args.get(name), name
+        if value is None and variable and environ.get(variable):
+            value, where = environ[variable], "%s (from %s)" % (name, variable)
+        client[name] = default if value is None else _convert(value, kind, where)
+    if not client["api_url"]:
+        raise NacConfigError("api_url is required: give the address of the NAC service as api_url or in NAC_API_URL")
+    options = dict(SOURCE_DEFAULTS)
+    options.update((name, _convert(args[name], kind, name)) for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None)
+    if options["hostname"] is not None and not (options["hostname"] and all(isinstance(n, str) and n.strip() for n in options["hostname"])):
+        raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (options["hostname"],))
+    if options["interval"] <= 0:
+        raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
+    if not 1 <= options["concurrency"] <= MAX_CONCURRENCY:
+        raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, options["concurrency"]))
+    client.update(read_only=True, pool_size=options["concurrency"])
+    return client, options
+
+
+def _convert(value, kind, where):
+    """The value as ``kind``; a string (from the environment or a rulebook variable) is parsed."""
+    if kind in ("str", "secret", "path"):
+        if not isinstance(value, str):
+            raise NacConfigError("%s must be a string, got %s" % (where, type(value).__name__ if kind == "secret" else repr(value)))
+        return os.path.expanduser(value) if kind == "path" else value
+    if kind == "list":
+        return [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else _bad(value, where, "a list of names")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        return True if text in TRUE else False if text in FALSE else _bad(value, where, "true or false")
+    try:
+        number = float(value) if kind == "float" else int(str(value).strip())
+    except ValueError:
+        number = None
+    if isinstance(value, bool) or number is None or not math.isfinite(number):
+        return _bad(value, where, "a number" if kind == "float" else "a whole number")
+    return number
+
+
+def _bad(value, where, wanted):
+    raise NacConfigError("%s must be %s, got %r" % (where, wanted, value))
+
+
+def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None):
+    """One round: ``Round(events, known, warnings)``. ``known`` is what ``detect`` returned last
+    time (None before the first round). A round that fails as a whole (the device list cannot be
+    read, the credentials are refused) gives one ``nac_dot1x_error`` event and leaves ``known`` as it was."""
+    try:
+        targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
+        results = list(query(client, [t for t in targets if t.error is None], concurrency))
+    except NacError as failure:
+        return Round([error_event(failure.message)], known, [])
+    results.extend(dict(id=t.id, hostname=t.hostname, error=t.error) for t in targets if t.error is not None)
+    events, known = detect(known, results, initial)
+    return Round(events, known, warnings)
+
+
+def detect(known, results, initial=False):
+    """``(events, known)``: the events of one round and the map {id: last good result} for the next.
+
+    ``known`` None means the first round: it emits every device only when ``initial``. Later, a
+    device whose status differs from its known one emits an event with ``previous_status``; a
+    device not known before (newly listed) changes from null. A result with ``error`` keeps the
+    device's last known status and is named in one ``nac_dot1x_error`` event at the end.
+    """
+    first = known is None
+    known = known or {}
+    now, events, failed = {}, [], []
+    for entry in results:
+        before = known.get(entry["id"])
+        if "error" in entry:
+            failed.append(dict(id=entry["id"], hostname=entry["hostname"], error=entry["error"]))
+            if entry["id"] is not None:
+                now[entry["id"]] = FIRST_ROUND if first else before
+            continue
+        now[entry["id"]] = entry
+        previous = before["status"] if isinstance(before, dict) else None
+        if (initial if first else before is not FIRST_ROUND and (before is None or previous != entry["status"])):
+            events.append(change_event(entry, previous))
+    now = dict((ident, value) for ident, value in now.items() if value is not None)
+    if failed:
+        events.append(error_event(failure_message(results), failed))
+    return events, now
+
+
+def change_event(entry, previous_status):
+    return {"nac_dot1x": dict(id=entry["id"], hostname=entry["hostname"], status=entry["status"], previous_status=previous_status,
+                              auth_method=entry.get("auth_method"), username=entry.get("username"), message=entry.get("message"))}
+
+
+def error_event(message, devices=()):
+    """``devices``: the devices that could not be queried, each ``{id, hostname, error}``; empty when
+    the round failed as a whole."""
+    return {"nac_dot1x_error": dict(message=message, devices=list(devices))}
