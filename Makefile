@@ -72,7 +72,7 @@ help:
 	echo "  integration  ansible-test integration against the NAC API emulator"
 	echo "  test         all of the above, stopping at the first failure (what CI runs)"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
-	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices)"
+	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices, inventory of 5,000)"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
@@ -148,6 +148,7 @@ bench: venv build
 	$(call stage_start,bench)
 	"$(PY)" benchmarks/bench_nac_device_bulk.py --devices 1000 --latency 0.02 --concurrency 8
 	"$(PY)" benchmarks/bench_dot1x_status.py --devices 1000 --latency 0.02 --concurrency 1 32 --ansible
+	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	$(call stage_end,bench)
 
 clean:
