@@ -115,7 +115,13 @@ if hasattr(BaseInventoryPlugin, "trusted_by_default"):
 else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a record is not templated
     from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY, NacClient, NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    MAX_CONCURRENCY,
+    NacClient,
+    NacConfigError,
+    NacError,
+    strip_userinfo,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query, require_access, resolve
 
@@ -188,6 +194,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 data = self._cache[key]
             except KeyError:
                 pass
+            if not isinstance(data, dict) or not isinstance(data.get("devices"), list):
+                data = None  # not cached, or by something else: fetched afresh
         if data is None:
             try:
                 data = self.fetch()
@@ -200,7 +208,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def cache_key(self, path):
         """The standard key of the source, narrowed by what decides the data: the API address, the tenant
         and whether statuses were queried (no credential, in any form)."""
-        settings = json.dumps([self.get_option(name) for name in ("api_url", "tenant", "dot1x_status")])
+        settings = json.dumps([strip_userinfo(str(self.get_option("api_url"))), self.get_option("tenant"), self.get_option("dot1x_status")])
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
