@@ -74,6 +74,7 @@ help:
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               one event source round of 5,000 devices, status change -> rule latency)"
+	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices, inventory of 5,000)"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
@@ -155,6 +156,7 @@ bench: venv build
 	"$(PY)" benchmarks/bench_dot1x_status.py --devices 1000 --latency 0.02 --concurrency 1 32 --ansible
 	"$(PY)" benchmarks/bench_eda_round.py --devices 5000 --latency 0.02 --concurrency 32
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
+	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	$(call stage_end,bench)
 
 clean:

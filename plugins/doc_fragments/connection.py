@@ -91,3 +91,35 @@ notes:
   - Credentials (O(api_key), O(password), a password in O(api_url)) never appear in results, errors or
     logs, neither as given nor escaped nor URL-encoded.
 """
+
+    # Plugins (the inventory plugin) read their options through Ansible's configuration system,
+    # which takes environment variables from ``env`` entries; module documentation cannot carry
+    # them. Used together with DOCUMENTATION, whose option entries these extend:
+    #   extends_documentation_fragment: [netaccess.nac.connection, netaccess.nac.connection.plugins]
+    PLUGINS = r"""
+options:
+  api_url:
+    env:
+      - name: NAC_API_URL
+  api_key:
+    env:
+      - name: NAC_API_KEY
+  username:
+    env:
+      - name: NAC_USERNAME
+  password:
+    env:
+      - name: NAC_PASSWORD
+  tenant:
+    env:
+      - name: NAC_TENANT
+  validate_certs:
+    env:
+      - name: NAC_VALIDATE_CERTS
+  ca_path:
+    env:
+      - name: NAC_CA_PATH
+  timeout:
+    env:
+      - name: NAC_TIMEOUT
+"""

@@ -54,15 +54,21 @@ def dot1x_status(client, device_id=None, hostname=None, all_devices=False, concu
     """
     hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
-    if check_access and not client.has_intent(DOT1X_INTENT):
+    if check_access:
+        require_access(client)
+    targets, warnings = resolve(client.list_devices(), device_id, hostname, all_devices)
+    results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
+
+
+def require_access(client):
+    """Raise NacAuthError unless the account may fire ``dot1x_status`` (it is in GET /api/intent)."""
+    if not client.has_intent(DOT1X_INTENT):
         raise NacAuthError(
             "The account may not fire the intent %s (%s): GET /api/intent does not list it. The account needs "
             "access to that intent (often the administrator role or a similar one) to query 802.1x status. "
             "No status was queried." % (DOT1X_INTENT, DOT1X_INTENT_NAMES),
             method="GET", path="/api/intent")
-    targets, warnings = resolve(client.list_devices(), device_id, hostname, all_devices)
-    results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
-    return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
 
 
 def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval):

@@ -161,6 +161,7 @@ class NacModel:
         self.users = dict((a["username"], a) for a in config["accounts"] if a.get("username"))
         self._check_config()
         self.counts = collections.Counter()
+        self.fires = collections.Counter()  # dot1x_status fires per targetId
         self.advance = 0.0
         self._clear()
         self.db = None
@@ -195,6 +196,7 @@ class NacModel:
         """Back to the configured devices, clock and counters (and rewrite the state file)."""
         with self.lock:
             self.counts.clear()
+            self.fires.clear()
             self.advance = 0.0
             self._clear()
             self._set_overrides()
@@ -477,6 +479,7 @@ class NacModel:
         if tag != "dot1x_status":
             return json_reply(200, {"result": "ok"})
         with self.lock:
+            self.fires[target] += 1
             device = self.devices.get(target)
             if device is None:
                 raise error(404, "Not found", "No device with id %d" % target)
@@ -511,6 +514,7 @@ class NacModel:
         "/_emulator/reset": ("POST", "admin_reset"),
         "/_emulator/clock": ("POST", "admin_clock"),
         "/_emulator/dot1x": ("POST", "admin_dot1x"),
+        "/_emulator/fires": ("GET", "admin_fires"),
     }
 
     def handle_admin(self, method, path, body):
@@ -526,6 +530,10 @@ class NacModel:
 
     def admin_requests(self, _body):
         return self.request_counts()
+
+    def admin_fires(self, _body):
+        with self.lock:
+            return dict((str(target), count) for target, count in sorted(self.fires.items()))
 
     def admin_reset(self, _body):
         self.reset()

@@ -1,0 +1,252 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: nac
+short_description: Devices of the NAC as Ansible hosts, grouped by their 802.1x status
+version_added: 0.1.0
+description:
+  - Makes every device of the NAC service an Ansible host, from one device list (C(GET /api/device)).
+  - With O(dot1x_status=true), also queries the 802.1x status of every device (the intent C(dot1x_status),
+    O(concurrency) queries at a time over one pool of keep-alive connections) and groups the hosts by it,
+    for example C(nac_dot1x_unauthenticated).
+  - Hosts are named by the device hostname. Devices that share a hostname (compared case-insensitively)
+    are each named C(<hostname>_<id>), with a warning naming them.
+  - "Host variables: C(nac_id), C(nac_hostname), C(nac_group) and C(nac_profile) (when the record shows
+    them, as a string or an object with a C(name)), C(nac_macs) and C(nac_ips) (when the record shows
+    them as lists), C(nac_record) (the record as listed). With O(dot1x_status=true) also
+    C(nac_dot1x_status), C(nac_auth_method), C(nac_username), C(nac_dot1x_message), and
+    C(nac_dot1x_error_message) for a device that could not be queried (its status is then V(ERROR))."
+  - "Groups: C(nac_devices) (every device); with O(dot1x_status=true), C(nac_dot1x_<status in lower case>)
+    (for example C(nac_dot1x_authenticated), C(nac_dot1x_unknown) for a reply without a status) and
+    C(nac_dot1x_error) for the devices that could not be queried. Group names are sanitised the way
+    O(keyed_groups) names are."
+  - The inventory source is a YAML file whose name ends in C(nac.yml) or C(nac.yaml).
+author:
+  - netaccess.nac maintainers (@netaccess)
+extends_documentation_fragment:
+  - netaccess.nac.connection
+  - netaccess.nac.connection.plugins
+  - ansible.builtin.constructed
+  - ansible.builtin.inventory_cache
+options:
+  plugin:
+    description: The name of this plugin; the inventory source is for this plugin only when it is set to it.
+    type: str
+    required: true
+    choices:
+      - netaccess.nac.nac
+  dot1x_status:
+    description:
+      - Query the 802.1x status of every device, and group the hosts by it.
+      - Needs an account with access to the intent C(dot1x_status) ("Check 802.1x"); the intents are listed
+        first, and the inventory fails before any query when it is not among them.
+      - A device that could not be queried is in the group C(nac_dot1x_error) with its error in
+        C(nac_dot1x_error_message); the other devices are unaffected.
+      - When V(false), no status query is sent at all.
+    type: bool
+    default: false
+  concurrency:
+    description:
+      - Status queries in flight at once when O(dot1x_status=true), from 1 to 256.
+    type: int
+    default: 8
+notes:
+  - Credentials are best given by the environment variables (as the AWX credential type of this collection
+    injects them), never written into the inventory source. No credential appears in the inventory, its
+    cache, its errors or its log.
+  - With O(cache=true), a run within O(cache_timeout) seconds of the previous one sends no request at all.
+    The cache holds the device list and statuses (no credential), per inventory source, API address, tenant
+    and O(dot1x_status); O(compose), O(groups) and O(keyed_groups) are applied afresh on every run.
+  - When the NAC cannot be queried, Ansible reports the source as unparsed and carries on without its hosts,
+    unless the setting C(inventory_any_unparsed_is_failed) (E(ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED)) is
+    true; AWX inventory updates fail on it.
+seealso:
+  - module: netaccess.nac.nac_dot1x_status
+  - module: netaccess.nac.nac_device_info
+"""
+
+EXAMPLES = r"""
+# nac.yml: every device, with the connection from the environment
+# (NAC_API_URL and NAC_API_KEY, or NAC_USERNAME, NAC_PASSWORD and NAC_TENANT)
+plugin: netaccess.nac.nac
+
+---
+# dot1x.nac.yml: grouped by 802.1x status, cached for five minutes
+plugin: netaccess.nac.nac
+dot1x_status: true
+concurrency: 32
+cache: true
+cache_plugin: ansible.builtin.jsonfile
+cache_connection: /var/tmp/nac_inventory_cache
+cache_timeout: 300
+
+---
+# Groups and variables of your own from the device records
+plugin: netaccess.nac.nac
+dot1x_status: true
+keyed_groups:
+  - key: nac_group
+    prefix: nac_group
+  - key: nac_profile
+    prefix: nac_profile
+groups:
+  nac_needs_attention: nac_dot1x_status not in ['AUTHENTICATED']
+compose:
+  ansible_host: nac_ips[0] if nac_ips else omit
+"""
+
+import hashlib
+import json
+import time
+
+from ansible.errors import AnsibleParserError
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+
+if hasattr(BaseInventoryPlugin, "trusted_by_default"):
+    # ansible-core 2.19+: what an inventory plugin sets is never templated (trusted_by_default is false).
+    def make_unsafe(value):
+        return value
+else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a record is not templated
+    from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    MAX_CONCURRENCY,
+    NacClient,
+    NacConfigError,
+    NacError,
+    strip_userinfo,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query, require_access, resolve
+
+CONNECTION_OPTIONS = ("api_url", "api_key", "username", "password", "tenant", "validate_certs", "ca_path", "timeout",
+                      "max_retries")
+ALL_GROUP = "nac_devices"
+STATUS_GROUP_PREFIX = "nac_dot1x_"
+STATUS_VARS = (("nac_dot1x_status", "status"), ("nac_auth_method", "auth_method"), ("nac_username", "username"),
+               ("nac_dot1x_message", "message"), ("nac_dot1x_error_message", "error"))
+
+
+def host_names(records):
+    """({device id: host name}, warnings): the hostname, or ``<hostname>_<id>`` for each device whose hostname
+    another device has too (compared case-insensitively, as hostnames are matched everywhere in this
+    collection); ``nac_device_<id>`` for a device whose hostname is empty."""
+    by_name = index_by_hostname(records)
+    taken = set(key for key, matches in by_name.items() if len(matches) == 1)
+    names, warnings = {}, []
+    for matches in by_name.values():
+        if len(matches) == 1 and matches[0]["hostname"].strip():
+            names[matches[0]["id"]] = matches[0]["hostname"]
+            continue
+        for record in matches:
+            name = "%s_%s" % (record["hostname"].strip() or "nac_device", record["id"])
+            while hostname_key(name) in taken:  # another device is named like that already
+                name = "%s_%s" % (name, record["id"])
+            taken.add(hostname_key(name))
+            names[record["id"]] = name
+        hosts = ", ".join(names[record["id"]] for record in matches)
+        if len(matches) == 1:
+            warnings.append("device id %s has an empty hostname: its host is named %s" % (matches[0]["id"], hosts))
+        else:
+            warnings.append("hostname %r is shared by %d devices (ids %s): their hosts are named %s" % (
+                matches[0]["hostname"], len(matches), ", ".join(str(record["id"]) for record in matches), hosts))
+    return names, warnings
+
+
+def host_vars(record, entry=None):
+    """The ``nac_*`` variables of one device: its record, and its status entry (dot1x.shape) if any."""
+    hostvars = dict(nac_id=record["id"], nac_hostname=record["hostname"], nac_record=record)
+    for key in ("group", "profile"):
+        value = record.get(key)
+        value = value.get("name") if isinstance(value, dict) else value
+        if isinstance(value, str):
+            hostvars["nac_" + key] = value
+    for key in ("macs", "ips"):
+        if isinstance(record.get(key), list):
+            hostvars["nac_" + key] = record[key]
+    if entry is not None:
+        hostvars.update((name, entry[key]) for name, key in STATUS_VARS if key in entry)
+    return hostvars
+
+
+class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
+    """A thin adapter: the client and the status query are module_utils' own (api.py, dot1x.py)."""
+
+    NAME = "netaccess.nac.nac"
+
+    def verify_file(self, path):
+        return super(InventoryModule, self).verify_file(path) and path.endswith(("nac.yml", "nac.yaml"))
+
+    def parse(self, inventory, loader, path, cache=True):
+        super(InventoryModule, self).parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        key = self.cache_key(path)
+        use_cache = self.get_option("cache") and cache
+        data = None
+        if use_cache:
+            try:
+                data = self._cache[key]
+            except KeyError:
+                pass
+            if not isinstance(data, dict) or not isinstance(data.get("devices"), list):
+                data = None  # not cached, or by something else: fetched afresh
+        if data is None:
+            try:
+                data = self.fetch()
+            except NacError as error:
+                raise AnsibleParserError("netaccess.nac.nac inventory: %s" % error.message) from None
+            if self.get_option("cache"):
+                self._cache[key] = data
+        self.populate(data["devices"], data.get("dot1x"))
+
+    def cache_key(self, path):
+        """The standard key of the source, narrowed by what decides the data: the API address, the tenant
+        and whether statuses were queried (no credential, in any form)."""
+        settings = json.dumps([strip_userinfo(str(self.get_option("api_url"))), self.get_option("tenant"), self.get_option("dot1x_status")])
+        return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
+
+    def fetch(self):
+        """{devices: the device list, dot1x: one status entry per device (dot1x.shape) or None}."""
+        concurrency = self.get_option("concurrency")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
+        client = NacClient(read_only=True, pool_size=max(concurrency, 8),
+                           **dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS))
+        try:
+            records = client.list_devices()
+            if not self.get_option("dot1x_status"):
+                return dict(devices=records, dot1x=None)
+            require_access(client)
+            targets, _warnings = resolve(records, all_devices=True)
+            started = time.monotonic()
+            entries = list(query(client, targets, concurrency))
+            self.display.vvv("netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
+                             % (len(entries), time.monotonic() - started, concurrency))
+            return dict(devices=records, dot1x=entries)
+        finally:
+            client.close()
+
+    def populate(self, records, entries=None):
+        names, warnings = host_names(records)
+        for warning in warnings:
+            self.display.warning("netaccess.nac.nac inventory: " + warning)
+        self.inventory.add_group(ALL_GROUP)
+        strict = self.get_option("strict")
+        for index, record in enumerate(records):
+            name = make_unsafe(names[record["id"]])
+            hostvars = host_vars(record, entries[index] if entries is not None else None)
+            self.inventory.add_host(name, group=ALL_GROUP)
+            if entries is not None:
+                group = self.inventory.add_group(self._sanitize_group_name(STATUS_GROUP_PREFIX + entries[index]["status"].lower()))
+                self.inventory.add_host(name, group=group)
+            for variable, value in hostvars.items():
+                self.inventory.set_variable(name, variable, make_unsafe(value))
+            self._set_composite_vars(self.get_option("compose"), hostvars, name, strict=strict)
+            self._add_host_to_composed_groups(self.get_option("groups"), hostvars, name, strict=strict)
+            self._add_host_to_keyed_groups(self.get_option("keyed_groups"), hostvars, name, strict=strict)

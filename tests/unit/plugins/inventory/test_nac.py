@@ -1,0 +1,255 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of the inventory plugin netaccess.nac.nac: host naming, host variables, grouping, sanitised
+group names, Constructable options, caching and errors, against the in-process NAC emulator (whose
+request counters prove which requests were, or were not, sent)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible.errors import AnsibleParserError
+from ansible.inventory.data import InventoryData
+from ansible.parsing.dataloader import DataLoader
+from ansible.plugins.loader import inventory_loader
+
+from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
+
+ADMIN_KEY = "nac-demo-admin-key"
+NOACCESS_KEY = "nac-demo-noaccess-key"
+LIST, INTENTS, FIRE = "GET /api/device", "GET /api/intent", "POST /api/intent/dot1x_status/fire"
+
+DEVICES = [
+    dict(id=1, hostname="cam-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:10"], ips=["10.20.0.10"]),
+    dict(id=2, hostname="printer-01", group="Printers", profile="Printer", ips=["10.30.0.10"]),  # no MAC: UNAUTHENTICATED
+    dict(id=3, hostname="dup-host", group="Cameras", profile="Camera", macs=["02:00:00:20:00:11"], ips=["10.20.0.11"]),
+    dict(id=4, hostname="DUP-HOST", group="Cameras", profile="Camera", macs=["02:00:00:20:00:12"], ips=["10.20.0.12"]),
+    dict(id=5, hostname="nostatus-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:13"], ips=["10.20.0.13"]),
+    dict(id=6, hostname="odd-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:14"], ips=["10.20.0.14"]),
+    dict(id=7, hostname="bad-reply-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:15"], ips=["10.20.0.15"]),
+]
+OVERRIDES = {
+    "nostatus-01": {"omit_status": True},
+    "odd-01": {"status": "Not Authorised/Quarantine", "message": "Posture check failed"},
+    "bad-reply-01": {"status": 42},  # not a string: this device's query fails, the others do not
+}
+
+
+@pytest.fixture
+def emulator():
+    with Emulator(config=dict(devices=DEVICES, dot1x=dict(overrides=OVERRIDES))).start() as emu:
+        yield emu
+
+
+def source(tmp_path, name="test.nac.yml", **options):
+    lines = ["plugin: netaccess.nac.nac"] + ["%s: %s" % (key, value) for key, value in options.items()]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def parse(path, cache=True):
+    inventory = InventoryData()
+    plugin = inventory_loader.get("netaccess.nac.nac")
+    plugin.parse(inventory, DataLoader(), path, cache=cache)
+    if getattr(plugin, "_cache", None) is not None:
+        plugin.update_cache_if_changed()
+    return inventory
+
+
+def members(inventory, group):
+    return sorted(host.name for host in inventory.groups[group].get_hosts())
+
+
+def hostvars(inventory, host):
+    return dict((k, v) for k, v in inventory.get_host(host).vars.items() if not k.startswith("inventory_"))
+
+
+# -- naming and host variables (pure) -------------------------------------------------------------
+
+def test_unique_hostnames_are_the_host_names():
+    names, warnings = host_names([dict(id=1, hostname="cam-01"), dict(id=2, hostname="Printer-01")])
+    assert names == {1: "cam-01", 2: "Printer-01"} and warnings == []
+
+
+def test_shared_hostnames_become_hostname_id_with_a_warning_naming_them():
+    records = [dict(id=3, hostname="dup"), dict(id=9, hostname="x"), dict(id=4, hostname="DUP")]
+    names, warnings = host_names(records)
+    assert names == {3: "dup_3", 4: "DUP_4", 9: "x"}
+    assert warnings == ["hostname 'dup' is shared by 2 devices (ids 3, 4): their hosts are named dup_3, DUP_4"]
+
+
+def test_a_suffixed_name_never_takes_another_devices_name():
+    names, _warnings = host_names([dict(id=3, hostname="a"), dict(id=4, hostname="a"), dict(id=5, hostname="a_3")])
+    assert names == {3: "a_3_3", 4: "a_4", 5: "a_3"}
+    assert len(set(names.values())) == 3
+
+
+def test_an_empty_hostname_gets_a_name_from_the_id():
+    names, warnings = host_names([dict(id=8, hostname=" ")])
+    assert names == {8: "nac_device_8"}
+    assert warnings == ["device id 8 has an empty hostname: its host is named nac_device_8"]
+
+
+def test_host_vars_take_what_the_record_shows():
+    record = dict(id=1, hostname="cam-01", group={"id": 4, "name": "Cameras"}, profile="Camera", macs="02:00:00:00:00:01",
+                  ips=["10.0.0.1"], extra=True)
+    assert host_vars(record) == dict(nac_id=1, nac_hostname="cam-01", nac_group="Cameras", nac_profile="Camera",
+                                     nac_ips=["10.0.0.1"], nac_record=record)
+    assert "nac_group" not in host_vars(dict(id=2, hostname="x", group=7))
+
+
+def test_host_vars_of_a_status_entry_and_of_a_failed_query():
+    record = dict(id=1, hostname="cam-01")
+    entry = dict(id=1, hostname="cam-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="cam-01", message=None)
+    assert host_vars(record, entry) == dict(nac_id=1, nac_hostname="cam-01", nac_record=record, nac_dot1x_status="AUTHENTICATED",
+                                            nac_auth_method="EAP-TLS", nac_username="cam-01", nac_dot1x_message=None)
+    failed = dict(entry, status="ERROR", auth_method=None, username=None, error="No reply")
+    assert host_vars(record, failed)["nac_dot1x_error_message"] == "No reply"
+
+
+# -- the plugin against the emulator --------------------------------------------------------------
+
+def test_verify_file_wants_names_ending_in_nac_yml(tmp_path):
+    plugin = inventory_loader.get("netaccess.nac.nac")
+    for name, wanted in (("nac.yml", True), ("site.nac.yaml", True), ("inventory.yml", False), ("nac.yml.bak", False)):
+        path = tmp_path / name
+        path.write_text("plugin: netaccess.nac.nac\n")
+        assert bool(plugin.verify_file(str(path))) is wanted, name
+
+
+def test_without_dot1x_status_one_list_request_and_no_status_query(emulator, tmp_path):
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY))
+    assert emulator.request_counts() == {LIST: 1}
+    assert members(inventory, "nac_devices") == ["DUP-HOST_4", "bad-reply-01", "cam-01", "dup-host_3", "nostatus-01",
+                                                 "odd-01", "printer-01"]
+    assert not [name for name in inventory.groups if name.startswith("nac_dot1x")]
+    assert hostvars(inventory, "printer-01") == dict(nac_id=2, nac_hostname="printer-01", nac_group="Printers", nac_profile="Printer",
+                                                     nac_macs=[], nac_ips=["10.30.0.10"], nac_record=dict(DEVICES[1], macs=[]))
+    assert "nac_dot1x_status" not in hostvars(inventory, "cam-01")
+
+
+def test_dot1x_status_groups_by_status_with_sanitised_names(emulator, tmp_path):
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true", concurrency=3))
+    assert emulator.request_counts() == {LIST: 1, INTENTS: 1, FIRE: len(DEVICES)}
+    assert members(inventory, "nac_dot1x_authenticated") == ["DUP-HOST_4", "cam-01", "dup-host_3"]
+    assert members(inventory, "nac_dot1x_unauthenticated") == ["printer-01"]
+    assert members(inventory, "nac_dot1x_unknown") == ["nostatus-01"]
+    assert members(inventory, "nac_dot1x_not_authorised_quarantine") == ["odd-01"]  # as keyed_groups sanitise
+    assert members(inventory, "nac_dot1x_error") == ["bad-reply-01"]
+    odd = hostvars(inventory, "odd-01")
+    assert (odd["nac_dot1x_status"], odd["nac_dot1x_message"]) == ("Not Authorised/Quarantine", "Posture check failed")
+    failed = hostvars(inventory, "bad-reply-01")
+    assert failed["nac_dot1x_status"] == "ERROR" and "'status' is int" in failed["nac_dot1x_error_message"]
+    cam = hostvars(inventory, "cam-01")
+    assert (cam["nac_dot1x_status"], cam["nac_auth_method"], cam["nac_username"]) == ("AUTHENTICATED", "EAP-TLS", "cam-01")
+    assert "nac_dot1x_error_message" not in cam
+
+
+def test_constructable_options_see_the_host_variables(emulator, tmp_path):
+    path = source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true",
+                  compose="{first_ip: 'nac_ips[0]'}",
+                  groups="{needs_attention: \"nac_dot1x_status != 'AUTHENTICATED'\"}",
+                  keyed_groups="[{key: nac_dot1x_status, prefix: status}, {key: nac_group, prefix: grp}]")
+    inventory = parse(path)
+    assert hostvars(inventory, "cam-01")["first_ip"] == "10.20.0.10"
+    assert members(inventory, "needs_attention") == ["bad-reply-01", "nostatus-01", "odd-01", "printer-01"]
+    assert members(inventory, "status_Not_Authorised_Quarantine") == ["odd-01"]
+    assert members(inventory, "grp_Printers") == ["printer-01"]
+
+
+def test_strict_compose_fails_on_an_undefined_variable(emulator, tmp_path):
+    path = source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, strict="true", compose="{x: 'nac_no_such_var'}")
+    with pytest.raises(Exception, match="nac_no_such_var"):
+        parse(path)
+
+
+def cached_source(tmp_path, emulator, **options):
+    return source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, cache="true", cache_plugin="ansible.builtin.jsonfile",
+                  cache_connection=str(tmp_path / "cache"), cache_timeout=3600, **options)
+
+
+def test_a_cached_run_sends_no_request(emulator, tmp_path):
+    first = parse(cached_source(tmp_path, emulator, dot1x_status="true"))
+    assert emulator.request_counts() == {LIST: 1, INTENTS: 1, FIRE: len(DEVICES)}
+    emulator.reset()
+    second = parse(cached_source(tmp_path, emulator, dot1x_status="true", keyed_groups="[{key: nac_profile, prefix: p}]"))
+    assert emulator.request_counts() == {}
+    for group in ("nac_devices", "nac_dot1x_authenticated", "nac_dot1x_error", "nac_dot1x_not_authorised_quarantine"):
+        assert members(second, group) == members(first, group)
+    assert hostvars(second, "odd-01") == hostvars(first, "odd-01")
+    assert members(second, "p_Printer") == ["printer-01"]  # constructed afresh from the cached data
+
+
+def test_flushing_the_cache_fetches_again_and_a_different_query_has_its_own_entry(emulator, tmp_path):
+    parse(cached_source(tmp_path, emulator))
+    parse(cached_source(tmp_path, emulator), cache=False)  # ansible-inventory --flush-cache
+    assert emulator.request_counts() == {LIST: 2}
+    inventory = parse(cached_source(tmp_path, emulator, dot1x_status="true"))  # not served the status-less entry
+    assert emulator.request_counts() == {LIST: 3, INTENTS: 1, FIRE: len(DEVICES)}
+    assert members(inventory, "nac_dot1x_unauthenticated") == ["printer-01"]
+
+
+def test_the_cache_holds_no_credential(emulator, tmp_path):
+    parse(cached_source(tmp_path, emulator, dot1x_status="true"))
+    files = list((tmp_path / "cache").iterdir())
+    assert files and not [f for f in files if ADMIN_KEY in f.read_text() or ADMIN_KEY in f.name]
+
+
+# -- errors: the client's messages, no credential, nothing half-done --------------------------------
+
+def test_a_bad_key_is_a_clear_error_without_the_key(emulator, tmp_path):
+    with pytest.raises(AnsibleParserError) as caught:
+        parse(source(tmp_path, api_url=emulator.url, api_key="wrong-key-5ecret", dot1x_status="true"))
+    message = str(caught.value)
+    assert "'Server error' (HTTP 500)" in message and "api_key" in message and "5ecret" not in message
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    assert FIRE not in emulator.request_counts()
+
+
+def test_no_intent_access_fails_before_any_status_query(emulator, tmp_path):
+    with pytest.raises(AnsibleParserError, match="may not fire the intent dot1x_status") as caught:
+        parse(source(tmp_path, api_url=emulator.url, api_key=NOACCESS_KEY, dot1x_status="true"))
+    assert NOACCESS_KEY not in str(caught.value)
+    assert emulator.request_counts() == {LIST: 1, INTENTS: 1}
+
+
+def test_the_same_account_lists_devices_without_dot1x_status(emulator, tmp_path):
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=NOACCESS_KEY))
+    assert len(members(inventory, "nac_devices")) == len(DEVICES)
+
+
+def test_an_unreachable_service_names_the_address(tmp_path):
+    with pytest.raises(AnsibleParserError, match=r"Could not connect to the NAC API at http://127\.0\.0\.1:9"):
+        parse(source(tmp_path, api_url="http://127.0.0.1:9", api_key=ADMIN_KEY, max_retries=0))
+
+
+@pytest.mark.parametrize("options, expected", [
+    (dict(api_key=ADMIN_KEY, concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
+    (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password"),
+    (dict(api_key=ADMIN_KEY, username="u", password="p-5ecret"), "give either api_key or username and password, not both"),
+])
+def test_bad_options_are_named(emulator, tmp_path, monkeypatch, options, expected):
+    for name in ("NAC_API_KEY", "NAC_USERNAME", "NAC_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(AnsibleParserError) as caught:
+        parse(source(tmp_path, api_url=emulator.url, **options))
+    assert expected in str(caught.value) and "5ecret" not in str(caught.value)
+    assert emulator.request_counts() == {}
+
+
+def test_connection_options_come_from_the_environment(emulator, tmp_path, monkeypatch):
+    monkeypatch.setenv("NAC_API_URL", emulator.url)
+    monkeypatch.setenv("NAC_USERNAME", "svc-ansible")
+    monkeypatch.setenv("NAC_PASSWORD", "nac-demo-password")
+    monkeypatch.setenv("NAC_TENANT", "nac-demo-tenant")
+    monkeypatch.delenv("NAC_API_KEY", raising=False)
+    inventory = parse(source(tmp_path, dot1x_status="true"))
+    assert members(inventory, "nac_dot1x_unauthenticated") == ["printer-01"]
+    monkeypatch.setenv("NAC_TENANT", "another-tenant")
+    with pytest.raises(AnsibleParserError, match="Server error"):
+        parse(source(tmp_path))
