@@ -73,8 +73,7 @@ help:
 	echo "  test         all of the above, stopping at the first failure (what CI runs)"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
-	echo "               one event source round of 5,000 devices, status change -> rule latency)"
-	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices, inventory of 5,000)"
+	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
