@@ -121,6 +121,8 @@ docs: build $(DOCS_STAMP)
 	rm -rf "$(DOCS_DIR)"
 	mkdir -p "$(DOCS_DIR)/rst"
 	chmod og-w "$(DOCS_DIR)/rst"  # antsibull-docs wants its output directory writable only by itself
+	# The guides and links.yml (rstcheck; code blocks must parse), then the pages.
+	antsibull-docs lint-collection-docs "$(COLL)"
 	if ! antsibull-docs --config-file docs/sphinx/antsibull-docs.cfg collection --use-current \
 		--squash-hierarchy --fail-on-error --cleanup everything --dest-dir "$(DOCS_DIR)/rst" \
 		netaccess.nac >"$(DOCS_DIR)/antsibull-docs.log" 2>&1; then
