@@ -1,6 +1,7 @@
 # Build and test machinery for the netaccess.nac collection.
 #
-#   make test     venv, build, lint, sanity, units, integration (what CI runs)
+#   make test     venv, build, lint, docs, sanity, units, integration (what CI runs)
+#   make docs     the documentation site, in build/docs/html
 #   make demo     run playbooks/demo.yml against a local NAC API emulator
 #   make help     list the targets
 #
@@ -164,7 +165,7 @@ integration: build
 	PYTHON="$(PY)" TEST_PYTHON_VERSION=$(ANSIBLE_TEST_PYTHON) tests/tools/run_integration.sh "$(COLL)" 2>&1 | $(FILTER)
 	$(call stage_end,integration)
 
-test: venv build lint sanity units integration
+test: venv build lint docs sanity units integration
 	echo "==> all stages passed"
 	"$(PY)" tests/tools/test_summary.py "$(COLL)"
 
