@@ -23,6 +23,13 @@ html_theme_options = {
     "display_version": False,
     "show_extranav": False,
     "show_rtd_ethical_ads": False,
+    # The theme's defaults point at ansible.com; this is the collection's own site.
+    "topbar_links": {
+        "Repository": "https://github.com/netaccess/nac",
+        "Issues": "https://github.com/netaccess/nac/issues",
+        "Ansible documentation": "https://docs.ansible.com/",
+    },
+    "documentation_home_url": "https://netaccess.github.io/nac/",
 }
 
 html_use_smartypants = True
