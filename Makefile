@@ -110,8 +110,10 @@ lint: build
 	$(call stage_end,lint)
 
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
+	$(call stage_start,docs toolchain (Sphinx; seconds))
 	"$(PY)" -m pip install --quiet -r requirements-docs.txt
 	touch "$@"
+	$(call stage_end,docs toolchain)
 
 # The documentation site: antsibull-docs writes the RST of every module, plugin and role of the
 # installed copy plus the guides of docs/docsite/, and Sphinx (docs/sphinx/conf.py) renders it.
