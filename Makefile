@@ -1,6 +1,7 @@
 # Build and test machinery for the netaccess.nac collection.
 #
-#   make test     venv, build, lint, sanity, units, integration (what CI runs)
+#   make test     venv, build, lint, docs, sanity, units, integration (what CI runs)
+#   make docs     the documentation site, in build/docs/html
 #   make demo     run playbooks/demo.yml against a local NAC API emulator
 #   make help     list the targets
 #
@@ -25,11 +26,13 @@ VENV ?= $(CURDIR)/.venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 VENV_STAMP := $(VENV)/.requirements-dev.stamp
+DOCS_STAMP := $(VENV)/.requirements-docs.stamp
 
 TMPROOT := $(patsubst %/,%,$(or $(TMPDIR),/tmp))
 STAGE ?= $(TMPROOT)/netaccess-nac-$(shell printf '%s' '$(CURDIR)' | sha1sum | cut -c1-8)
 COLL := $(STAGE)/ansible_collections/netaccess/nac
 BUILD_DIR := $(CURDIR)/build
+DOCS_DIR := $(BUILD_DIR)/docs
 
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -60,13 +63,14 @@ define stage_end
 echo "    $(1): ok ($$(( SECONDS - _t0 )) s)"
 endef
 
-.PHONY: help venv build lint sanity units integration test demo clean distclean get-pip-standin
+.PHONY: help venv build lint docs sanity units integration test demo clean distclean get-pip-standin
 
 help:
 	echo "targets:"
 	echo "  venv         create .venv and install requirements-dev.txt"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
 	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog"
+	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail)"
 	echo "  sanity       ansible-test sanity in the installed copy"
 	echo "  units        ansible-test units in the installed copy"
 	echo "  integration  ansible-test integration against the NAC API emulator"
@@ -110,6 +114,35 @@ lint: build
 	antsibull-changelog lint
 	$(call stage_end,lint)
 
+$(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
+	$(call stage_start,docs toolchain (Sphinx; seconds))
+	"$(PY)" -m pip install --quiet -r requirements-docs.txt
+	touch "$@"
+	$(call stage_end,docs toolchain)
+
+# The documentation site: antsibull-docs writes the RST of every module, plugin and role of the
+# installed copy plus the guides of docs/docsite/, and Sphinx (docs/sphinx/conf.py) renders it.
+# Offline: nothing is downloaded (the few docs.ansible.com labels come from a stub inventory), so
+# every warning is about this collection's own pages, and any warning fails the build.
+docs: build $(DOCS_STAMP)
+	$(call stage_start,docs)
+	rm -rf "$(DOCS_DIR)"
+	mkdir -p "$(DOCS_DIR)/rst"
+	chmod og-w "$(DOCS_DIR)/rst"  # antsibull-docs wants its output directory writable only by itself
+	# The guides and links.yml (rstcheck; code blocks must parse), then the pages.
+	antsibull-docs lint-collection-docs "$(COLL)"
+	if ! antsibull-docs --config-file docs/sphinx/antsibull-docs.cfg collection --use-current \
+		--squash-hierarchy --fail-on-error --cleanup everything --dest-dir "$(DOCS_DIR)/rst" \
+		netaccess.nac >"$(DOCS_DIR)/antsibull-docs.log" 2>&1; then
+		cat "$(DOCS_DIR)/antsibull-docs.log"
+		exit 1
+	fi
+	# Warnings about the guides name their source file, not the generated copy.
+	sphinx-build -b html -q -W --keep-going -c docs/sphinx "$(DOCS_DIR)/rst" "$(DOCS_DIR)/html" 2>&1 \
+		| sed -u -e 's|$(DOCS_DIR)/rst/docsite/|docs/docsite/rst/|'
+	echo "    $(DOCS_DIR)/html/index.html"
+	$(call stage_end,docs)
+
 # ansible-test bootstraps pip into the virtual environments of its sanity
 # tests with a get-pip script downloaded from a host CI cannot reach; put an
 # offline stand-in at the cache path it checks first (file name from the pip
@@ -139,7 +172,7 @@ integration: build
 	PYTHON="$(PY)" TEST_PYTHON_VERSION=$(ANSIBLE_TEST_PYTHON) tests/tools/run_integration.sh "$(COLL)" 2>&1 | $(FILTER)
 	$(call stage_end,integration)
 
-test: venv build lint sanity units integration
+test: venv build lint docs sanity units integration
 	echo "==> all stages passed"
 	"$(PY)" tests/tools/test_summary.py "$(COLL)"
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure client of the NAC API (nac-api.md).
+"""Pure client of the NAC API (the API guide: docs/docsite/rst/api.rst).
 
 No Ansible imports: modules, an inventory plugin, scripts and unit tests all use it.
 Errors are raised as NacError subclasses carrying method, path, HTTP status and the
@@ -230,7 +230,7 @@ class NacClient:
         if tenant:
             self.session.headers["X-Tenant"] = tenant
 
-    # -- the API (nac-api.md section 4) -------------------------------------------------
+    # -- the API (API guide section 4, docs/docsite/rst/api.rst) -----------------------
 
     def list_intents(self):
         """GET /api/intent: the intents the account may use (each has a ``tag``)."""

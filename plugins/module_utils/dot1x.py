@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""802.1x status of devices (nac-api.md 4.4, 4.5): pure logic, no Ansible imports.
+"""802.1x status of devices (API guide 4.4, 4.5: docs/docsite/rst/api.rst): pure logic, no Ansible imports.
 
 ``dot1x_status(client, ...)`` is the whole query: check the account's access to the intent, list
 the devices once, resolve the targets, fire ``dot1x_status`` for each with bounded concurrency,
@@ -31,7 +31,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, hostname_key, index_by_hostname
 
-UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, nac-api.md 3)
+UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
 NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
 WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
@@ -131,7 +131,7 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
 
 
 def shape(target, reply):
-    """The result entry of one target from its fire reply (nac-api.md 2, 802.1x status result):
+    """The result entry of one target from its fire reply (API guide 2, 802.1x status result):
     every field a string or null; a reply with no status but an ``error`` is that target's error."""
     unexpected = "unexpected reply to POST /api/intent/%s/fire for target %s: " % (DOT1X_INTENT, target.id)
     for key in ("status", "authMethod", "username", "message"):

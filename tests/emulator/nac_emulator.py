@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Emulator of the NAC API described in nac-api.md, standard library only.
+"""Emulator of the NAC API described in the API guide (docs/docsite/rst/api.rst), standard library only.
 
 Importable (``Emulator``, ``DEFAULT_CONFIG``, ``load_config``) and runnable as a script;
 see tests/emulator/README.md for the CLI, the config format and the admin endpoints.
@@ -753,7 +753,7 @@ class Emulator:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Emulator of the NAC API (nac-api.md).")
+    parser = argparse.ArgumentParser(description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst).")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8787, help="port to listen on, 0 for a free one (default 8787)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds of delay added to every /api request")
