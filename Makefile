@@ -66,7 +66,7 @@ help:
 	echo "targets:"
 	echo "  venv         create .venv and install requirements-dev.txt"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog"
+	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer"
 	echo "  sanity       ansible-test sanity in the installed copy"
 	echo "  units        ansible-test units in the installed copy"
 	echo "  integration  ansible-test integration against the NAC API emulator"
@@ -103,6 +103,9 @@ lint: build
 	shellcheck -x .ci/run tests/tools/*.sh
 	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent "$(COLL)"
 	antsibull-changelog lint
+	# --- i11-ecosystem: galaxy-importer, what Galaxy runs on an upload (offline) ---
+	PYTHON="$(PY)" tests/tools/galaxy_import.sh "$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
+	# --- end i11-ecosystem ---
 	$(call stage_end,lint)
 
 # ansible-test bootstraps pip into the virtual environments of its sanity
