@@ -66,7 +66,7 @@ help:
 	echo "targets:"
 	echo "  venv         create .venv and install requirements-dev.txt"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer"
+	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder"
 	echo "  sanity       ansible-test sanity in the installed copy"
 	echo "  units        ansible-test units in the installed copy"
 	echo "  integration  ansible-test integration against the NAC API emulator"
@@ -105,6 +105,8 @@ lint: build
 	antsibull-changelog lint
 	# --- i11-ecosystem: galaxy-importer, what Galaxy runs on an upload (offline) ---
 	PYTHON="$(PY)" tests/tools/galaxy_import.sh "$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
+	# the example execution environment: ansible-builder accepts it, and the collection brings requests
+	PYTHON="$(PY)" tests/tools/check_ee.sh execution-environment.yml "$(STAGE)"
 	# --- end i11-ecosystem ---
 	$(call stage_end,lint)
 
