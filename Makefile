@@ -99,7 +99,8 @@ build: venv
 	echo "    $$(basename "$$tarball") installed in $(COLL)"
 	# --- i11-ecosystem: and into build/collections, the collections path of ./ansible.cfg, so that a bare
 	# ansible-lint or ansible-playbook run in the repository finds the collection as built ---
-	ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
+	ANSIBLE_COLLECTIONS_PATH="$(BUILD_DIR)/collections" \
+		ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
 	$(call stage_end,build)
 
 lint: build
