@@ -74,6 +74,7 @@ help:
 	echo "  integration-oldest  a smoke of the modules and the role on the oldest supported ansible-core ($(OLDEST_CORE))"
 	echo "  test         all of the above, stopping at the first failure (what CI runs)"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
+	echo "  env          build, then print the PATH and ANSIBLE_COLLECTIONS_PATH lines to use the built collection"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices)"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
@@ -83,7 +84,10 @@ venv: $(VENV_STAMP)
 $(VENV_STAMP): requirements-dev.txt
 	$(call stage_start,venv)
 	if [[ ! -x "$(PY)" ]]; then
+		echo "    installing the toolchain (requirements-dev.txt) into $(VENV); the first time takes about a minute"
 		"$(PYTHON)" -m venv "$(VENV)"
+	else
+		echo "    requirements-dev.txt changed: updating $(VENV)"
 	fi
 	"$(PY)" -m pip install --quiet -r requirements-dev.txt
 	touch "$@"
@@ -178,6 +182,21 @@ demo: venv build
 	$(call stage_start,demo)
 	PYTHON="$(PY)" ANSIBLE_PYTHON_INTERPRETER="$(PY)" tests/tools/run_demo.sh
 	$(call stage_end,demo)
+	$(newcomer_hint)
+
+# --- i11-ecosystem: how to use what `make` prepared in your own shell and playbooks ---
+# `make env` prints the lines to paste into a shell; `make demo` ends with them.
+define newcomer_hint
+echo
+echo "# Use the collection as built in your own playbooks, from this shell:"
+echo "export PATH=\"$(BIN):\$$PATH\" ANSIBLE_COLLECTIONS_PATH=\"$(BUILD_DIR)/collections\""
+echo "# then: ansible-doc netaccess.nac.nac_device; ansible-playbook your-playbook.yml"
+echo "# or install it for good: ansible-galaxy collection install $$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
+endef
+
+env: build
+	$(newcomer_hint)
+# --- end i11-ecosystem ---
 
 # Speed and memory are measured here, never by timed tests: the scripts print figures.
 bench: venv build
