@@ -178,7 +178,7 @@ def controller_watch(proc="/proc"):
 
 def _ancestry(proc):
     """[(pid, parent pid)] from this process up to the first one that is not a shell, and that one."""
-    chain = [(os.getpid(), os.getppid())]
+    chain = [(os.getpid(), _parent(os.getpid(), proc))]
     for dummy in range(8):
         pid, parent = chain[-1]
         if parent <= 1 or _name(pid, proc) not in _SHELLS and len(chain) > 1:
