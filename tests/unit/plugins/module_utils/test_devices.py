@@ -582,6 +582,16 @@ def test_a_failing_first_list_fails_the_whole_call():
 # -- summaries and messages -------------------------------------------------------------------------
 
 
+def test_summary_counts_each_state_under_its_own_key():
+    api = Scripted(RECORDS, failures={"bad-01": refused()})
+    specs = device_specs([spec("new-%02d" % n) for n in range(3)] + [spec("cam-01"), spec("printer-01"), spec("bad-01")]
+                         + [spec("dup")])
+    outcomes = api.ensure(specs)
+    assert summary(outcomes) == dict(created=3, existing=2, failures=2)  # the ambiguous "dup" fails too
+    assert summary(outcomes[:4]) == dict(created=3, existing=1, failures=0)
+    assert summary([]) == dict(created=0, existing=0, failures=0)
+
+
 def test_failure_message_groups_hostnames_by_reason_and_counts():
     api = Scripted(RECORDS, failures=dict(("bad-%02d" % n, refused()) for n in range(12)))
     api.failures["other"] = refused("Validation failed - profile: unknown profile X")

@@ -11,6 +11,7 @@ __metaclass__ = type
 import json
 
 import pytest
+from requests.adapters import BaseAdapter
 
 from ansible.module_utils import basic
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
@@ -148,3 +149,50 @@ def test_task_failures_and_api_errors_keep_their_own_messages(capsys):
     result, out = printed(capsys)
     assert result["msg"] == "The NAC API refused POST /api/device with HTTP 409."
     assert result["failure"] == dict(type="NacHTTPError", method="POST", path="/api/device", status=409)
+
+
+# -- check mode: the read-only client is the backstop ---------------------------------------------
+
+class NothingMayBeSent(BaseAdapter):
+    def __init__(self):
+        super(NothingMayBeSent, self).__init__()
+        self.sent = []
+
+    def send(self, request, **kwargs):
+        self.sent.append("%s %s" % (request.method, request.path_url))
+        raise AssertionError("a request was sent: %s %s" % (request.method, request.path_url))
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("check_mode, read_only", [(True, False), (False, True)], ids=["check-mode", "read-only-module"])
+def test_a_write_through_a_check_mode_modules_client_raises_before_sending(capsys, check_mode, read_only):
+    transport = NothingMayBeSent()
+
+    def action(nac):
+        nac.client.session.mount("http://", transport)
+        nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
+        return {"created": True}
+
+    with patch_module_args(dict(api_url=URL, api_key=KEY, _ansible_check_mode=check_mode)):
+        with pytest.raises(SystemExit):
+            NacModule(argument_spec={}, read_only=read_only).run(action)
+    result, out = printed(capsys)
+    assert transport.sent == []
+    assert result["failed"] is True and "created" not in result
+    assert result["msg"] == "refusing to send POST /api/device: the client is read-only (check mode)"
+    assert result["failure"]["type"] == "ReadOnlyViolation"
+
+
+def test_a_module_not_in_check_mode_does_send_its_writes(capsys):
+    transport = NothingMayBeSent()
+
+    def action(nac):
+        nac.client.session.mount("http://", transport)
+        nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
+
+    with patch_module_args(dict(api_url=URL, api_key=KEY, max_retries=0)):
+        with pytest.raises(SystemExit):
+            NacModule(argument_spec={}).run(action)
+    assert transport.sent == ["POST /api/device"]  # the same action, sent: the refusal above is check mode's
