@@ -924,7 +924,7 @@ def main(argv=None):
         if args.allow_duplicate_hostnames:
             config["allow_duplicate_hostnames"] = True
         fault_config = dict(rate=args.faults, modes=[m.strip() for m in args.fault_modes.split(",") if m.strip()],
-                              seed=args.fault_seed, retry_after=args.fault_retry_after, slow=args.fault_slow)
+                            seed=args.fault_seed, retry_after=args.fault_retry_after, slow=args.fault_slow)
         emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose,
                             tls_cert=args.tls_cert, tls_key=args.tls_key, faults=fault_config).start(args.host, args.port)
     except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
