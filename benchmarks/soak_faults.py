@@ -25,13 +25,13 @@ non-zero on a miss.
 Settings that differ from the collection's defaults, and why (everything else is the default:
 concurrency 8, max_retries 3, settle_timeout):
 
-- the client's ``timeout`` is 2 s (default 30) and the emulator holds a ``slow`` request 4 s: a
-  slow commit still lands after the client gave up on it (2 s later), as a 31 s commit would with
-  the default timeout, without making the run take minutes;
+- the client's ``timeout`` is 2 s (default 30), and the emulator holds a ``slow`` request 1.5 times
+  as long (3 s): the commit lands after the client gave up on it, half a timeout later, as a 45 s
+  commit would with the default timeout of 30 s, without making the run take minutes;
 - the 429 ``Retry-After`` is 1 s, the emulator's latency 10 ms per request.
 
     .venv/bin/python benchmarks/soak_faults.py [--devices 500] [--rate 0.2] [--seed 8]
-        [--timeout 2] [--slow 4] [--latency 0.01]
+        [--timeout 2] [--slow SECONDS] [--latency 0.01]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -149,7 +149,8 @@ def judge_reports(items, result, held):
             wrong.append(("no report", "module: %s" % str(result.get("msg"))[:100]))
         elif report.get("error"):
             if held.get(name):
-                wrong.append(("reported failed but exists", cause(report)))
+                times = len(held[name])
+                wrong.append(("reported failed but exists" + (" %d times" % times if times > 1 else ""), cause(report)))
         elif report.get("id") not in held.get(name, ()):
             wrong.append(("reported with an id not listed under its hostname", cause(report)))
     return wrong
@@ -190,9 +191,11 @@ def main():
     parser.add_argument("--rate", type=float, default=0.2, help="share of /api requests that get a fault (default 0.2)")
     parser.add_argument("--seed", type=int, default=8, help="seed of the emulator's fault generator (default 8)")
     parser.add_argument("--timeout", type=float, default=2.0, help="the client's timeout in seconds (default 2; collection default 30)")
-    parser.add_argument("--slow", type=float, default=4.0, help="seconds the emulator holds a slow request (default 4)")
+    parser.add_argument("--slow", type=float, help="seconds the emulator holds a slow request (default 1.5 x timeout)")
     parser.add_argument("--latency", type=float, default=0.01, help="seconds the emulator adds to every /api request (default 0.01)")
     args = parser.parse_args()
+    if args.slow is None:
+        args.slow = 1.5 * args.timeout
     items = requested(args.devices)
     count = len(items)
     print("soak: %d devices through %.0f %% faults (%s; seed %d), client timeout %g s, slow commit %g s, "
