@@ -15,22 +15,10 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import FAULT_MODES, Emulator, Faults, load_config
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (
-    INTEGRATION_CONFIG, SCRIPT, Api, by_hostname, start_cli)
+from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
+    INTEGRATION_CONFIG, SCRIPT, Api, api, by_hostname, emu, start_cli)
 
 CAMERA = dict(group="Cameras", profile="Camera")
-
-
-@pytest.fixture(scope="module")
-def emu():
-    with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
-        yield running
-
-
-@pytest.fixture
-def api(emu):
-    emu.reset()
-    return Api(emu.url)
 
 
 def admin(api, path, body=None):
