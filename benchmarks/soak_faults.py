@@ -229,17 +229,17 @@ def main():
 
         rerun, seconds, sent, injected = soak.playbook("rerun", "netaccess.nac.nac_device", dict(devices=items))
         final = soak.truth()
-        converged = in_place(items, final) == count and duplicates(items, final) == 0
+        total = sum(len(final.get(item["hostname"].lower(), ())) for item in items)
+        converged = in_place(items, final) == count == total
         show_run("rerun", seconds, sent, count - placed + 1, count, injected)
         print("          module: created %s, existing %s, failures %s; devices with the requested hostnames %d (%d distinct)%s" % (
-            rerun.get("created"), rerun.get("existing"), rerun.get("failures"),
-            sum(len(final.get(item["hostname"].lower(), ())) for item in items), in_place(items, final),
+            rerun.get("created"), rerun.get("existing"), rerun.get("failures"), total, in_place(items, final),
             "" if not rerun.get("failed") else "; module: %s" % str(rerun.get("msg"))[:300]))
 
     figures = ((100.0 * placed / count, "%.1f %%", 100.0 * placed / count >= 99), (doubled, "%d", doubled == 0),
                (len(wrong), "%d", not wrong), (100.0 * len(answered) / max(len(listed), 1), "%.1f %%",
                                                len(answered) >= 0.99 * len(listed) and sorted(r.get("id") for r in results) == listed),
-               (in_place(items, final), "%d", converged))
+               (total, "%d", converged))
     print("targets:")
     for name, (value, form, passed) in zip(TARGETS, figures):
         print("  %s  %-34s %s" % ("PASS" if passed else "FAIL", name.replace(" N", " %d" % count) + ":", form % value))
