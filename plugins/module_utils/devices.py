@@ -304,7 +304,8 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
     while to_send:
         with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(to_send)))) as pool:
             list(pool.map(lambda outcome: _send(outcome, create, stop), to_send))
-        unsettled = [o for o in to_send if o.state in (_UNKNOWN, _REFUSED) or (o.state == CREATED and o.id is None)]
+        # A re-sent creation is looked for even when answered with an id: the list shows a duplicate, if any.
+        unsettled = [o for o in to_send if o.state in (_UNKNOWN, _REFUSED) or (o.state == CREATED and (o.id is None or o.attempts > 1))]
         listed = _settle(unsettled, list_devices, window)
         to_send = _after_window(unsettled, listed, window, max_resends, stop)
     return outcomes

@@ -408,7 +408,7 @@ class Dripping(http.server.BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     body = b'[{"tag": "dot1x_status"}]'
-    gap = 0.05
+    gap = 0.02
     received = []
 
     def _answer(self):
@@ -436,7 +436,7 @@ class Dripping(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def dripping():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
-    server.daemon_threads = True
+    server.daemon_threads, server.block_on_close = True, False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield "http://127.0.0.1:%d" % server.server_address[1]
@@ -445,11 +445,11 @@ def dripping():
 
 
 def test_timeout_bounds_the_whole_reply_not_each_read(dripping):
-    # 25 bytes, one every 0.05 s: about 1.25 s in all, each read well within the 0.3 s timeout.
-    client = NacClient(dripping, api_key=KEY, timeout=0.3, max_retries=0)
+    # 25 bytes, one every 0.02 s: about 0.5 s in all, each read well within the 0.15 s timeout.
+    client = NacClient(dripping, api_key=KEY, timeout=0.15, max_retries=0)
     with pytest.raises(NacConnectionError) as raised:
         client.list_intents()
-    assert "within 0.3s" in str(raised.value) and raised.value.outcome_unknown is True
+    assert "within 0.15s" in str(raised.value) and raised.value.outcome_unknown is True
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)
     assert raised.value.outcome_unknown is True  # a write cut off by the deadline may have been committed
@@ -460,7 +460,7 @@ def test_timeout_bounds_the_whole_reply_not_each_read(dripping):
 
 
 def test_a_write_cut_off_by_the_deadline_is_not_resent(dripping):
-    client = NacClient(dripping, api_key=KEY, timeout=0.3, max_retries=3, sleep=lambda s: None)
+    client = NacClient(dripping, api_key=KEY, timeout=0.15, max_retries=3, sleep=lambda s: None)
     Dripping.received[:] = []
     with pytest.raises(NacConnectionError):
         client.create_device(BODY)
