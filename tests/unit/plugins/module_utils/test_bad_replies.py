@@ -18,7 +18,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import api
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacAuthError, NacClient, NacError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     FAILED,
@@ -383,3 +383,32 @@ def test_a_tls_failure_that_is_not_about_the_certificate_does_not_blame_it():
         client.list_devices()
     assert clean(raised.value) == ("TLS handshake with https://nac.example.com failed: wrong version number. "
                                    "Is it an https:// service on that port (or an http:// one)?")
+
+
+# -- a status batch through server faults (the real client and its retries) -----------------------
+
+def test_a_batch_whose_lists_needed_retries_and_one_fire_kept_failing_returns_every_result():
+    server_error = (500, raw("<h1>Server error</h1>", HTML))
+    fires = {1: [server_error, server_error], 2: [server_error, (200, AUTHENTICATED)]}  # max_retries 1: two attempts each
+
+    def fire(body):
+        script = fires[body["targetId"]]
+        return script.pop(0) if len(script) > 1 else script[0]
+
+    client, server = client_for(routes(intents=[server_error, (200, [{"tag": "dot1x_status"}])],
+                                       devices=[(503, raw("")), (200, DEVICES)], fire=fire))
+    report = dot1x_status(client, all_devices=True, concurrency=1)
+    first, second = report.results
+    assert second["status"] == "AUTHENTICATED" and "error" not in second
+    assert first["status"] == ERROR and "HTTP 500 (2 attempts): a fault of the server" in clean(first["error"])
+    assert "api_key" not in first["error"]
+    assert report.summary == {"AUTHENTICATED": 1, "ERROR": 1}
+    assert report.failure.startswith("1 of 2 targets could not be queried: cam-01 (id 1)")
+    assert (server.count(INTENTS), server.count(LIST), server.count(FIRE)) == (2, 2, 4)
+
+
+def test_a_500_on_every_attempt_of_the_first_request_is_still_taken_for_the_credentials():
+    client, server = client_for(routes(intents=[(500, raw("<h1>Server error</h1>", HTML))]))
+    with pytest.raises(NacAuthError) as raised:
+        dot1x_status(client, all_devices=True)
+    assert "check api_key" in str(raised.value) and server.count(INTENTS) == 2 and server.count(FIRE) == 0
