@@ -23,6 +23,7 @@ import traceback
 try:
     import requests
     from requests.adapters import HTTPAdapter
+    from urllib3.exceptions import HTTPError as Urllib3Error
 except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
@@ -325,9 +326,9 @@ class NacClient:
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
             chunks = []
-            for chunk in _bounded(response.iter_content(READ_CHUNK), sock, deadline):
+            for chunk in _bounded(_chunks(response), sock, deadline):
                 chunks.append(chunk)
-        except (requests.exceptions.RequestException, OSError) as exc:
+        except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
             response.close()
             if time.monotonic() >= deadline or "timed out" in str(exc).lower():
                 raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
@@ -490,6 +491,15 @@ def _connect_reason(exc):
     if "Connection refused" in text or "ConnectionRefused" in text:
         return "connection refused (is the service running and the port right?)"
     return excerpt(text, 200)
+
+
+def _chunks(response):
+    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
+    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
+    raw = response.raw
+    if hasattr(raw, "read1"):
+        return iter(lambda: raw.read1(READ_CHUNK, decode_content=True), b"")
+    return response.iter_content(READ_CHUNK)
 
 
 def _bounded(chunks, sock, deadline):

@@ -407,9 +407,10 @@ class Dripping(http.server.BaseHTTPRequestHandler):
     quick, the whole reply is not."""
 
     protocol_version = "HTTP/1.1"
-    body = b'[{"tag": "dot1x_status"}]'
-    gap = 0.02
+    body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"  # 100 bytes
+    gap = 0.01
     received = []
+    completed = []  # replies sent to the end
 
     def _answer(self):
         self.received.append("%s %s" % (self.command, self.path))
@@ -425,7 +426,8 @@ class Dripping(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(self.gap)
         except OSError:
-            pass
+            return
+        self.completed.append(self.path)
 
     do_GET = do_POST = _answer
 
@@ -445,10 +447,12 @@ def dripping():
 
 
 def test_timeout_bounds_the_whole_reply_not_each_read(dripping):
-    # 25 bytes, one every 0.02 s: about 0.5 s in all, each read well within the 0.15 s timeout.
+    # 100 bytes, one every 0.01 s: about 1 s in all, each read well within the 0.15 s timeout.
     client = NacClient(dripping, api_key=KEY, timeout=0.15, max_retries=0)
+    Dripping.completed[:] = []
     with pytest.raises(NacConnectionError) as raised:
         client.list_intents()
+    assert Dripping.completed == []  # given up while the reply was still coming, not after reading it whole
     assert "within 0.15s" in str(raised.value) and raised.value.outcome_unknown is True
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)
