@@ -410,7 +410,7 @@ class Dripping(http.server.BaseHTTPRequestHandler):
     body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"  # 100 bytes
     gap = 0.01
     received = []
-    completed = []  # replies sent to the end
+    completed = []  # replies whose last byte is being sent (noted before it is sent: no race with the client)
 
     def _answer(self):
         self.received.append("%s %s" % (self.command, self.path))
@@ -421,13 +421,14 @@ class Dripping(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(self.body)))
         self.end_headers()
         try:
-            for byte in self.body:
+            for index, byte in enumerate(self.body):
+                if index == len(self.body) - 1:
+                    self.completed.append(self.path)
                 self.wfile.write(bytes([byte]))
                 self.wfile.flush()
                 time.sleep(self.gap)
         except OSError:
-            return
-        self.completed.append(self.path)
+            pass
 
     do_GET = do_POST = _answer
 
