@@ -107,7 +107,7 @@ options:
         1, 2, 4, ... seconds and at the end of the window; one list serves every uncertain device of
         the task. A device the list shows is reported created, with its id; one it never shows
         during the whole window is sent again, at most O(max_retries) times in all.
-      - Defaults to O(timeout). A creation that outlasted the client's O(timeout) was still being
+      - Defaults to O(timeout) (at most 3600). A creation that outlasted the client's O(timeout) was still being
         processed by the service, which is given as long again to commit it before the client
         concludes it was not committed. Raise it for a service that commits slowly; V(0) reads
         the list once and re-sends at once what it does not show (not recommended).
@@ -302,7 +302,7 @@ def ensure(nac):
         raise TaskFailed("concurrency must be 1 or more, got %d" % params["concurrency"])
     if params["concurrency"] > MAX_CONCURRENCY:
         raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, params["concurrency"]))
-    settle_timeout = params["timeout"] if params["settle_timeout"] is None else params["settle_timeout"]
+    settle_timeout = min(params["timeout"], SETTLE_TIMEOUT_MAX) if params["settle_timeout"] is None else params["settle_timeout"]
     if not 0 <= settle_timeout <= SETTLE_TIMEOUT_MAX:
         raise TaskFailed("settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, settle_timeout))
     bulk = params["devices"] is not None
