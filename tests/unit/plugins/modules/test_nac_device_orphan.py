@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils import module as glue
