@@ -63,7 +63,7 @@ define stage_end
 echo "    $(1): ok ($$(( SECONDS - _t0 )) s)"
 endef
 
-.PHONY: help venv build lint docs sanity units integration test demo clean distclean get-pip-standin
+.PHONY: help venv build lint docs sanity units integration test demo bench soak clean distclean get-pip-standin
 .PHONY: integration-oldest env
 
 help:
@@ -81,6 +81,7 @@ help:
 	echo "  env          build, then print the PATH and ANSIBLE_COLLECTIONS_PATH lines to use the built collection"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
+	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
@@ -245,6 +246,12 @@ bench: venv build
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	$(call stage_end,bench)
+
+# Not part of test: about a minute or two. Exits non-zero when a reliability target is missed.
+soak: venv
+	$(call stage_start,soak)
+	"$(PY)" benchmarks/soak_faults.py --devices 500
+	$(call stage_end,soak)
 
 clean:
 	rm -rf "$(BUILD_DIR)" "$(STAGE)" tests/output tests/integration/inventory \

@@ -72,15 +72,23 @@ options:
     type: path
   timeout:
     description:
-      - Seconds to wait for each request, greater than 0.
+      - Seconds that each attempt of a request may take as a whole, greater than 0 - connecting, sending
+        and receiving the complete reply (a reply that trickles in slowly does not extend it).
       - If not set, the environment variable E(NAC_TIMEOUT) is used.
     type: float
     default: 30
   max_retries:
     description:
-      - How often a request that failed in a retryable way is tried again (connection errors,
-        HTTP 429, 502, 503, 504), with jittered exponential backoff that honours C(Retry-After).
-      - Reads and status queries are retried; creating a device never is, so that no device is created twice.
+      - How often a request that failed in a retryable way is tried again, with jittered exponential
+        backoff (0.5 s doubling up to 10 s) that honours C(Retry-After) (up to 30 s). At most 10; a larger
+        value counts as 10.
+      - Reads and status queries are retried on connection errors and HTTP 429, 500, 502, 503 and 504.
+      - The API answers C(Server error) (HTTP 500) to bad credentials, and a failing server answers the
+        same. A 500 that outlasts the retries is reported as a credentials problem only while no request
+        of the task has succeeded; after that it is a fault of the server.
+      - Creating a device is sent again at once only when it was provably not processed (HTTP 429, or a
+        connection that could not be made); every other uncertain creation is decided from the device
+        list (see C(settle_timeout) of M(netaccess.nac.nac_device)), so that no device is created twice.
     type: int
     default: 3
 requirements:

@@ -20,6 +20,7 @@ import random
 import re
 import socket
 import ssl
+import threading
 import time
 import traceback
 import unicodedata
@@ -29,6 +30,7 @@ try:
     import requests
     from requests.adapters import HTTPAdapter
     from requests.auth import AuthBase
+    from urllib3.exceptions import HTTPError as Urllib3Error
 except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
@@ -39,8 +41,16 @@ else:
 
 DOT1X_INTENT = "dot1x_status"
 DOT1X_INTENT_NAMES = "'Check 802.1x' / '802.1x status'"
-RETRYABLE_STATUS = frozenset((429, 502, 503, 504))
+# Retry policy (the table is in docs of the connection fragment and in the README):
+# - reads and status queries: retried on connection errors and these statuses;
+# - writes (POST /api/device): retried only when the request provably was not processed: HTTP 429
+#   (refused before processing) and a connection that was never made. Every other failure of a
+#   write is decided by the caller from the server's state (devices.py), never re-sent blindly.
+RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))
+WRITE_RETRYABLE_STATUS = frozenset((429,))
+MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff below, at most about a minute of waiting
 RETRY_AFTER_CAP = 30.0
+READ_CHUNK = 65536
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 EXCERPT_LEN = 160
@@ -54,6 +64,8 @@ USER_AGENT = "netaccess.nac-ansible-collection"
 
 class NacError(Exception):
     """Any failure talking to the NAC API. ``failure`` is the structured form for results."""
+
+    outcome_unknown = False  # true when a write may have been processed although it failed
 
     def __init__(self, message, method=None, path=None, status=None, reason=None, url=None):
         super(NacError, self).__init__(message)
@@ -71,7 +83,10 @@ class NacError(Exception):
     def failure(self):
         failure = dict(type=type(self).__name__, method=self.method, path=self.path,
                        status=self.status, reason=self.reason, url=self.url)
-        return dict((k, v) for k, v in failure.items() if v is not None)
+        failure = dict((k, v) for k, v in failure.items() if v is not None)
+        if self.outcome_unknown:
+            failure["outcome_unknown"] = True
+        return failure
 
 
 class NacConfigError(NacError):
@@ -105,7 +120,20 @@ class NacNotFound(NacError):
 
 
 class NacHTTPError(NacError):
-    """Any other non-success HTTP status (the server's reason is in ``reason``)."""
+    """Any other non-success HTTP status (the server's reason is in ``reason``).
+
+    ``outcome_unknown`` is true for a write answered with a 5xx status: the server may have
+    committed it before failing, so its effect must be checked, never assumed.
+    """
+
+    def __init__(self, message, outcome_unknown=False, **kwargs):
+        super(NacHTTPError, self).__init__(message, **kwargs)
+        self.outcome_unknown = outcome_unknown
+
+
+class NacServerError(NacHTTPError):
+    """HTTP 500 (or another 5xx) after every retry, once an earlier request of this client succeeded:
+    the credentials were accepted, so it is a fault of the server, not of the credentials."""
 
 
 class NacResponseError(NacError):
@@ -174,7 +202,13 @@ class NacClient:
 
     Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
     ``tenant`` is sent as ``X-Tenant``. Reads and the status query are retried on connection
-    errors and 429/502/503/504; device creation never is. ``read_only`` refuses writes locally.
+    errors and 429/500/502/503/504; device creation only on 429 and a connection never made
+    (see RETRYABLE_STATUS). ``read_only`` refuses writes locally. ``timeout`` bounds each attempt
+    as a whole: connecting, sending and receiving the complete reply.
+
+    The API answers 'Server error' (HTTP 500) to bad credentials, and a failing server answers
+    the same: a 500 that outlasts the retries is taken for refused credentials (NacAuthError)
+    only while no request of this client has succeeded yet; afterwards it is a NacServerError.
     """
 
     def __init__(self, api_url, api_key=None, username=None, password=None, tenant=None,
@@ -211,8 +245,9 @@ class NacClient:
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
-        self.max_retries = max_retries
+        self.max_retries = min(max_retries, MAX_RETRIES_CAP)
         self.read_only = read_only
+        self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
         if api_key:
             authorization = "Bearer %s" % api_key
@@ -248,9 +283,11 @@ class NacClient:
         return records
 
     def create_device(self, body):
-        """POST /api/device. Never retried. Returns the reply's JSON object, or None when the
-        reply carries none (its body is not documented)."""
-        reply = self.request("POST", "/api/device", body=body, write=True, retry=False)
+        """POST /api/device. Re-sent only when it provably was not processed (429, connection never
+        made); any other failure is raised, with ``outcome_unknown`` set when the server may have
+        committed it. Returns the reply's JSON object, or None when the reply carries none (its
+        body is not documented)."""
+        reply = self.request("POST", "/api/device", body=body, write=True)
         return reply if isinstance(reply, dict) else None
 
     def fire_intent(self, target_id, tag=DOT1X_INTENT, payload=None):
@@ -265,33 +302,65 @@ class NacClient:
 
     # -- transport ----------------------------------------------------------------------
 
+    @property
+    def succeeded(self):
+        """Whether any request of this client has had a successful (2xx) reply."""
+        return self._succeeded.is_set()
+
     def request(self, method, path, body=None, write=False, retry=True):
-        """Send one request; return the decoded JSON (None for an empty body)."""
+        """Send one request, retried as the policy above says; return the decoded JSON (None for an empty body)."""
         if write and self.read_only:
             raise ReadOnlyViolation("refusing to send %s %s: the client is read-only (check mode)" % (method, path),
                                     method=method, path=path)
         url = self.base_url + path
+        retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
         attempt = 0
         while True:
             delay = None
+            last = not retry or attempt >= self.max_retries
             try:
-                # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
-                response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify,
-                                                allow_redirects=False)
+                response = self._send(method, url, body)
             except requests.exceptions.RequestException as exc:
                 error = self._connection_error(method, path, exc)
-                if not retry or attempt >= self.max_retries or isinstance(exc, requests.exceptions.SSLError):
+                if last or isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
                     raise error
             else:
-                if response.status_code not in RETRYABLE_STATUS or not retry or attempt >= self.max_retries:
-                    return self._decode(method, path, response, lenient=write)
+                if response.status_code < 300:
+                    self._succeeded.set()
+                if response.status_code not in retryable or last:
+                    return self._decode(method, path, response, lenient=write, attempts=attempt + 1)
                 delay = retry_after(response.headers.get("Retry-After"))
             attempt += 1
             self._sleep(delay if delay is not None else backoff(attempt))
 
-    def _decode(self, method, path, response, lenient=False):
+    def _send(self, method, url, body):
+        """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
+        deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
+        as a ReadTimeout once the deadline passes, never later than one read after it."""
+        deadline = time.monotonic() + self.timeout
+        # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
+        response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify,
+                                        allow_redirects=False, stream=True)
+        if response._content is not False:  # a transport that gave the whole body at once (tests)
+            return response
+        try:
+            sock = getattr(getattr(response.raw, "connection", None), "sock", None)
+            chunks = []
+            for chunk in _bounded(_chunks(response), sock, deadline):
+                chunks.append(chunk)
+        except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
+            response.close()
+            if time.monotonic() >= deadline or "timed out" in str(exc).lower():
+                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
+            if isinstance(exc, requests.exceptions.RequestException):
+                raise
+            raise requests.exceptions.ConnectionError(exc)
+        response._content, response._content_consumed = b"".join(chunks), True
+        return response
+
+    def _decode(self, method, path, response, lenient=False, attempts=1):
         if response.status_code >= 300:
-            raise self._http_error(method, path, response)
+            raise self._http_error(method, path, response, write=lenient, attempts=attempts)
         if not response.content.strip():
             return None
         try:
@@ -318,22 +387,29 @@ class NacClient:
         return self._scrubbed(NacResponseError("%s %s: unexpected reply from %s: %s" % (method, path, self.display_url, what),
                                                method=method, path=path, url=self.display_url))
 
-    def _http_error(self, method, path, response):
+    def _http_error(self, method, path, response, write=False, attempts=1):
         status = response.status_code
         reason = server_reason(response)
         where = "%s %s" % (method, path)
         said = " The server said: %s" % reason if reason else ""
+        tries = " (%d attempts)" % attempts if attempts > 1 else ""
         if status < 400:
             error = NacHTTPError("The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed: "
                                  "set api_url to the address the service redirects to (https:// instead of http://, "
                                  "for example)." % (where, status, strip_userinfo(response.headers.get("Location") or "nowhere")),
                                  method=method, path=path, status=status, reason=reason, url=self.display_url)
-        elif status == 500:
+        elif status == 500 and not self.succeeded:
             error = NacAuthError(
-                "The NAC API answered 'Server error' (HTTP 500) to %s. The API gives this reply for an invalid "
+                "The NAC API answered 'Server error' (HTTP 500) to %s%s. The API gives this reply for an invalid "
                 "or missing API key (or a wrong username, password or tenant): check api_key / NAC_API_KEY, or "
-                "username, password and tenant. If the credentials are right, the server itself failed.%s" % (where, said),
+                "username, password and tenant. If the credentials are right, the server itself failed.%s" % (where, tries, said),
                 method=method, path=path, status=status, reason=reason, url=self.display_url)
+        elif status >= 500:
+            accepted = " (not of the credentials: an earlier request of this task was answered)" if status == 500 else ""
+            error = NacServerError(
+                "The NAC API failed on %s with HTTP %d%s: a fault of the server or of a proxy in front of it%s.%s"
+                % (where, status, tries, accepted, said),
+                outcome_unknown=write, method=method, path=path, status=status, reason=reason, url=self.display_url)
         elif status in (401, 403):
             if path.startswith("/api/intent/%s/" % DOT1X_INTENT):
                 needs = "the privilege public_api and access to the intent %s (%s)" % (DOT1X_INTENT, DOT1X_INTENT_NAMES)
@@ -540,3 +616,27 @@ def _connect_reason(exc):
     if "Connection refused" in text or "ConnectionRefused" in text:
         return "connection refused (is the service running and the port right?)"
     return excerpt(text, 200)
+
+
+def _chunks(response):
+    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
+    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
+    raw = response.raw
+    if hasattr(raw, "read1"):
+        return iter(lambda: raw.read1(READ_CHUNK, decode_content=True), b"")
+    return response.iter_content(READ_CHUNK)
+
+
+def _bounded(chunks, sock, deadline):
+    """The chunks of a streamed reply, each read given only the time left until ``deadline``."""
+    chunks = iter(chunks)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            yield next(chunks)
+        except StopIteration:
+            return

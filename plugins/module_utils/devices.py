@@ -9,10 +9,18 @@ __metaclass__ = type
 
 import ipaddress
 import re
+import threading
+import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError, NacConnectionError, NacError, body_reason, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacAuthError,
+    NacConfigError,
+    NacError,
+    body_reason,
+    excerpt,
+)
 
 
 def hostname_key(hostname):
@@ -81,14 +89,34 @@ def select(records, hostnames=None, ids=None):
 # -- ensuring devices exist (nac_device) ---------------------------------------------------------
 #
 # The flow: validate every requested item (no request yet), list the devices once, classify each
-# item (existing / to create / error), create the missing ones ``concurrency`` at a time, then one
-# more list when some creation's outcome or new id is unknown. Every item ends existing, created
-# (or "would be created" in check mode) or failed with its error.
+# item (existing / to create / error), create the missing ones ``concurrency`` at a time, then settle
+# what is uncertain from the device list (one list for all pending items at a time). Every item ends
+# existing, created (or "would be created" in check mode) or failed with its error.
+#
+# The outcome of each POST /api/device (api.py retries only a 429 and a connection never made):
+#   2xx with an id               -> created
+#   2xx without an id            -> created; its id from the list (not listed during the window: failed, unknown)
+#   4xx (400, 404, 409, ...)     -> failed with the server's reason (a re-send refused: the list decides first)
+#   401/403                      -> failed, and no further POST is sent (the others: "not attempted")
+#   5xx, reset or dropped after sending, timed out
+#                                -> uncertain: listed during the settle window -> created (its id from the list);
+#                                   never listed during the whole window -> re-sent (at most max_resends times),
+#                                   then failed saying the outcome is unknown and the list did not show it
+#   listed twice after a re-send -> failed naming both ids (an earlier attempt landed after the window)
+#
+# What no client can prevent without an idempotency key on the server: a commit that lands after the
+# whole settle window, when the creation was already re-sent, duplicates the device; the next list
+# (this run's, or a later run's) shows both and names them.
 
 DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 EXISTING, CREATED, FAILED = "existing", "created", "failed"
-_PENDING, _UNKNOWN = "pending", "unknown"
+_PENDING, _UNKNOWN, _REFUSED = "pending", "unknown", "refused"  # _REFUSED: a re-send refused (an earlier one may land)
 MESSAGE_HOSTS = 10
+# How long (seconds) an uncertain creation is looked for in the device list before it may be re-sent,
+# when the caller does not say (nac_device passes settle_timeout, by default its timeout), and the
+# first pause between two lists of that window (doubled after each list).
+SETTLE_TIMEOUT = 30.0
+SETTLE_FIRST_PAUSE = 1.0
 
 _MAC = re.compile(r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}|[0-9a-f]{12})$",
                   re.IGNORECASE)
@@ -229,6 +257,7 @@ class Outcome:
         self.spec = spec
         self.hostname = spec["hostname"]
         self.state = _PENDING
+        self.attempts = 0  # POSTs sent for it
         self.id = None
         self.record = None
         self.reply = None  # the creation's reply, when it was a JSON object
@@ -277,13 +306,21 @@ def plan(specs, records):
     return outcomes
 
 
-def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False):
+def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False, settle_timeout=SETTLE_TIMEOUT,
+                   max_resends=3, should_stop=None, clock=time.monotonic, sleep=time.sleep):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
     the reply dict or None; both raise NacError. The first list failing fails the whole call (before
     anything is written). In check mode ``create`` is never called: the devices to create are
     reported CREATED with the would-be body as their record.
+
+    Every creation is decided from the server's state, never guessed from an error (see
+    ``_settle``): a POST whose outcome is uncertain is looked for in the device list for
+    ``settle_timeout`` seconds, and re-sent (at most ``max_resends`` times) only when the list kept
+    not showing it for that whole window. ``should_stop()`` is asked before each POST: when it returns
+    a reason (the controller that started the task is gone), nothing more is sent and what was sent
+    is still settled. ``clock`` and ``sleep`` are injectable for tests.
     """
     if not specs:
         return []
@@ -296,69 +333,158 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False)
     if check_mode:
         for outcome in pending:
             outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
-    elif pending:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(pending)))) as pool:
-            list(pool.map(lambda outcome: _create(outcome, create), pending))
-        _settle(outcomes, list_devices)
+        return outcomes
+    stop = _Stop(should_stop)
+    window = _Window(settle_timeout, clock, sleep)
+    to_send = pending
+    while to_send:
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(to_send)))) as pool:
+            list(pool.map(lambda outcome: _send(outcome, create, stop), to_send))
+        # A re-sent creation is looked for even when answered with an id: the list shows a duplicate, if any.
+        unsettled = [o for o in to_send if o.state in (_UNKNOWN, _REFUSED) or (o.state == CREATED and (o.id is None or o.attempts > 1))]
+        listed = _settle(unsettled, list_devices, window)
+        to_send = _after_window(unsettled, listed, window, max_resends, stop)
     return outcomes
 
 
-def _create(outcome, create):
-    """One POST, never repeated: its outcome is decided from the reply, or later by _settle."""
+class _Stop:
+    """Why no further POST may be sent, or None: the controller is gone, or the credentials were refused."""
+
+    def __init__(self, should_stop):
+        self._should_stop = should_stop
+        self._reason = None
+        self._lock = threading.Lock()
+
+    def refuse(self, error):
+        with self._lock:
+            self._reason = self._reason or "a creation was refused for lack of access, so no other was sent (%s)" % error.message
+
+    def reason(self):
+        with self._lock:
+            if self._reason is None and self._should_stop is not None:
+                gone = self._should_stop()
+                if gone:
+                    self._reason = gone if isinstance(gone, str) else "the task was told to stop"
+            return self._reason
+
+
+class _Window:
+    """The settle window: how long, and the clock and sleep to wait it out with."""
+
+    def __init__(self, seconds, clock, sleep):
+        self.seconds, self.clock, self.sleep = seconds, clock, sleep
+
+    def text(self):
+        return "%g s" % self.seconds
+
+
+def _send(outcome, create, stop):
+    """One POST for ``outcome``, unless the task must stop; its result decided from the reply or error."""
+    reason = stop.reason()
+    if reason:
+        if outcome.attempts:
+            outcome.fail("%s; the outcome is unknown: the device list did not show it during the settle window, and it "
+                         "was not sent again: %s" % (outcome.error, reason), outcome.failure)
+        else:
+            outcome.fail("not attempted: %s" % reason)
+        return
+    outcome.attempts += 1
     body = creation_body(outcome.spec)
     try:
         reply = create(body)
-    except NacConnectionError as error:
-        if not error.outcome_unknown:
-            outcome.fail(error.message, error.failure)
-        else:
-            outcome.state, outcome.error, outcome.failure = _UNKNOWN, error.message, error.failure
-        return
     except NacError as error:
-        outcome.fail(error.message, error.failure)
+        outcome.error, outcome.failure = error.message, error.failure
+        if error.outcome_unknown:
+            outcome.state = _UNKNOWN  # the server may have committed it: the device list decides
+        elif outcome.attempts > 1:
+            outcome.state = _REFUSED  # refused now, but an earlier attempt may yet land: the list decides
+        else:
+            outcome.state = FAILED
+        if isinstance(error, NacAuthError) and not error.outcome_unknown:
+            stop.refuse(error)
         return
     new_id = reply.get("id") if isinstance(reply, dict) else None
-    outcome.state, outcome.reply = CREATED, reply
+    outcome.state, outcome.reply, outcome.error, outcome.failure = CREATED, reply, None, None
     outcome.id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
     outcome.record = dict(body, **(reply or {}))
     outcome.record["id"] = outcome.id
 
 
-def _settle(outcomes, list_devices):
-    """One fresh list for every creation whose outcome (timeout, dropped connection) or new id is unknown."""
-    waiting = [o for o in outcomes if o.state == _UNKNOWN or (o.state == CREATED and o.id is None)]
-    if not waiting:
-        return
-    try:
-        index = index_by_hostname(list_devices())
-    except NacError as error:
-        for outcome in waiting:
-            if outcome.state == _UNKNOWN:
-                outcome.fail("%s; whether the device was created is unknown, and listing the devices to find out failed too "
-                             "(%s). Run the task again: it looks for %s before creating anything"
-                             % (outcome.error, error.message, outcome.hostname), outcome.failure)
+def _settle(unsettled, list_devices, window):
+    """Look for the unsettled devices in the device list, one list for all of them at a time, until
+    each is shown or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last
+    one at the end of the window. Resolves what a list shows; returns whether the last list worked
+    (a device not shown is only ever re-sent when the list kept not showing it for the whole window).
+    """
+    waiting = list(unsettled)
+    deadline = window.clock() + window.seconds
+    pause = SETTLE_FIRST_PAUSE
+    while waiting:
+        try:
+            index = index_by_hostname(list_devices())
+        except NacError as error:
+            listed = error
+        else:
+            listed = True
+            for outcome in list(waiting):
+                found = index.get(hostname_key(outcome.hostname), [])
+                if found:
+                    _resolve(outcome, found, window)
+                    waiting.remove(outcome)
+        now = window.clock()
+        if not waiting or now >= deadline:
+            return listed
+        window.sleep(min(pause, deadline - now))
+        pause *= 2
+    return True
+
+
+def _resolve(outcome, found, window):
+    """A waiting creation that the device list shows: created, with its id (or ambiguous)."""
+    ids = ", ".join(str(r["id"]) for r in found)
+    if len(found) == 1:
+        outcome.state, outcome.id, outcome.record = CREATED, found[0]["id"], found[0]
+        outcome.error = outcome.failure = None
+    elif outcome.state == CREATED and outcome.attempts == 1:
+        outcome.warnings.append("created, but its id is unknown: the reply carried none and the device list shows "
+                                "%d devices named %s (ids %s)" % (len(found), outcome.hostname, ids))
+    elif outcome.attempts > 1:
+        outcome.fail("the device list shows %d devices named %s (ids %s): the creation was sent %d times because the "
+                     "list did not show it within the settle window of %s, and an earlier attempt was committed later "
+                     "than that; remove the duplicate in the NAC" % (len(found), outcome.hostname, ids, outcome.attempts,
+                                                                     window.text()), outcome.failure)
+    else:
+        outcome.fail("%s; the device list, checked afterwards, shows %d devices named %s (ids %s): check them in the NAC"
+                     % (outcome.error, len(found), outcome.hostname, ids), outcome.failure)
+
+
+def _after_window(unsettled, listed, window, max_resends, stop):
+    """Decide what the device list did not show: re-send, or fail saying what is known. Returns the re-sends."""
+    resend = []
+    for outcome in unsettled:
+        if outcome.state == _UNKNOWN and listed is True and outcome.attempts <= max_resends:
+            resend.append(outcome)  # _send checks ``stop`` before sending it again
+        elif outcome.state == CREATED and outcome.id is None:
+            if listed is True:
+                said = " (the server said: %s)" % body_reason(outcome.reply) if outcome.reply else ""
+                outcome.fail("POST /api/device was answered as a success but without a device id%s, and the device list "
+                             "did not show %s during the settle window of %s: whether it was created is unknown. Check "
+                             "the NAC; a later run looks for it before creating anything"
+                             % (said, outcome.hostname, window.text()))
             else:
                 outcome.warnings.append("created, but its id is unknown: the reply carried none and listing the devices "
-                                        "failed (%s)" % error.message)
-        return
-    for outcome in waiting:
-        found = index.get(hostname_key(outcome.hostname), [])
-        if len(found) == 1:
-            outcome.state, outcome.id, outcome.record = CREATED, found[0]["id"], found[0]
-            outcome.error = outcome.failure = None
-        elif outcome.state == CREATED and not found:
-            said = " (the server said: %s)" % body_reason(outcome.reply) if outcome.reply else ""
-            outcome.fail("POST /api/device was answered without a device id%s, and the device list, checked afterwards, has "
-                         "no device %s: it was not created. It is safe to run the task again" % (said, outcome.hostname))
-        elif outcome.state == CREATED:
-            outcome.warnings.append("created, but its id is unknown: the reply carried none and the device list shows "
-                                    "%d devices named %s" % (len(found), outcome.hostname))
-        elif not found:
-            outcome.fail("%s; the device list, checked afterwards, has no device %s, so it was not created: "
-                         "it is safe to run the task again" % (outcome.error, outcome.hostname), outcome.failure)
-        else:
-            outcome.fail("%s; the device list, checked afterwards, shows %d devices named %s (ids %s): check them in the NAC"
-                         % (outcome.error, len(found), outcome.hostname, ", ".join(str(r["id"]) for r in found)), outcome.failure)
+                                        "failed (%s)" % listed.message)
+        elif outcome.state in (_UNKNOWN, _REFUSED) and listed is not True:
+            outcome.fail("%s; whether the device was created is unknown, and listing the devices to find out failed too "
+                         "(%s). Check the NAC; a later run looks for %s before creating anything"
+                         % (outcome.error, listed.message, outcome.hostname), outcome.failure)
+        elif outcome.state in (_UNKNOWN, _REFUSED):
+            outcome.fail("%s; the outcome is unknown: the device list did not show %s during the settle window of %s "
+                         "after %s. Check the NAC; a later run looks for it before creating anything"
+                         % (outcome.error, outcome.hostname, window.text(),
+                            "the only attempt" if outcome.attempts == 1 else "each of %d attempts" % outcome.attempts),
+                         outcome.failure)
+    return resend
 
 
 def summary(outcomes):

@@ -36,6 +36,7 @@ ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
 NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
 WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
 NOT_LISTED = "not in the device list (GET /api/device)"
+NOT_QUERIED = "not queried: the batch stopped when the credentials were refused (see the task's message)"
 
 Target = collections.namedtuple("Target", "id hostname error")
 
@@ -45,19 +46,44 @@ class Report(collections.namedtuple("Report", "results summary warnings failure"
     ``failure``: the message to fail the task with, or None."""
 
 
+class BatchStopped(NacAuthError):
+    """Credentials refused (HTTP 401/403, or 'Server error' before any success) by a status query
+    mid-batch: no further target is queried. ``results`` still has one entry per target, the
+    answered ones with their answer, the others with ``error``; ``report`` is the whole Report
+    when raised by dot1x_status. Being a NacAuthError, callers that only catch that keep working.
+    """
+
+    def __init__(self, error, results):
+        answered = sum(1 for entry in results if "error" not in entry)
+        message = ("%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
+                   "(results has every target, each failed one with its error)." % (error.message, answered, len(results)))
+        super(BatchStopped, self).__init__(message, method=error.method, path=error.path, status=error.status,
+                                           reason=error.reason, url=error.url)
+        self.cause = error
+        self.results = results
+        self.report = None
+
+
 def dot1x_status(client, device_id=None, hostname=None, all_devices=False, concurrency=8, wait_for=None,
                  wait_timeout=300, wait_interval=5.0, check_access=True, clock=time.monotonic, sleep=time.sleep):
     """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
 
     Raises NacConfigError for unusable options and NacAuthError when the account may not fire
-    the intent; both before any fire request. Other NacErrors of the device list propagate.
+    the intent; both before any fire request. Other NacErrors of the intent or device list
+    propagate (after the client's retries). Once the device list was read, every target gets an
+    entry: one that still fails after its retries has its own ``error``. Only refused credentials
+    stop the batch: BatchStopped, whose ``report`` holds what was answered.
     """
     hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
     if check_access:
         require_access(client)
     targets, warnings = resolve(client.list_devices(), device_id, hostname, all_devices)
-    results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    try:
+        results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    except BatchStopped as stopped:
+        stopped.report = Report(stopped.results, summarize(stopped.results), warnings, stopped.message)
+        raise
     return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
 
 
@@ -167,16 +193,20 @@ def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_int
     Without ``wait_for``, every known target is queried once. With it, each round queries the
     targets that do not have that status yet (an error counts as not yet: it may be transient),
     then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
-    the deadline. Each entry is the target's latest answer.
+    the deadline. Each entry is the target's latest answer. Refused credentials end the polling:
+    BatchStopped, with the entries so far (the targets not queried have ``error``).
     """
+    refused = []
     results = [None if target.error is None else error_entry(target, target.error) for target in targets]
     pending = (index for index, target in enumerate(targets) if target.error is None)  # lazily: no list of N
     deadline = clock() + wait_timeout
     while True:
         started = clock()
         mine, theirs = itertools.tee(pending)  # tee holds only the indices in flight
-        for index, entry in zip(mine, query(client, (targets[i] for i in theirs), concurrency)):
+        for index, entry in zip(mine, query(client, (targets[i] for i in theirs), concurrency, refused)):
             results[index] = entry
+        if refused:
+            raise BatchStopped(refused[0], results)
         if wait_for is None:
             break
         pending = [index for index, target in enumerate(targets) if target.error is None and not reached(results[index], wait_for)]
@@ -189,22 +219,25 @@ def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_int
     return results
 
 
-def query(client, targets, concurrency):
-    """Fire the intent once per target, ``concurrency`` at a time; yields the entries in order.
+def query(client, targets, concurrency, refused=None):
+    """Fire the intent once per target, ``concurrency`` at a time; yields one entry per target, in order.
 
-    A NacAuthError (credentials refused, no access to the intent) is the same for every target:
-    the remaining work is dropped and it is raised at once. Any other error is that target's.
+    Any error after the client's retries is that target's own ``error``. A NacAuthError
+    (credentials refused, no access to the intent) is the same for every target: it is appended to
+    ``refused``, and the targets not yet started are not queried (their entries say so).
     """
-    abort = threading.Event()
+    refused = [] if refused is None else refused
+    lock = threading.Lock()
 
     def one(target):
-        if abort.is_set():
-            return None
+        if refused:
+            return error_entry(target, NOT_QUERIED)
         try:
             return shape(target, client.fire_intent(target.id, DOT1X_INTENT))
-        except NacAuthError:
-            abort.set()
-            raise
+        except NacAuthError as error:
+            with lock:
+                refused.append(error)
+            return error_entry(target, error.message)
         except NacError as failure:
             return error_entry(target, failure.message)
 

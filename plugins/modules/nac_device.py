@@ -102,12 +102,42 @@ options:
       - How many devices the bulk form creates in parallel, from 1 to 256.
     type: int
     default: 8
+  settle_timeout:
+    description:
+      - Seconds during which a creation whose outcome is uncertain (HTTP 500, 502, 503 or 504, a
+        connection reset or dropped after sending, no complete reply within O(timeout)) is looked
+        for in the device list before it may be sent again. The list is read at once, then after
+        1, 2, 4, ... seconds and at the end of the window; one list serves every uncertain device of
+        the task. A device the list shows is reported created, with its id; one it never shows
+        during the whole window is sent again, at most O(max_retries) times in all.
+      - Defaults to O(timeout) (at most 3600). A creation that outlasted the client's O(timeout) was still being
+        processed by the service, which is given as long again to commit it before the client
+        concludes it was not committed. Raise it for a service that commits slowly; V(0) reads
+        the list once and re-sends at once what it does not show (not recommended).
+      - From 0 to 3600.
+    type: float
 notes:
   - The API does not document the reply to a creation. The new device's id is taken from the reply
     when it carries one; otherwise one more device list (for all new devices at once) finds it.
-  - When a creation's outcome is unknown (a timeout or a connection dropped after the request was
-    sent), the device list is read again and the device looked for before anything is decided;
-    the creation is never sent twice.
+  - "Every creation is decided from the service's state, never guessed from an error. C(POST /api/device)
+    is sent again at once only when it was provably not processed: HTTP 429 (after its C(Retry-After))
+    or a connection that could not be made. Any other uncertain outcome (see O(settle_timeout)) is
+    decided from the device list: a device it shows is created; one it did not show during the whole
+    settle window is sent again; when the attempts are exhausted the item fails saying that the outcome
+    is unknown and that the device list did not show it. A definite refusal (HTTP 400, 409, ...) fails
+    the item with the service's reason; HTTP 401 or 403 also stops every creation not yet sent."
+  - The API knows no idempotency key, so one case cannot be excluded by any client - a creation
+    committed by the service later than the whole settle window, after it was sent again, exists
+    twice. The task then fails naming both ids when its device list still shows them, and every later
+    run names them, as for any hostname held by several devices. Raise O(settle_timeout) for a service
+    whose commits can be that slow.
+  - Do not wrap this module in C(retries)/C(until). It is unsafe - a new attempt of the task knows
+    nothing of the creations still in flight from the previous one and may send them again. It is
+    unnecessary - each request is already retried when that is safe, uncertain creations are settled
+    from the device list, and a later run of the task only creates what the device list does not show.
+  - When the controller that started the task is gone (ansible-playbook was killed), the module sends
+    no further creation; what was already sent is settled as above, and the devices not sent are
+    reported with C(not attempted).
   - An existing device whose listed record visibly differs from the request (group, profile, MACs
     or IPs, where the record shows them and the request gives them) causes a warning, not a change.
     Group and profile are compared exactly, case included; MACs and IPs as sets of normalised values.
@@ -257,8 +287,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed, controller_watch
 
+SETTLE_TIMEOUT_MAX = 3600
 DEVICE_OPTIONS = dict(
     hostname=dict(type="raw"),  # checked by device_spec: type str would turn a list into the text "['a', 'b']"
     group=dict(type="str"),
@@ -274,10 +305,14 @@ def ensure(nac):
         raise TaskFailed("concurrency must be 1 or more, got %d" % params["concurrency"])
     if params["concurrency"] > MAX_CONCURRENCY:
         raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, params["concurrency"]))
+    settle_timeout = min(params["timeout"], SETTLE_TIMEOUT_MAX) if params["settle_timeout"] is None else params["settle_timeout"]
+    if not 0 <= settle_timeout <= SETTLE_TIMEOUT_MAX:
+        raise TaskFailed("settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, settle_timeout))
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
-        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode)
+        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode,
+                                  settle_timeout=settle_timeout, max_resends=nac.client.max_retries, should_stop=controller_watch())
     except InvalidRequest as error:
         raise TaskFailed(str(error))
     for outcome in outcomes:
@@ -303,6 +338,7 @@ def main():
             devices=dict(type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))),
             state=dict(type="str", default="present", choices=["present"]),
             concurrency=dict(type="int", default=8),
+            settle_timeout=dict(type="float"),
             **DEVICE_OPTIONS
         ),
         mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],

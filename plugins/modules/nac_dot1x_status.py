@@ -90,8 +90,16 @@ notes:
     (unknown id or hostname, or an error after the retries of O(max_retries)), or when O(wait_for) was
     not reached by every device within O(wait_timeout). Every other device is queried first, so nothing is
     silently dropped.
-  - Credentials refused or no access to the intent (HTTP 401, 403 or the API's C(Server error)) are the same
-    for every device, so the task fails at once with one message instead of one error per device.
+  - Every request is retried (O(max_retries)) on connection errors and HTTP 429, 500, 502, 503 and 504. Once the
+    device list was read, RV(results) and RV(summary) are always returned; a device whose query still fails
+    gets its own RV(results[].error) and every other device keeps its answer.
+  - The API answers C(Server error) (HTTP 500) to bad credentials, and a failing server answers the same. A 500
+    that outlasts the retries is taken for refused credentials only while no request of the task has succeeded
+    yet; after that it is that device's error, never a credentials failure.
+  - Credentials refused or no access to the intent (HTTP 401, 403, or the C(Server error) above) are the same
+    for every device, so no further device is queried. Before the device list was read, the task fails with
+    that message alone; during the queries, it fails with that message and RV(stopped), and still returns
+    RV(results) (the devices answered before keep their answer, the others have an RV(results[].error)) and RV(summary).
   - A failure message names up to 100 devices of each kind and then says how many more there are; all are
     in RV(results).
 seealso:
@@ -230,6 +238,13 @@ results:
       auth_method: null
       username: null
       message: Authentication in progress
+stopped:
+  description:
+    - True when refused credentials stopped the queries part way (see the notes); RV(results) then names the
+      devices that were not queried.
+  returned: when the credentials were refused after the device list was read
+  type: bool
+  sample: true
 summary:
   description:
     - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
@@ -241,14 +256,20 @@ summary:
     UNKNOWN: 2
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import BatchStopped, dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 
 OPTIONS = ("device_id", "hostname", "all_devices", "concurrency", "wait_for", "wait_timeout", "wait_interval", "check_access")
 
 
 def query_status(nac):
-    report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
+    try:
+        report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
+    except BatchStopped as stopped:
+        report = stopped.report
+        for warning in report.warnings:
+            nac.warn(warning)
+        raise TaskFailed(report.failure, results=report.results, summary=report.summary, stopped=True, failure=stopped.failure)
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:

@@ -21,12 +21,14 @@ import itertools
 import json
 import math
 import os
+import random
 import re
 import signal
 import socket
 import socketserver
 import ssl
 import sqlite3
+import struct
 import sys
 import threading
 import time
@@ -68,9 +70,14 @@ DEFAULT_CONFIG = {
     ],
     "dot1x": {"auth_delay": 2.0, "auth_method": "EAP-TLS", "overrides": {}},
     "creation_reply": "record",
+    "allow_duplicate_hostnames": False,
 }
 
 CREATION_REPLIES = ("record", "empty", "id")
+# What a faulty network or load balancer in front of the service does to a request (README, "Faults").
+FAULT_MODES = ("500", "502", "503", "429", "reset", "commit_drop", "commit_500", "slow")
+FAULT_DEFAULTS = {"rate": 0.0, "modes": list(FAULT_MODES), "seed": None, "retry_after": 1, "slow": 31.0}
+GATEWAY_HTML = b"<html><head><title>%d %s</title></head><body><center><h1>%d %s</h1></center><hr><center>nginx</center></body></html>"
 RESULT_KEYS = ("status", "authMethod", "username", "message")
 SETTLED_AGE = 10 * 365 * 86400.0  # seeded devices were "created" this long ago
 MAX_BODY = 1024 * 1024
@@ -125,6 +132,35 @@ def server_error():
     return ApiError(500, SERVER_ERROR_HTML, content_type="text/html")
 
 
+def fault_settings(current, changes):
+    """(``current`` updated with ``changes``, {key: problem}) for the fault settings of FAULT_DEFAULTS."""
+    problems = dict((key, "unknown setting (known: %s)" % ", ".join(FAULT_DEFAULTS)) for key in changes if key not in FAULT_DEFAULTS)
+    settings = dict(current)
+    settings.update((key, value) for key, value in changes.items() if key in FAULT_DEFAULTS)
+    modes = settings["modes"]
+    if not is_number(settings["rate"]) or not 0 <= settings["rate"] <= 1:
+        problems["rate"] = "must be a number from 0 to 1"
+    if not isinstance(modes, list) or not modes or not all(isinstance(m, str) and m in FAULT_MODES for m in modes):
+        problems["modes"] = "must be a non-empty list of: %s" % ", ".join(FAULT_MODES)
+    else:
+        settings["modes"] = list(collections.OrderedDict.fromkeys(modes))
+    if settings["seed"] is not None and not is_int(settings["seed"]):
+        problems["seed"] = "must be an integer or null"
+    if not is_int(settings["retry_after"]) or settings["retry_after"] < 0:
+        problems["retry_after"] = "must be a whole number of seconds, 0 or more"
+    if not is_number(settings["slow"]) or settings["slow"] < 0:
+        problems["slow"] = "must be a number of seconds, 0 or more"
+    return settings, problems
+
+
+class FaultSettingsError(ValueError):
+    """Fault settings that are not usable; ``problems`` maps each bad key to what is wrong."""
+
+    def __init__(self, problems):
+        super(FaultSettingsError, self).__init__("fault settings: " + "; ".join("%s %s" % item for item in sorted(problems.items())))
+        self.problems = problems
+
+
 def parse_object(body):
     try:
         data = json.loads(body.decode("utf-8"))
@@ -139,6 +175,10 @@ def is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 class NacModel:
     """Devices, accounts and the 802.1x model; every method is thread-safe."""
 
@@ -149,8 +189,9 @@ class NacModel:
         ("POST", re.compile(r"^/api/intent/(?P<tag>[^/]+)/fire$"), "fire_intent"),
     )
 
-    def __init__(self, config=None, state_path=None):
+    def __init__(self, config=None, state_path=None, faults=None):
         self.config = config = complete_config(config)
+        self.faults = Faults(faults)
         self.lock = threading.Lock()
         self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
         self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])
@@ -160,6 +201,7 @@ class NacModel:
         self.keys = dict((a["api_key"], a) for a in config["accounts"] if a.get("api_key"))
         self.users = dict((a["username"], a) for a in config["accounts"] if a.get("username"))
         self._check_config()
+        self.allow_duplicate_hostnames = bool(config["allow_duplicate_hostnames"])
         self.counts = collections.Counter()
         self.fires = collections.Counter()  # dot1x_status fires per targetId
         self.advance = 0.0
@@ -181,6 +223,8 @@ class NacModel:
     def _check_config(self):
         if self.config["creation_reply"] not in CREATION_REPLIES:
             raise ValueError("creation_reply must be one of %s" % ", ".join(CREATION_REPLIES))
+        if not isinstance(self.config["allow_duplicate_hostnames"], bool):
+            raise ValueError("allow_duplicate_hostnames must be true or false")
         for profile in self.profiles.values():
             if not all(is_int(profile.get(k)) for k in ("max_pairs", "host_start", "host_end")):
                 raise ValueError("profile %s needs integer max_pairs, host_start and host_end" % profile.get("name"))
@@ -193,11 +237,13 @@ class NacModel:
         return time.monotonic() + self.advance
 
     def reset(self):
-        """Back to the configured devices, clock and counters (and rewrite the state file)."""
+        """Back to the configured devices, clock, counters and faults (and rewrite the state file)."""
+        self.faults.reset()
         with self.lock:
             self.counts.clear()
             self.fires.clear()
             self.advance = 0.0
+            self.allow_duplicate_hostnames = bool(self.config["allow_duplicate_hostnames"])
             self._clear()
             self._set_overrides()
             now = self.clock()
@@ -373,7 +419,7 @@ class NacModel:
 
     def _create_locked(self, hostname, group, profile, macs, ips):
         clash = self.by_host.get(hostname.lower())
-        if clash:
+        if clash and not self.allow_duplicate_hostnames:
             raise error(409, "Conflict", "A device with hostname %s already exists (id %d)" % (hostname, min(clash)))
         for kind, values, index in (("MAC address", macs, self.by_mac), ("IP address", ips, self.by_ip)):
             for value in values:
@@ -509,21 +555,24 @@ class NacModel:
     # ---- admin endpoints (no auth, not counted, no latency) ----------------------------------
 
     ADMIN_ROUTES = {
-        "/_emulator/health": ("GET", "admin_health"),
-        "/_emulator/requests": ("GET", "admin_requests"),
-        "/_emulator/reset": ("POST", "admin_reset"),
-        "/_emulator/clock": ("POST", "admin_clock"),
-        "/_emulator/dot1x": ("POST", "admin_dot1x"),
-        "/_emulator/fires": ("GET", "admin_fires"),
+        "/_emulator/health": {"GET": "admin_health"},
+        "/_emulator/requests": {"GET": "admin_requests"},
+        "/_emulator/reset": {"POST": "admin_reset"},
+        "/_emulator/clock": {"POST": "admin_clock"},
+        "/_emulator/faults": {"GET": "admin_faults", "POST": "admin_set_faults"},
+        "/_emulator/settings": {"GET": "admin_settings", "POST": "admin_set_settings"},
+        "/_emulator/dot1x": {"POST": "admin_dot1x"},
+        "/_emulator/fires": {"GET": "admin_fires"},
     }
 
     def handle_admin(self, method, path, body):
-        route_method, name = self.ADMIN_ROUTES.get(path, (None, None))
-        if name is None:
+        methods = self.ADMIN_ROUTES.get(path)
+        if methods is None:
             raise error(404, "Not found", "No emulator endpoint %s" % path)
-        if method != route_method:
-            raise error(405, "Method not allowed", "%s is not allowed on %s" % (method, path), headers=[("Allow", route_method)])
-        return json_reply(200, getattr(self, name)(body))
+        if method not in methods:
+            allowed = ", ".join(sorted(methods))
+            raise error(405, "Method not allowed", "%s is not allowed on %s" % (method, path), headers=[("Allow", allowed)])
+        return json_reply(200, getattr(self, methods[method])(body))
 
     def admin_health(self, _body):
         return {"ok": True}
@@ -541,7 +590,7 @@ class NacModel:
 
     def admin_clock(self, body):
         seconds = parse_object(body).get("advance")
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+        if not is_number(seconds) or seconds < 0:
             raise validation_error({"advance": "must be a non-negative number of seconds"})
         return {"ok": True, "advance": self.advance_clock(seconds)}
 
@@ -567,6 +616,105 @@ class NacModel:
             else:
                 table.setdefault(key, {}).update(override)
             return {"ok": True, "override": table.get(key)}
+    def admin_faults(self, _body):
+        return self.faults.snapshot()
+
+    def admin_set_faults(self, body):
+        try:
+            self.faults.configure(parse_object(body))
+        except FaultSettingsError as exc:
+            raise validation_error(exc.problems)
+        return self.faults.snapshot()
+
+    def admin_settings(self, _body):
+        return {"allow_duplicate_hostnames": self.allow_duplicate_hostnames}
+
+    def admin_set_settings(self, body):
+        data = parse_object(body)
+        problems = dict((key, "unknown setting (known: allow_duplicate_hostnames)") for key in data if key != "allow_duplicate_hostnames")
+        if not isinstance(data.get("allow_duplicate_hostnames", False), bool):
+            problems["allow_duplicate_hostnames"] = "must be true or false"
+        if problems:
+            raise validation_error(problems)
+        with self.lock:
+            self.allow_duplicate_hostnames = data.get("allow_duplicate_hostnames", self.allow_duplicate_hostnames)
+        return self.admin_settings(None)
+
+
+class Faults:
+    """Fault injection in front of the API (README, "Faults"); thread-safe.
+
+    Each /api request draws once from a seeded generator: with probability ``rate`` it gets one of
+    ``modes``, evenly chosen. reset() returns to the settings given at construction.
+    """
+
+    def __init__(self, settings=None):
+        self.initial, problems = fault_settings(FAULT_DEFAULTS, settings or {})
+        if problems:
+            raise FaultSettingsError(problems)
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self._apply(self.initial, reseed=True)
+            self.injected = collections.Counter()
+            self.holding = 0
+
+    def _apply(self, settings, reseed):
+        """Call with the lock held. A null seed is replaced by a random one, shown by snapshot()."""
+        self.settings = dict(settings)
+        if reseed:
+            if self.settings["seed"] is None:
+                self.settings["seed"] = random.SystemRandom().randrange(2 ** 32)
+            self.random = random.Random(self.settings["seed"])
+
+    def configure(self, changes):
+        """Change some settings (keys of FAULT_DEFAULTS); a given seed restarts the generator."""
+        with self.lock:
+            settings, problems = fault_settings(self.settings, changes)
+            if problems:
+                raise FaultSettingsError(problems)
+            self._apply(settings, reseed="seed" in changes)
+
+    def draw(self):
+        """The fault mode for the next /api request, or None."""
+        with self.lock:
+            rate = self.settings["rate"]
+            if rate <= 0 or self.random.random() >= rate:
+                return None
+            mode = self.random.choice(self.settings["modes"])
+            self.injected[mode] += 1
+            return mode
+
+    def reply(self, mode):
+        """The reply of a fault answered in front of the service (500, 502, 503, 429)."""
+        if mode == "500":
+            return server_error().reply
+        if mode == "429":
+            seconds = self.settings["retry_after"]
+            return json_reply(429, {"error": "Too many requests", "message": "Rate limit exceeded, retry in %d s" % seconds},
+                              headers=[("Retry-After", str(seconds))])
+        status = int(mode)
+        reason = BaseHTTPRequestHandler.responses[status][0]
+        return (status, "text/html", GATEWAY_HTML % (status, reason.encode(), status, reason.encode()), ())
+
+    def hold(self):
+        """Hold a slow request for ``slow`` seconds (never under the lock)."""
+        with self.lock:
+            seconds = self.settings["slow"]
+            self.holding += 1
+        try:
+            time.sleep(seconds)
+        finally:
+            with self.lock:
+                self.holding -= 1
+
+    def snapshot(self):
+        """The settings, the faults injected by mode since start/reset, and the slow requests held now."""
+        with self.lock:
+            injected = dict((mode, self.injected[mode]) for mode in FAULT_MODES)
+            return dict(self.settings, injected=injected, total=sum(injected.values()), holding=self.holding)
 
 
 class _Server(ThreadingHTTPServer):
@@ -625,9 +773,10 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = emulator.model.handle_admin(self.command, path, body)
             elif path == "/api" or path.startswith("/api/"):
                 emulator.model.count(self.command, path)
+                fault = emulator.model.faults.draw()
                 if emulator.latency > 0:
                     self._delay(emulator.latency)
-                reply = emulator.model.handle_api(self.command, path, self.headers, body)
+                reply = self._api(fault, path, body)
             else:
                 raise error(404, "Not found", "No such path %s" % path)
         except ApiError as exc:
@@ -635,9 +784,31 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # pylint: disable=broad-except
             traceback.print_exc()
             reply = json_reply(500, {"error": "Internal error", "message": str(exc)})
-        self._send(reply)
+        if reply is not None:
+            self._send(reply)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
+
+    def _api(self, fault, path, body):
+        """The reply to an /api request under ``fault`` (README, "Faults"); None: no reply at all."""
+        model = self.server.emulator.model
+        if fault in ("500", "502", "503", "429"):  # answered in front of the service: nothing processed
+            return model.faults.reply(fault)
+        if fault == "reset":  # aborted before processing: a TCP RST (SO_LINGER 0), no reply
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            return None
+        if fault == "slow":  # held past the client's timeout, processed (committed) only then
+            model.faults.hold()
+        try:
+            reply = model.handle_api(self.command, path, self.headers, body)
+        except ApiError as exc:
+            reply = exc.reply
+        if fault == "commit_drop":  # processed, then the connection is closed without a reply
+            self.close_connection = True
+            return None
+        return server_error().reply if fault == "commit_500" else reply
 
     def _delay(self, seconds):
         """Sleep never under a lock, so that latency does not serialise requests."""
@@ -673,7 +844,11 @@ class _Handler(BaseHTTPRequestHandler):
         lines.extend("%s: %s" % header for header in headers)
         if self.close_connection:
             lines.append("Connection: close")
-        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)  # one send per reply
+        try:
+            self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)  # one send per reply
+        except OSError:  # the client is gone (it gave up on a slow reply, for one)
+            self.close_connection = True
+            return
         self.log_request(status, len(body))
 
     def log_message(self, format, *args):  # pylint: disable=redefined-builtin
@@ -684,8 +859,8 @@ class _Handler(BaseHTTPRequestHandler):
 class Emulator:
     """The NAC API emulator: ``Emulator(config, latency, state_path).start()``; see the README."""
 
-    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False, tls_cert=None, tls_key=None):
-        self.model = NacModel(config, state_path)
+    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False, tls_cert=None, tls_key=None, faults=None):
+        self.model = NacModel(config, state_path, faults)
         self.latency = float(latency)
         self.verbose = verbose
         self.tls = None
@@ -731,6 +906,12 @@ class Emulator:
     def reset(self):
         self.model.reset()
 
+    def faults(self, **changes):
+        """Change the fault settings (as POST /_emulator/faults) and return the snapshot (as its GET)."""
+        if changes:
+            self.model.faults.configure(changes)
+        return self.model.faults.snapshot()
+
     def advance_clock(self, seconds):
         return self.model.advance_clock(seconds)
 
@@ -764,11 +945,26 @@ def main(argv=None):
     parser.add_argument("--verbose", action="store_true", help="log every request line to stderr")
     parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert (if not in the certificate file)")
+    parser.add_argument("--allow-duplicate-hostnames", action="store_true",
+                        help="create a device whose hostname is in use (MAC and IP conflicts still apply)")
+    faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
+    faults.add_argument("--faults", type=float, default=0.0, metavar="RATE", help="share of /api requests that get a fault, 0 to 1")
+    faults.add_argument("--fault-modes", default=",".join(FAULT_MODES), metavar="LIST",
+                        help="comma-separated fault modes to choose from (default all: %(default)s)")
+    faults.add_argument("--fault-seed", type=int, help="seed of the fault generator (default: random, shown by GET /_emulator/faults)")
+    faults.add_argument("--fault-retry-after", type=int, default=FAULT_DEFAULTS["retry_after"], metavar="SECONDS",
+                        help="Retry-After of a 429 fault (default %(default)s)")
+    faults.add_argument("--fault-slow", type=float, default=FAULT_DEFAULTS["slow"], metavar="SECONDS",
+                        help="how long a slow request is held before it is processed (default %(default)s)")
     args = parser.parse_args(argv)
     try:
-        config = load_config(args.config) if args.config else None
+        config = load_config(args.config) if args.config else complete_config(None)
+        if args.allow_duplicate_hostnames:
+            config["allow_duplicate_hostnames"] = True
+        fault_config = dict(rate=args.faults, modes=[m.strip() for m in args.fault_modes.split(",") if m.strip()],
+                            seed=args.fault_seed, retry_after=args.fault_retry_after, slow=args.fault_slow)
         emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose,
-                            tls_cert=args.tls_cert, tls_key=args.tls_key).start(args.host, args.port)
+                            tls_cert=args.tls_cert, tls_key=args.tls_key, faults=fault_config).start(args.host, args.port)
     except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
         sys.stderr.write("nac_emulator: cannot start: %s\n" % exc)
         return 2

@@ -8,10 +8,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import http.server
 import json
 import os
 import socket
 from urllib.parse import quote, quote_plus
+import threading
+import time
 
 import pytest
 import requests
@@ -26,6 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacHTTPError,
     NacNotFound,
     NacResponseError,
+    NacServerError,
     ReadOnlyViolation,
 )
 
@@ -203,10 +207,39 @@ def test_server_error_is_explained_as_an_invalid_key():
         client.list_devices()
     message = str(raised.value)
     assert "answered 'Server error' (HTTP 500) to GET /api/device" in message
-    assert "invalid or missing API key" in message
+    assert "invalid or missing API key" in message and "(4 attempts)" in message
     assert raised.value.failure["status"] == 500
-    assert len(transport.sent) == 1 and sleeps == []  # a 500 is not retried
+    assert len(transport.sent) == 4 and len(sleeps) == 3  # retried like 502/503/504: it may be the server failing
     assert_no_secret(raised.value)
+
+
+@pytest.mark.parametrize("method", ["list_devices", "list_intents"])
+def test_a_500_after_any_success_is_a_server_fault_never_the_credentials(method):
+    client, transport, sleeps = make_client((200, []), (500, "<h1>Server error</h1>", {"Content-Type": "text/html"}))
+    assert client.succeeded is False
+    getattr(client, method)()
+    assert client.succeeded is True
+    with pytest.raises(NacServerError) as raised:
+        getattr(client, method)()
+    assert not isinstance(raised.value, NacAuthError)
+    message = str(raised.value)
+    assert "HTTP 500 (4 attempts): a fault of the server" in message and "not of the credentials" in message
+    assert "api_key" not in message and "check" not in message
+    assert raised.value.outcome_unknown is False  # a read changes nothing
+
+
+def test_a_500_that_ends_before_the_retries_run_out_is_no_error_at_all():
+    client, transport, sleeps = make_client((500, ""), (500, ""), (200, [{"tag": "dot1x_status"}]))
+    assert client.has_intent()
+    assert len(transport.sent) == 3
+
+
+def test_only_a_2xx_reply_counts_as_success():
+    client, transport, sleeps = make_client((404, {"error": "Not found"}), (500, ""), max_retries=0)
+    with pytest.raises(NacNotFound):
+        client.fire_intent(5)
+    with pytest.raises(NacAuthError):
+        client.list_devices()
 
 
 @pytest.mark.parametrize("path_call, fragment", [
@@ -299,11 +332,44 @@ def test_fire_is_retried_on_connection_errors():
     assert len(transport.sent) == 2
 
 
-def test_device_creation_is_never_retried():
-    client, transport, sleeps = make_client((503, ""), (201, {"id": 1}))
-    with pytest.raises(NacHTTPError):
-        client.create_device({"hostname": "a", "group": "g", "profile": "p"})
-    assert len(transport.sent) == 1 and sleeps == []
+BODY = {"hostname": "a", "group": "g", "profile": "p"}
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+def test_a_creation_answered_with_5xx_is_not_resent_and_its_outcome_is_unknown(status):
+    client, transport, sleeps = make_client((200, []), (status, ""), (201, {"id": 1}))
+    client.list_devices()
+    with pytest.raises(NacServerError) as raised:
+        client.create_device(BODY)
+    assert raised.value.outcome_unknown is True and raised.value.failure["outcome_unknown"] is True
+    assert len(transport.sent) == 2 and sleeps == []
+
+
+def test_a_creation_refused_with_429_is_resent_after_its_retry_after_bounded_by_max_retries():
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, ""), (201, {"id": 7}))
+    assert client.create_device(BODY) == {"id": 7}
+    assert [r.method for r in transport.sent] == ["POST"] * 3 and sleeps[0] == 2.0 and len(sleeps) == 2
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "1"}), max_retries=2)
+    with pytest.raises(NacHTTPError) as raised:
+        client.create_device(BODY)
+    assert raised.value.status == 429 and raised.value.outcome_unknown is False
+    assert len(transport.sent) == 3 and sleeps == [1.0, 1.0]
+
+
+def test_a_creation_whose_connection_was_never_made_is_resent():
+    refused = requests.exceptions.ConnectionError("HTTPConnectionPool: Max retries exceeded (Caused by NewConnectionError("
+                                                  "'Failed to establish a new connection: [Errno 111] Connection refused'))")
+    client, transport, sleeps = make_client(refused, (201, {"id": 3}))
+    assert client.create_device(BODY) == {"id": 3}
+    assert len(transport.sent) == 2
+
+
+def test_max_retries_is_capped():
+    client, transport, sleeps = make_client((503, ""), max_retries=1000)
+    assert client.max_retries == api.MAX_RETRIES_CAP
+    with pytest.raises(NacServerError):
+        client.list_devices()
+    assert len(transport.sent) == api.MAX_RETRIES_CAP + 1
 
 
 @pytest.mark.parametrize("exc, unknown", [
@@ -317,7 +383,7 @@ def test_a_creation_whose_outcome_is_unknown_says_so(exc, unknown):
         client.create_device({"hostname": "a", "group": "g", "profile": "p"})
     assert raised.value.outcome_unknown is unknown
     assert raised.value.failure["outcome_unknown"] is unknown
-    assert len(transport.sent) == 1
+    assert len(transport.sent) == (1 if unknown else 4)  # a connection never made sent nothing: safe to retry
 
 
 def test_read_only_client_refuses_writes_without_sending():
@@ -481,3 +547,74 @@ def test_certificate_names_are_empty_when_they_cannot_be_read():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     assert api.certificate_names("https://127.0.0.1:%d" % port, True, 1.0) == []
+# -- timeout bounds the whole exchange ----------------------------------------------------------
+
+class Dripping(http.server.BaseHTTPRequestHandler):
+    """Answers with headers at once, then the body one byte every ``gap`` seconds: each read is
+    quick, the whole reply is not."""
+
+    protocol_version = "HTTP/1.1"
+    body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"  # 100 bytes
+    gap = 0.01
+    received = []
+    completed = []  # replies whose last byte is being sent (noted before it is sent: no race with the client)
+
+    def _answer(self):
+        self.received.append("%s %s" % (self.command, self.path))
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        try:
+            for index, byte in enumerate(self.body):
+                if index == len(self.body) - 1:
+                    self.completed.append(self.path)
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(self.gap)
+        except OSError:
+            pass
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def dripping():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
+    server.daemon_threads, server.block_on_close = True, False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_timeout_bounds_the_whole_reply_not_each_read(dripping):
+    # 100 bytes, one every 0.01 s: about 1 s in all, each read well within the 0.15 s timeout.
+    client = NacClient(dripping, api_key=KEY, timeout=0.15, max_retries=0)
+    Dripping.completed[:] = []
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_intents()
+    assert Dripping.completed == []  # given up while the reply was still coming, not after reading it whole
+    assert "within 0.15s" in str(raised.value) and raised.value.outcome_unknown is True
+    with pytest.raises(NacConnectionError) as raised:
+        client.create_device(BODY)
+    assert raised.value.outcome_unknown is True  # a write cut off by the deadline may have been committed
+    slow_enough = NacClient(dripping, api_key=KEY, timeout=10, max_retries=0)
+    assert slow_enough.has_intent()
+    slow_enough.close()
+    client.close()
+
+
+def test_a_write_cut_off_by_the_deadline_is_not_resent(dripping):
+    client = NacClient(dripping, api_key=KEY, timeout=0.15, max_retries=3, sleep=lambda s: None)
+    Dripping.received[:] = []
+    with pytest.raises(NacConnectionError):
+        client.create_device(BODY)
+    assert Dripping.received == ["POST /api/device"]
+    client.close()

@@ -18,7 +18,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import api
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacAuthError, NacClient, NacError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     FAILED,
@@ -258,7 +258,9 @@ def test_a_status_query_answered_in_html_while_waiting_is_retried_then_reported(
 def ensure(server_routes, *hostnames):
     client, server = client_for(server_routes)
     specs = device_specs([dict(hostname=name, group="Cameras", profile="Camera") for name in hostnames])
-    return ensure_devices(specs, client.list_devices, client.create_device), server
+    now = [0.0]  # a fake clock: the settle window passes without real sleeping
+    return ensure_devices(specs, client.list_devices, client.create_device, clock=lambda: now[0],
+                          sleep=lambda seconds: now.__setitem__(0, now[0] + seconds)), server
 
 
 AFTER = [(200, DEVICES), (200, DEVICES + [{"id": 17, "hostname": "new-01"}])]  # the list before and after the creation
@@ -300,8 +302,9 @@ def test_a_2xx_creation_reply_with_an_error_and_no_device_afterwards_is_a_failur
     for outcome in outcomes:
         assert outcome.state == FAILED and outcome.id is None
         assert "Hostname already taken" in clean(outcome.error)
-        assert "has no device %s" % outcome.hostname in outcome.error
-    assert (server.count(CREATE), server.count(LIST)) == (2, 2)  # never sent twice
+        assert "the device list did not show %s during the settle window of 30 s" % outcome.hostname in outcome.error
+        assert "whether it was created is unknown" in outcome.error
+    assert (server.count(CREATE), server.count(LIST)) == (2, 7)  # never sent twice; the window lists at 0, 1, 3, 7, 15, 30 s
 
 
 def test_a_2xx_creation_reply_with_an_error_but_the_device_listed_afterwards_is_created():
@@ -318,16 +321,19 @@ def test_a_bad_list_after_a_creation_without_id_keeps_the_creation_with_a_warnin
     assert server.count(CREATE) == 1
 
 
-@pytest.mark.parametrize("reply, fragment", [
-    ((500, raw("<html><head><style>h1{}</style></head><body><h1>Server error</h1></body></html>", HTML)), "'Server error' (HTTP 500)"),
-    ((400, raw("[" * 100000)), "HTTP 400"),
-    ((409, {"error": {"code": 7}, "fields": ["macs", {"ips": None}]}), "HTTP 409. The server said: {'code': 7} - macs; {'ips': None}"),
-    ((422, raw("<p" * 100000, HTML)), "HTTP 422"),
+@pytest.mark.parametrize("reply, fragment, sent", [
+    # a 500 after the list succeeded: a server fault whose outcome is unknown, re-sent after each window
+    ((500, raw("<html><head><style>h1{}</style></head><body><h1>Server error</h1></body></html>", HTML)),
+     "HTTP 500: a fault of the server", 4),
+    ((400, raw("[" * 100000)), "HTTP 400", 1),
+    ((409, {"error": {"code": 7}, "fields": ["macs", {"ips": None}]}), "HTTP 409. The server said: {'code': 7} - macs; {'ips': None}", 1),
+    ((422, raw("<p" * 100000, HTML)), "HTTP 422", 1),
 ])
-def test_a_refused_creation_with_an_odd_body_is_a_clear_item_error(reply, fragment):
+def test_a_refused_creation_with_an_odd_body_is_a_clear_item_error(reply, fragment, sent):
     outcomes, server = ensure(routes(create=[reply]), "new-01")
     assert outcomes[0].state == FAILED and fragment in clean(outcomes[0].error)
-    assert server.count(CREATE) == 1
+    assert "api_key" not in outcomes[0].error
+    assert server.count(CREATE) == sent
 
 
 def test_a_retry_after_header_that_is_not_a_number_falls_back_to_backoff():
@@ -377,3 +383,32 @@ def test_a_tls_failure_that_is_not_about_the_certificate_does_not_blame_it():
         client.list_devices()
     assert clean(raised.value) == ("TLS handshake with https://nac.example.com failed: wrong version number. "
                                    "Is it an https:// service on that port (or an http:// one)?")
+
+
+# -- a status batch through server faults (the real client and its retries) -----------------------
+
+def test_a_batch_whose_lists_needed_retries_and_one_fire_kept_failing_returns_every_result():
+    server_error = (500, raw("<h1>Server error</h1>", HTML))
+    fires = {1: [server_error, server_error], 2: [server_error, (200, AUTHENTICATED)]}  # max_retries 1: two attempts each
+
+    def fire(body):
+        script = fires[body["targetId"]]
+        return script.pop(0) if len(script) > 1 else script[0]
+
+    client, server = client_for(routes(intents=[server_error, (200, [{"tag": "dot1x_status"}])],
+                                       devices=[(503, raw("")), (200, DEVICES)], fire=fire))
+    report = dot1x_status(client, all_devices=True, concurrency=1)
+    first, second = report.results
+    assert second["status"] == "AUTHENTICATED" and "error" not in second
+    assert first["status"] == ERROR and "HTTP 500 (2 attempts): a fault of the server" in clean(first["error"])
+    assert "api_key" not in first["error"]
+    assert report.summary == {"AUTHENTICATED": 1, "ERROR": 1}
+    assert report.failure.startswith("1 of 2 targets could not be queried: cam-01 (id 1)")
+    assert (server.count(INTENTS), server.count(LIST), server.count(FIRE)) == (2, 2, 4)
+
+
+def test_a_500_on_every_attempt_of_the_first_request_is_still_taken_for_the_credentials():
+    client, server = client_for(routes(intents=[(500, raw("<h1>Server error</h1>", HTML))]))
+    with pytest.raises(NacAuthError) as raised:
+        dot1x_status(client, all_devices=True)
+    assert "check api_key" in str(raised.value) and server.count(INTENTS) == 2 and server.count(FIRE) == 0

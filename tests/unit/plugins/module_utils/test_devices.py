@@ -15,9 +15,11 @@ import time
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacAuthError,
     NacClient,
     NacConnectionError,
     NacHTTPError,
+    NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
@@ -231,30 +233,67 @@ def test_plan_warns_about_a_visibly_different_existing_device():
 
 
 class Scripted:
-    """list_devices / create_device stand-ins recording every call; the list follows the creations."""
+    """list_devices / create_device stand-ins recording every call, on a fake clock; the list
+    follows the creations.
+
+    ``failures`` maps a hostname to what its POSTs do besides succeeding: an exception (the POST
+    fails, nothing is committed), ``(exception, True)`` (committed, then failed), ``(exception,
+    seconds)`` (failed, committed that many fake seconds later: a slow commit), or a list of these,
+    one per attempt (None: that attempt succeeds). "list N" maps to an exception of the N-th list.
+    """
 
     def __init__(self, records=(), reply="record", delay=0.0, failures=None, together=None):
         self.records = [dict(r) for r in records]
         self.reply = reply
         self.delay = delay
-        self.failures = dict(failures or {})  # hostname -> exception, or (exception, create_anyway)
+        self.failures = dict(failures or {})
         self.lists = 0
         self.bodies = []
         self.lock = threading.Lock()
         self.running = self.most_running = 0
         self.barrier = threading.Barrier(together, timeout=5) if together else None  # creations that must overlap
+        self.now = 0.0
+        self.sleeps = []
+        self.log = []  # ("list", time) and ("post", hostname, time), in order
+        self.late = []  # (due time, record) of slow commits
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert seconds >= 0
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def ensure(self, specs, **kwargs):
+        return ensure_devices(specs, self.list_devices, self.create, clock=self.clock, sleep=self.sleep, **kwargs)
+
+    def _land(self):
+        for due, record in list(self.late):
+            if self.now >= due:
+                self.late.remove((due, record))
+                self._commit(record)
+
+    def _commit(self, body):
+        record = dict(body, id=100 + len(self.records))
+        self.records.append(record)
+        return record
 
     def list_devices(self):
         with self.lock:
             self.lists += 1
+            self.log.append(("list", self.now))
             failure = self.failures.get("list %d" % self.lists)
             if failure:
                 raise failure
+            self._land()
             return copy.deepcopy(self.records)
 
     def create(self, body):
         with self.lock:
             self.bodies.append(copy.deepcopy(body))
+            self.log.append(("post", body["hostname"], self.now))
+            attempt = sum(1 for b in self.bodies if b["hostname"] == body["hostname"])
             self.running += 1
             self.most_running = max(self.most_running, self.running)
         if self.barrier:
@@ -263,17 +302,34 @@ class Scripted:
         with self.lock:
             self.running -= 1
             failure = self.failures.get(body["hostname"])
-            failure, create_anyway = failure if isinstance(failure, tuple) else (failure, False)
-            if failure is None or create_anyway:
-                record = dict(body, id=100 + len(self.records))
-                self.records.append(record)
+            if isinstance(failure, list):
+                failure = failure[min(attempt, len(failure)) - 1]
+            failure, commit = failure if isinstance(failure, tuple) else (failure, False)
+            self._land()
+            if failure is None or commit is True:
+                record = self._commit(body)
+            elif commit:
+                self.late.append((self.now + commit, dict(body)))
             if failure is not None:
                 raise failure
         return {"record": dict(record), "id": {"id": record["id"]}, "none": None, "no-id": {"ok": True}}[self.reply]
 
+    def named(self, hostname):
+        return [r["id"] for r in self.records if r["hostname"] == hostname]
+
 
 def unknown():
     return NacConnectionError("No reply from the NAC API at https://nac within 30s to POST /api/device",
+                              outcome_unknown=True, method="POST", path="/api/device")
+
+
+def server_fault(status=500):
+    return NacServerError("The NAC API failed on POST /api/device with HTTP %d: a fault of the server" % status,
+                          outcome_unknown=True, method="POST", path="/api/device", status=status)
+
+
+def dropped():
+    return NacConnectionError("The connection to the NAC API at https://nac broke off during POST /api/device: reset",
                               outcome_unknown=True, method="POST", path="/api/device")
 
 
@@ -282,16 +338,21 @@ def refused(reason="Conflict - No free IP address left"):
                         method="POST", path="/api/device", status=409, reason=reason)
 
 
+def forbidden():
+    return NacAuthError("Access refused (HTTP 403) to POST /api/device: the account needs the privilege public_api",
+                        method="POST", path="/api/device", status=403)
+
+
 def test_a_rerun_with_nothing_to_do_lists_once_and_creates_nothing():
     api = Scripted(RECORDS)
-    outcomes = ensure_devices(device_specs([spec("cam-01"), spec("printer-01")]), api.list_devices, api.create)
+    outcomes = api.ensure(device_specs([spec("cam-01"), spec("printer-01")]))
     assert (api.lists, api.bodies) == (1, [])
     assert [(o.state, o.id, o.changed) for o in outcomes] == [(EXISTING, 1, False), (EXISTING, 2, False)]
 
 
 def test_nothing_requested_sends_nothing():
     api = Scripted(RECORDS)
-    assert ensure_devices([], api.list_devices, api.create) == []
+    assert api.ensure([]) == []
     assert api.lists == 0
 
 
@@ -299,18 +360,18 @@ def test_group_and_profile_are_needed_only_to_create():
     api = Scripted(RECORDS)
     specs = device_specs([dict(hostname="CAM-01"), dict(hostname="new-01", group="Cameras"), dict(hostname="new-02")])
     with pytest.raises(InvalidRequest) as raised:
-        ensure_devices(specs, api.list_devices, api.create)
+        api.ensure(specs)
     assert str(raised.value) == ("Invalid device request, nothing was created: new-01 does not exist and needs profile to be "
                                  "created; new-02 does not exist and needs group and profile to be created")
     assert (api.lists, api.bodies) == (1, [])
-    outcomes = ensure_devices(device_specs([dict(hostname="CAM-01")]), api.list_devices, api.create)
+    outcomes = api.ensure(device_specs([dict(hostname="CAM-01")]))
     assert [(o.state, o.id, o.warnings) for o in outcomes] == [(EXISTING, 1, [])]
 
 
 def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_reply():
     api = Scripted(RECORDS)
     specs = device_specs([spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")])
-    outcomes = ensure_devices(specs, api.list_devices, api.create)
+    outcomes = api.ensure(specs)
     assert api.lists == 1
     assert sorted(api.bodies, key=lambda b: b["hostname"]) == [
         dict(hostname="cam-02", group="Cameras", profile="Camera", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"]),
@@ -326,20 +387,20 @@ def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_rep
 def test_creations_run_concurrency_at_a_time_and_results_keep_the_request_order():
     api = Scripted(delay=0.01, together=4)  # fails (broken barrier) unless 4 creations overlap
     specs = device_specs([spec("ws-%02d" % n) for n in range(12)])
-    outcomes = ensure_devices(specs, api.list_devices, api.create, concurrency=4)
+    outcomes = api.ensure(specs, concurrency=4)
     assert api.most_running == 4
     assert [o.hostname for o in outcomes] == ["ws-%02d" % n for n in range(12)]
     ids = dict((r["hostname"], r["id"]) for r in api.records)
     assert [o.id for o in outcomes] == [ids[o.hostname] for o in outcomes]
     serial = Scripted(delay=0.01)
-    ensure_devices(specs, serial.list_devices, serial.create, concurrency=1)
+    serial.ensure(specs, concurrency=1)
     assert serial.most_running == 1
 
 
 @pytest.mark.parametrize("reply", ["none", "no-id"])
 def test_ids_missing_from_replies_come_from_one_fresh_list(reply):
     api = Scripted(RECORDS, reply=reply)
-    outcomes = ensure_devices(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-01")]), api.list_devices, api.create)
+    outcomes = api.ensure(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-01")]))
     assert api.lists == 2 and len(api.bodies) == 2
     listed = dict((r["hostname"], r) for r in api.records)
     assert [o.id for o in outcomes] == [listed["cam-02"]["id"], listed["cam-03"]["id"], 1]
@@ -348,15 +409,16 @@ def test_ids_missing_from_replies_come_from_one_fresh_list(reply):
 
 
 def test_an_id_that_cannot_be_found_is_a_warning_not_a_failure():
-    api = Scripted(reply="none", failures={"list 2": NacConnectionError("Could not connect")})
-    outcomes = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)
+    api = Scripted(reply="none", failures=dict(("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 20)))
+    outcomes = api.ensure(device_specs([spec("cam-02")]), settle_timeout=10)
     assert (outcomes[0].state, outcomes[0].changed, outcomes[0].id) == (CREATED, True, None)
     assert outcomes[0].warnings == ["created, but its id is unknown: the reply carried none and listing the devices failed (Could not connect)"]
+    assert len(api.bodies) == 1 and sum(api.sleeps) == 10  # looked for during the whole window, never re-sent
 
 
 def test_a_failing_item_does_not_stop_the_others():
     api = Scripted(RECORDS, failures={"cam-03": refused()})
-    outcomes = ensure_devices(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-04")]), api.list_devices, api.create)
+    outcomes = api.ensure(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-04")]))
     assert [o.state for o in outcomes] == [CREATED, FAILED, CREATED]
     assert outcomes[1].error.endswith("The server said: Conflict - No free IP address left")
     assert outcomes[1].failure["status"] == 409
@@ -364,38 +426,149 @@ def test_a_failing_item_does_not_stop_the_others():
     assert api.lists == 1
 
 
-def test_an_unknown_outcome_is_settled_by_one_list_for_all_and_never_resent():
-    api = Scripted(RECORDS, failures={"made-01": (unknown(), True), "made-02": (unknown(), True), "lost-01": unknown()})
-    specs = device_specs([spec("made-01"), spec("lost-01"), spec("made-02"), spec("fine-01")])
-    outcomes = ensure_devices(specs, api.list_devices, api.create)
-    assert api.lists == 2
-    assert sorted(b["hostname"] for b in api.bodies) == ["fine-01", "lost-01", "made-01", "made-02"]
-    assert [o.state for o in outcomes] == [CREATED, FAILED, CREATED, CREATED]
-    listed = dict((r["hostname"], r["id"]) for r in api.records)
-    assert outcomes[0].id == listed["made-01"] and outcomes[0].error is None and outcomes[0].failure is None
-    assert outcomes[1].error == ("No reply from the NAC API at https://nac within 30s to POST /api/device; the device list, "
-                                 "checked afterwards, has no device lost-01, so it was not created: it is safe to run the task again")
-    assert outcomes[1].failure["outcome_unknown"] is True
+def test_uncertain_outcomes_are_settled_by_one_list_for_all():
+    api = Scripted(RECORDS, failures={"made-01": (unknown(), True), "made-02": (server_fault(), True), "fine-01": None})
+    specs = device_specs([spec("made-01"), spec("made-02"), spec("fine-01")])
+    outcomes = api.ensure(specs)
+    assert api.lists == 2 and api.sleeps == []
+    assert sorted(b["hostname"] for b in api.bodies) == ["fine-01", "made-01", "made-02"]
+    assert [o.state for o in outcomes] == [CREATED] * 3
+    assert outcomes[0].id == api.named("made-01")[0] and outcomes[0].error is None and outcomes[0].failure is None
+    assert outcomes[1].id == api.named("made-02")[0]
 
 
-def test_an_unknown_outcome_that_cannot_be_checked_says_to_run_again():
-    api = Scripted(failures={"cam-02": unknown(), "list 2": NacConnectionError("Could not connect")})
-    outcome = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)[0]
+# The outcome table: each uncertain error x what the device list shows -> the outcome (settle window 30 s,
+# at most 3 re-sends). "later": committed 12 s after the error (a slow commit, inside the window).
+CASES = [
+    # failure of the first POST, then of the later ones,  expected state, POSTs
+    ("committed-then-failed", None, CREATED, 1),
+    ("slow-commit", None, CREATED, 1),
+    ("not-committed", None, CREATED, 2),
+    ("not-committed", "always", FAILED, 4),
+]
+
+
+@pytest.mark.parametrize("error", [unknown, dropped, server_fault, lambda: server_fault(502), lambda: server_fault(503),
+                                   lambda: server_fault(504)], ids=["timeout", "reset", "500", "502", "503", "504"])
+@pytest.mark.parametrize("shows, later, state, posts", CASES, ids=["listed-at-once", "listed-later", "resent-once", "exhausted"])
+def test_every_uncertain_outcome_is_decided_from_the_device_list(error, shows, later, state, posts):
+    first = {"committed-then-failed": (error(), True), "slow-commit": (error(), 12), "not-committed": error()}[shows]
+    api = Scripted(RECORDS, failures={"new-01": [first, error() if later else None]})
+    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=30, max_resends=3)[0]
+    assert (outcome.state, len(api.bodies)) == (state, posts)
+    assert len(api.named("new-01")) == (1 if state == CREATED else 0)  # never twice
+    if state == CREATED:
+        assert (outcome.id, outcome.changed, outcome.error) == (api.named("new-01")[0], True, None)
+    posts_at = [entry[-1] for entry in api.log if entry[0] == "post"]
+    for before, after in zip(posts_at, posts_at[1:]):
+        assert after - before >= 30  # a re-send only after a whole window without the device in the list
+    lists_at = [entry[-1] for entry in api.log if entry[0] == "list"]
+    for sent in posts_at[1:]:
+        assert sent in lists_at  # ... and right after a list, at the window's end, still without it
+    if shows == "slow-commit":
+        assert 12 <= api.now < 30
+    if state == FAILED:
+        assert outcome.error.startswith(first.message + "; the outcome is unknown: the device list did not show new-01 "
+                                        "during the settle window of 30 s after each of 4 attempts. Check the NAC")
+        assert "safe" not in outcome.error
+        assert outcome.failure["outcome_unknown"] is True
+
+
+def test_the_window_lists_a_few_times_then_once_at_its_end():
+    api = Scripted(failures={"new-01": [unknown(), refused("Conflict - already exists")]})
+    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=20, max_resends=1)[0]
+    assert api.sleeps[:5] == [1, 2, 4, 8, 5]  # lists at 0, 1, 3, 7, 15, 20
+    assert outcome.state == FAILED and "HTTP 409" in outcome.error and "did not show new-01" in outcome.error
+
+
+def test_a_resend_refused_because_the_first_attempt_landed_meanwhile_is_created():
+    late = (unknown(), 31)  # lands after the 30 s window, before the re-send is answered
+    api = Scripted(failures={"new-01": [late, refused("Conflict - A device with hostname new-01 already exists")]})
+    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=30)[0]
+    assert (outcome.state, len(api.bodies), outcome.id, outcome.error) == (CREATED, 2, api.named("new-01")[0], None)
+    assert len(api.named("new-01")) == 1
+
+
+def test_a_commit_later_than_the_window_beside_a_resend_is_reported_as_a_duplicate():
+    def landing_during_the_resend(body):
+        if api.bodies:
+            api.now = 35  # the first attempt's commit lands while the re-send is processed
+        return create(body)
+
+    api = Scripted(failures={"new-01": [(unknown(), 34), None]})
+    create, api.create = api.create, landing_during_the_resend
+    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=30)[0]
+    ids = api.named("new-01")
+    assert len(ids) == 2 and len(api.bodies) == 2
     assert outcome.state == FAILED
+    assert outcome.error.startswith("the device list shows 2 devices named new-01 (ids %d, %d): the creation was sent 2 times"
+                                    % tuple(ids))
+
+
+def test_one_list_serves_every_pending_item_of_a_bulk():
+    failures = dict(("lost-%02d" % n, [unknown(), None]) for n in range(20))
+    failures.update(("late-%02d" % n, (server_fault(), 3)) for n in range(20))
+    api = Scripted(failures=failures)
+    specs = device_specs([spec("lost-%02d" % n) for n in range(20)] + [spec("late-%02d" % n) for n in range(20)])
+    outcomes = api.ensure(specs, settle_timeout=30)
+    assert [o.state for o in outcomes] == [CREATED] * 40
+    assert len(api.bodies) == 60 and all(len(api.named(o.hostname)) == 1 for o in outcomes)
+    assert api.lists == 1 + 6 + 1  # the plan, the window's lists (0, 1, 3, 7, 15, 30), one after the re-sends
+
+
+def test_an_unknown_outcome_that_cannot_be_checked_is_never_resent_and_says_so():
+    api = Scripted(failures=dict([("cam-02", unknown())] + [("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 9)]))
+    outcome = api.ensure(device_specs([spec("cam-02")]), settle_timeout=30)[0]
+    assert outcome.state == FAILED and len(api.bodies) == 1
     assert "whether the device was created is unknown, and listing the devices to find out failed too (Could not connect)" in outcome.error
-    assert outcome.error.endswith("Run the task again: it looks for cam-02 before creating anything")
+    assert outcome.error.endswith("Check the NAC; a later run looks for cam-02 before creating anything")
 
 
 def test_a_connection_refused_before_sending_is_a_plain_failure():
     api = Scripted(failures={"cam-02": NacConnectionError("Could not connect to the NAC API", outcome_unknown=False)})
-    outcome = ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)[0]
+    outcome = api.ensure(device_specs([spec("cam-02")]))[0]
     assert (outcome.state, outcome.error, api.lists) == (FAILED, "Could not connect to the NAC API", 1)
+
+
+def test_refused_credentials_stop_every_creation_not_yet_started():
+    api = Scripted(failures={"new-00": forbidden()})
+    specs = device_specs([spec("new-%02d" % n) for n in range(5)])
+    outcomes = api.ensure(specs, concurrency=1)
+    assert [b["hostname"] for b in api.bodies] == ["new-00"]
+    assert outcomes[0].error.startswith("Access refused (HTTP 403)")
+    assert all(o.state == FAILED and o.error.startswith("not attempted: a creation was refused for lack of access") for o in outcomes[1:])
+
+
+def test_a_gone_controller_stops_new_creations_and_what_was_sent_is_settled():
+    asked = []
+
+    def should_stop():
+        asked.append(len(api.bodies))
+        return "the controller that started this task is gone" if len(api.bodies) >= 2 else None
+
+    api = Scripted(failures={"new-01": (unknown(), True)})
+    outcomes = api.ensure(device_specs([spec("new-%02d" % n) for n in range(5)]), concurrency=1, should_stop=should_stop)
+    assert [b["hostname"] for b in api.bodies] == ["new-00", "new-01"]
+    assert [o.state for o in outcomes] == [CREATED, CREATED] + [FAILED] * 3
+    assert outcomes[1].id == api.named("new-01")[0]  # sent before the stop: settled from the list
+    assert [o.error for o in outcomes[2:]] == ["not attempted: the controller that started this task is gone"] * 3
+    assert asked[:3] == [0, 1, 2]
+
+
+def test_a_gone_controller_stops_a_resend_too():
+    gone = []
+    api = Scripted(failures={"new-01": unknown()})
+    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=5,
+                         should_stop=lambda: "the controller is gone" if gone else gone.append(1))[0]
+    assert len(api.bodies) == 1 and outcome.state == FAILED
+    assert outcome.error.endswith("the outcome is unknown: the device list did not show it during the settle window, "
+                                  "and it was not sent again: the controller is gone")
 
 
 def test_check_mode_creates_nothing_and_reports_the_would_be_bodies():
     api = Scripted(RECORDS)
     specs = device_specs([spec("cam-01"), spec("cam-02", ips=["10.20.0.15"])])
-    outcomes = ensure_devices(specs, api.list_devices, api.create, check_mode=True)
+    outcomes = api.ensure(specs, check_mode=True)
     assert (api.lists, api.bodies) == (1, [])
     assert [(o.state, o.changed, o.id) for o in outcomes] == [(EXISTING, False, 1), (CREATED, True, None)]
     assert outcomes[1].record == dict(hostname="cam-02", group="Cameras", profile="Camera", ips=["10.20.0.15"])
@@ -404,11 +577,21 @@ def test_check_mode_creates_nothing_and_reports_the_would_be_bodies():
 def test_a_failing_first_list_fails_the_whole_call():
     api = Scripted(failures={"list 1": NacConnectionError("Could not connect")})
     with pytest.raises(NacConnectionError):
-        ensure_devices(device_specs([spec("cam-02")]), api.list_devices, api.create)
+        api.ensure(device_specs([spec("cam-02")]))
     assert api.bodies == []
 
 
 # -- summaries and messages -------------------------------------------------------------------------
+
+
+def test_summary_counts_each_state_under_its_own_key():
+    api = Scripted(RECORDS, failures={"bad-01": refused()})
+    specs = device_specs([spec("new-%02d" % n) for n in range(3)] + [spec("cam-01"), spec("printer-01"), spec("bad-01")]
+                         + [spec("dup")])
+    outcomes = api.ensure(specs)
+    assert summary(outcomes) == dict(created=3, existing=2, failures=2)  # the ambiguous "dup" fails too
+    assert summary(outcomes[:4]) == dict(created=3, existing=1, failures=0)
+    assert summary([]) == dict(created=0, existing=0, failures=0)
 
 
 def test_failure_message_groups_hostnames_by_reason_and_counts():

@@ -21,10 +21,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacConnectionError,
     NacHTTPError,
     NacNotFound,
+    NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
     ERROR,
+    NOT_QUERIED,
     UNKNOWN,
+    BatchStopped,
     Target,
     check_options,
     dot1x_status,
@@ -275,14 +278,46 @@ def test_unknown_targets_are_named_in_the_failure_and_never_fired():
     assert report.failure == "1 of 2 targets could not be queried: id 42: not in the device list (GET /api/device)."
 
 
-def test_refused_credentials_abort_the_remaining_work():
-    refused = NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire")
+def test_refused_credentials_stop_the_batch_and_what_was_answered_is_kept():
+    refused = NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire.", status=403)
     client = FakeClient(records=[dict(id=i, hostname="d%d" % i) for i in range(1, 101)],
-                        scripts=dict((i, [refused]) for i in range(1, 101)))
-    with pytest.raises(NacAuthError) as caught:
+                        scripts=dict((i, [refused]) for i in range(3, 101)))
+    with pytest.raises(BatchStopped) as caught:
         status(client, all_devices=True, concurrency=1, check_access=False)
-    assert caught.value is refused
-    assert client.fired == [1]
+    assert isinstance(caught.value, NacAuthError) and caught.value.cause is refused  # callers catching NacAuthError still do
+    assert client.fired == [1, 2, 3]
+    report = caught.value.report
+    assert [e["status"] for e in report.results[:2]] == ["AUTHENTICATED"] * 2
+    assert report.results[2]["error"] == refused.message
+    assert all(e["error"] == NOT_QUERIED for e in report.results[3:]) and len(report.results) == 100
+    assert report.summary == {"AUTHENTICATED": 2, "ERROR": 98}
+    assert report.failure == caught.value.message == (
+        "Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire. The batch stopped there: 2 of 100 targets were "
+        "answered before, the others were not queried (results has every target, each failed one with its error).")
+    assert caught.value.failure["status"] == 403
+
+
+def test_refused_credentials_while_waiting_stop_the_polling_too():
+    refused = NacAuthError("Access refused (HTTP 401)", status=401)
+    client = FakeClient(scripts={1: [dict(status="CONNECTING"), refused], 2: [authenticated(2)]})
+    with pytest.raises(BatchStopped) as caught:
+        status(client, device_id=[1, 2], wait_for="AUTHENTICATED", wait_timeout=60, wait_interval=5)
+    assert client.fired.count(1) == 2 and client.fired.count(2) == 1
+    assert [e.get("error") for e in caught.value.report.results] == [refused.message, None]
+
+
+@pytest.mark.parametrize("error", [
+    NacServerError("The NAC API failed on POST /api/intent/dot1x_status/fire with HTTP 500 (4 attempts): a fault of the server"),
+    NacConnectionError("No reply from the NAC API within 30s", outcome_unknown=True),
+    NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 429 (4 attempts)."),
+])
+def test_a_server_fault_on_some_targets_never_throws_the_batch_away(error):
+    client = FakeClient(scripts={2: [error], 5: [error]})
+    report = status(client, all_devices=True, concurrency=2)
+    entries = by_id(report)
+    assert [entries[i].get("error") for i in (1, 2, 3, 4, 5)] == [None, error.message, None, None, error.message]
+    assert report.summary == {"AUTHENTICATED": 3, "ERROR": 2}
+    assert report.failure.startswith("2 of 5 targets could not be queried")
 
 
 # -- concurrency ------------------------------------------------------------------------------------
@@ -509,10 +544,13 @@ def test_emulator_no_intent_access_sends_no_fire(emu):
 
 
 def test_emulator_without_the_access_check_a_refused_fire_stops_the_rest(emu):
-    with pytest.raises(NacAuthError) as caught:
+    with pytest.raises(BatchStopped) as caught:
         dot1x_status(client_for(emu, "nac-demo-noaccess-key"), all_devices=True, concurrency=1, check_access=False)
     assert caught.value.status == 403 and "Check 802.1x" in caught.value.message
     assert emu.request_counts() == {"GET /api/device": 1, FIRE: 1}
+    results = caught.value.report.results
+    assert len(results) > 1 and results[0]["error"].startswith("Access refused (HTTP 403)")
+    assert all(entry["error"] == NOT_QUERIED for entry in results[1:])
 
 
 def test_emulator_wait_until_a_new_device_authenticates(emu):

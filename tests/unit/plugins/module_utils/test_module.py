@@ -11,6 +11,7 @@ __metaclass__ = type
 import json
 
 import pytest
+from requests.adapters import BaseAdapter
 
 from ansible.module_utils import basic
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
@@ -92,6 +93,8 @@ def test_timeout_must_be_a_positive_number(capsys, timeout):
 @pytest.mark.parametrize("main, args, message", [
     (nac_device.main, dict(hostname="cam-01", concurrency=10 ** 7), "concurrency must be 256 at most, got 10000000"),
     (nac_device.main, dict(hostname="cam-01", concurrency=0), "concurrency must be 1 or more, got 0"),
+    (nac_device.main, dict(hostname="cam-01", settle_timeout=-1), "settle_timeout must be a number of seconds from 0 to 3600, got -1"),
+    (nac_device.main, dict(hostname="cam-01", settle_timeout=4000), "settle_timeout must be a number of seconds from 0 to 3600, got 4000"),
     (nac_dot1x_status.main, dict(hostname=["cam-01"], concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256"),
     (nac_dot1x_status.main, dict(hostname=["cam-01", " "]),
      "Invalid hostname, nothing was sent: hostname[1] ' ' contains whitespace or a control character"),
@@ -220,3 +223,48 @@ def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, 
     run(main, api_key=KEY, **args)  # api_url is a closed port: a request would fail with another message
     result, out = printed(capsys)
     assert result["msg"].startswith(message)
+# -- check mode: the read-only client is the backstop ---------------------------------------------
+
+class NothingMayBeSent(BaseAdapter):
+    def __init__(self):
+        super(NothingMayBeSent, self).__init__()
+        self.sent = []
+
+    def send(self, request, **kwargs):
+        self.sent.append("%s %s" % (request.method, request.path_url))
+        raise AssertionError("a request was sent: %s %s" % (request.method, request.path_url))
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("check_mode, read_only", [(True, False), (False, True)], ids=["check-mode", "read-only-module"])
+def test_a_write_through_a_check_mode_modules_client_raises_before_sending(capsys, check_mode, read_only):
+    transport = NothingMayBeSent()
+
+    def action(nac):
+        nac.client.session.mount("http://", transport)
+        nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
+        return {"created": True}
+
+    with patch_module_args(dict(api_url=URL, api_key=KEY, _ansible_check_mode=check_mode)):
+        with pytest.raises(SystemExit):
+            NacModule(argument_spec={}, read_only=read_only).run(action)
+    result, out = printed(capsys)
+    assert transport.sent == []
+    assert result["failed"] is True and "created" not in result
+    assert result["msg"] == "refusing to send POST /api/device: the client is read-only (check mode)"
+    assert result["failure"]["type"] == "ReadOnlyViolation"
+
+
+def test_a_module_not_in_check_mode_does_send_its_writes(capsys):
+    transport = NothingMayBeSent()
+
+    def action(nac):
+        nac.client.session.mount("http://", transport)
+        nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
+
+    with patch_module_args(dict(api_url=URL, api_key=KEY, max_retries=0)):
+        with pytest.raises(SystemExit):
+            NacModule(argument_spec={}).run(action)
+    assert transport.sent == ["POST /api/device"]  # the same action, sent: the refusal above is check mode's
