@@ -225,7 +225,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
-            entries = list(query(client, targets, concurrency))
+            refused = []
+            entries = list(query(client, targets, concurrency, refused))
+            if refused:  # credentials refused mid-way: the same for every device, so the inventory fails
+                raise refused[0]
             self.display.vvv("netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                              % (len(entries), time.monotonic() - started, concurrency))
             return dict(devices=records, dot1x=entries)

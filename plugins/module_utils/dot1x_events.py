@@ -110,7 +110,10 @@ def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None):
     read, the credentials are refused) gives one ``nac_dot1x_error`` event and leaves ``known`` as it was."""
     try:
         targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
-        results = list(query(client, [t for t in targets if t.error is None], concurrency))
+        refused = []
+        results = list(query(client, [t for t in targets if t.error is None], concurrency, refused))
+        if refused:  # credentials refused mid-round: the same for every device, so the round fails
+            raise refused[0]
     except NacError as failure:
         return Round([error_event(failure.message)], known, [])
     results.extend(dict(id=t.id, hostname=t.hostname, error=t.error) for t in targets if t.error is not None)
