@@ -54,12 +54,22 @@ ANSIBLE_LABELS = {
     "collections_installing": ("collections_guide/collections_installing.html#collections-installing", "Installing collections"),
     "list_of_collections": ("collections/index.html#list-of-collections", "Collection Index"),
 }
+# Environment variables of ansible-core's own options that plugin pages link to (the inventory
+# plugin's cache options and ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED): anchors on the config page.
+ANSIBLE_ENVVARS = (
+    "ANSIBLE_CACHE_PLUGIN",
+    "ANSIBLE_CACHE_PLUGIN_CONNECTION",
+    "ANSIBLE_CACHE_PLUGIN_PREFIX",
+    "ANSIBLE_CACHE_PLUGIN_TIMEOUT",
+    "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED",
+)
 STUB_INVENTORY = "../ansible_devel.inv"  # relative to the source directory (the generated RST)
 intersphinx_mapping = {"ansible_devel": (ANSIBLE_DOCS, STUB_INVENTORY)}
 
 
 def _write_stub_inventory(app):
     lines = "".join(f"{label} std:label -1 {uri} {name}\n" for label, (uri, name) in sorted(ANSIBLE_LABELS.items()))
+    lines += "".join(f"{name} std:envvar -1 reference_appendices/config.html#envvar-{name} -\n" for name in ANSIBLE_ENVVARS)
     header = "# Sphinx inventory version 2\n# Project: Ansible\n# Version: devel\n# The remainder of this file is compressed using zlib.\n"
     (Path(app.srcdir) / STUB_INVENTORY).write_bytes(header.encode() + zlib.compress(lines.encode()))
 
