@@ -101,14 +101,18 @@ def test_killing_ansible_playbook_stops_the_creations(tmp_path):
     devices = [dict(hostname="orphan-%02d" % n, group="Workstations", profile="Workstation") for n in range(80)]
     with Emulator(DEFAULT_CONFIG, latency=0.1).start() as emulator:
         (tmp_path / "play.yml").write_text(PLAYBOOK % (emulator.url, json.dumps(devices)))
-        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_root(), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)  # ansible-test units points it at a partial ansible (no ansible.cli)
+        env.update(ANSIBLE_COLLECTIONS_PATH=collections_root(), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
                    ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false", ANSIBLE_HOME=str(tmp_path))
+        output = open(str(tmp_path / "output"), "w")
         process = subprocess.Popen([playbook_bin, "-c", "local", "-i", "localhost,", str(tmp_path / "play.yml")], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                                   stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + 60
             while posts(emulator) < 3:
-                assert process.poll() is None and time.monotonic() < deadline, "the creations did not start"
+                assert process.poll() is None and time.monotonic() < deadline, (
+                    "the creations did not start: %s" % (tmp_path / "output").read_text()[-3000:])
                 time.sleep(0.05)
             process.kill()  # ansible-playbook only: its worker and the module live on, as after a kill -9
             process.wait()
@@ -119,6 +123,7 @@ def test_killing_ansible_playbook_stops_the_creations(tmp_path):
             listed = requests.get(emulator.url + "/api/device", headers={"Authorization": "Bearer nac-demo-admin-key"}).json()
             assert len([d for d in listed if d["hostname"].startswith("orphan-")]) == stopped_at
         finally:
+            output.close()
             try:
                 os.killpg(process.pid, signal.SIGKILL)
             except OSError:
