@@ -201,6 +201,8 @@ def main():
     print("soak: %d devices through %.0f %% faults (%s; seed %d), client timeout %g s, slow commit %g s, "
           "latency %g s, %s cores" % (count, args.rate * 100, ", ".join(FAULT_MODES), args.seed, args.timeout, args.slow,
                                       args.latency, os.cpu_count()))
+    print("settings: the collection's defaults but timeout %g s (default 30), so that a slow commit (%g s) outlasts it "
+          "without a run of minutes; emulator: duplicate hostnames allowed, Retry-After 1 s" % (args.timeout, args.slow))
     faults = dict(rate=0, seed=args.seed, retry_after=1, slow=args.slow)
     with tempfile.TemporaryDirectory(prefix="soak-faults-") as workdir, \
             Emulator(config(), latency=args.latency, faults=faults).start() as emulator:
