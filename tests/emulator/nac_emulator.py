@@ -616,6 +616,7 @@ class NacModel:
             else:
                 table.setdefault(key, {}).update(override)
             return {"ok": True, "override": table.get(key)}
+
     def admin_faults(self, _body):
         return self.faults.snapshot()
 

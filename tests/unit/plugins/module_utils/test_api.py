@@ -547,6 +547,8 @@ def test_certificate_names_are_empty_when_they_cannot_be_read():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     assert api.certificate_names("https://127.0.0.1:%d" % port, True, 1.0) == []
+
+
 # -- timeout bounds the whole exchange ----------------------------------------------------------
 
 class Dripping(http.server.BaseHTTPRequestHandler):

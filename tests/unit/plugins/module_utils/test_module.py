@@ -223,6 +223,8 @@ def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, 
     run(main, api_key=KEY, **args)  # api_url is a closed port: a request would fail with another message
     result, out = printed(capsys)
     assert result["msg"].startswith(message)
+
+
 # -- check mode: the read-only client is the backstop ---------------------------------------------
 
 class NothingMayBeSent(BaseAdapter):
