@@ -199,9 +199,9 @@ def check_playbook(run, source):
            and "unauth-02 (id 15)" in output, "on nac_dot1x_unauthenticated the play fails naming the devices", output)
     with open(os.path.join(report, "dot1x_report.csv")) as handle:
         rows = handle.read().splitlines()
-    expect(rows[0] == "hostname,id,status,auth_method,username,message" and sorted(rows[1:]) == [
-        "unauth-01,14,UNAUTHENTICATED,,,No MAC address registered for this device",
-        "unauth-02,15,UNAUTHENTICATED,,,No MAC address registered for this device"], "the report lists them", "\n".join(rows))
+    expect(rows[0] == "hostname,id,expected_status,status,auth_method,username,message" and sorted(rows[1:]) == [
+        "unauth-01,14,AUTHENTICATED,UNAUTHENTICATED,,,No MAC address registered for this device",
+        "unauth-02,15,AUTHENTICATED,UNAUTHENTICATED,,,No MAC address registered for this device"], "the report lists them", "\n".join(rows))
 
 
 def main():
