@@ -117,16 +117,15 @@ else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     MAX_CONCURRENCY,
+    CONNECTION_OPTIONS,
     NacClient,
     NacConfigError,
     NacError,
     strip_userinfo,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query, require_access, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
 
-CONNECTION_OPTIONS = ("api_url", "api_key", "username", "password", "tenant", "validate_certs", "ca_path", "timeout",
-                      "max_retries")
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"
 STATUS_VARS = (("nac_dot1x_status", "status"), ("nac_auth_method", "auth_method"), ("nac_username", "username"),
@@ -225,10 +224,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
-            refused = []
-            entries = list(query(client, targets, concurrency, refused))
-            if refused:  # credentials refused mid-way: the same for every device, so the inventory fails
-                raise refused[0]
+            entries = query_all(client, targets, concurrency)
             self.display.vvv("netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                              % (len(entries), time.monotonic() - started, concurrency))
             return dict(devices=records, dot1x=entries)

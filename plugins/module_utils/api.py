@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import collections
 import email.utils
 import json
 import os
@@ -60,6 +61,21 @@ URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)
 USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
 TLS_NAME_MISMATCH = re.compile(r"(?:Hostname|IP address) mismatch|doesn't match|not valid for", re.IGNORECASE)
 USER_AGENT = "netaccess.nac-ansible-collection"
+
+# The connection options, declared once (the doc fragment netaccess.nac.connection documents them):
+# name -> (environment variable, type, default, secret). The modules' argument spec (module.py), the
+# inventory plugin and the event source (dot1x_events.py) are built from it; each is a NacClient argument.
+CONNECTION_OPTIONS = collections.OrderedDict((
+    ("api_url", ("NAC_API_URL", "str", None, False)),
+    ("api_key", ("NAC_API_KEY", "str", None, True)),
+    ("username", ("NAC_USERNAME", "str", None, False)),
+    ("password", ("NAC_PASSWORD", "str", None, True)),
+    ("tenant", ("NAC_TENANT", "str", None, False)),  # an identifier, not a secret: never masked
+    ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True, False)),
+    ("ca_path", ("NAC_CA_PATH", "path", None, False)),
+    ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
+    ("max_retries", (None, "int", 3, False)),
+))
 
 
 class NacError(Exception):

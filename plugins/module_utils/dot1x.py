@@ -244,6 +244,16 @@ def query(client, targets, concurrency, refused=None):
     return ordered_map(one, targets, concurrency)
 
 
+def query_all(client, targets, concurrency):
+    """Every target's entry (``query``), as a list. Refused credentials are the same for every
+    target: their NacAuthError is raised rather than returned as every device's error."""
+    refused = []
+    entries = list(query(client, targets, concurrency, refused))
+    if refused:
+        raise refused[0]
+    return entries
+
+
 def ordered_map(function, items, workers):
     """``map(function, items)`` on ``workers`` threads, yielding in the items' order.
 

@@ -19,21 +19,15 @@ import collections
 import math
 import os
 
+from ansible_collections.netaccess.nac.plugins.module_utils.api import CONNECTION_OPTIONS as API_CONNECTION_OPTIONS
 from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY, NacConfigError, NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query_all, resolve
 
 # option: (environment variable, type, default); the connection options of the doc fragment.
-CONNECTION_OPTIONS = collections.OrderedDict((
-    ("api_url", ("NAC_API_URL", "str", None)),
-    ("api_key", ("NAC_API_KEY", "secret", None)),
-    ("username", ("NAC_USERNAME", "str", None)),
-    ("password", ("NAC_PASSWORD", "secret", None)),
-    ("tenant", ("NAC_TENANT", "str", None)),
-    ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True)),
-    ("ca_path", ("NAC_CA_PATH", "path", None)),
-    ("timeout", ("NAC_TIMEOUT", "float", 30.0)),
-    ("max_retries", (None, "int", 3)),
-))
+# name -> (environment variable, kind, default): api.CONNECTION_OPTIONS, a secret's kind "secret" (never echoed).
+CONNECTION_OPTIONS = collections.OrderedDict(
+    (name, (variable, "secret" if secret else kind, default))
+    for name, (variable, kind, default, secret) in API_CONNECTION_OPTIONS.items())
 SOURCE_OPTIONS = collections.OrderedDict((
     ("hostname", "list"),
     ("interval", "float"),
@@ -110,10 +104,7 @@ def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None):
     read, the credentials are refused) gives one ``nac_dot1x_error`` event and leaves ``known`` as it was."""
     try:
         targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
-        refused = []
-        results = list(query(client, [t for t in targets if t.error is None], concurrency, refused))
-        if refused:  # credentials refused mid-round: the same for every device, so the round fails
-            raise refused[0]
+        results = query_all(client, [t for t in targets if t.error is None], concurrency)
     except NacError as failure:
         return Round([error_event(failure.message)], known, [])
     results.extend(dict(id=t.id, hostname=t.hostname, error=t.error) for t in targets if t.error is not None)

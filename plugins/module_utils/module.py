@@ -19,6 +19,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    CONNECTION_OPTIONS,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
     NacClient,
@@ -28,21 +29,22 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 
 
 def connection_argument_spec():
-    """The options of the ``netaccess.nac.connection`` doc fragment."""
-    return dict(
-        api_url=dict(type="str", required=True, fallback=(env_fallback, ["NAC_API_URL"])),
-        api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_API_KEY"])),
-        username=dict(type="str", fallback=(env_fallback, ["NAC_USERNAME"])),
-        password=dict(type="str", no_log=True, fallback=(env_fallback, ["NAC_PASSWORD"])),
-        tenant=dict(type="str", fallback=(env_fallback, ["NAC_TENANT"])),  # an identifier: no_log would mask it in results
-        validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["NAC_VALIDATE_CERTS"])),
-        ca_path=dict(type="path", fallback=(env_fallback, ["NAC_CA_PATH"])),
-        timeout=dict(type="float", default=30.0, fallback=(env_fallback, ["NAC_TIMEOUT"])),
-        max_retries=dict(type="int", default=3),
-    )
+    """The options of the ``netaccess.nac.connection`` doc fragment, from api.CONNECTION_OPTIONS."""
+    spec = {}
+    for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
+        option = dict(type=kind)
+        if name == "api_url":
+            option["required"] = True
+        if default is not None:
+            option["default"] = default
+        if secret:
+            option["no_log"] = True
+        if variable:
+            option["fallback"] = (env_fallback, [variable])
+        spec[name] = option
+    return spec
 
 
-CONNECTION_OPTIONS = tuple(connection_argument_spec())
 SECRET_OPTIONS = tuple(name for name, option in connection_argument_spec().items() if option.get("no_log"))
 
 
