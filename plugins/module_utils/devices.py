@@ -451,8 +451,8 @@ def _resolve(outcome, found, window):
     elif outcome.attempts > 1:
         outcome.fail("the device list shows %d devices named %s (ids %s): the creation was sent %d times because the "
                      "list did not show it within the settle window of %s, so an earlier attempt was probably committed "
-                     "later than that (or another client created one meanwhile); remove the extra device in the NAC" % (len(found), outcome.hostname, ids, outcome.attempts,
-                                                                     window.text()), outcome.failure)
+                     "later than that (or another client created one meanwhile); remove the extra device in the NAC"
+                     % (len(found), outcome.hostname, ids, outcome.attempts, window.text()), outcome.failure)
     else:
         outcome.fail("%s; the device list, checked afterwards, shows %d devices named %s (ids %s): check them in the NAC"
                      % (outcome.error, len(found), outcome.hostname, ids), outcome.failure)
