@@ -115,16 +115,16 @@ if hasattr(BaseInventoryPlugin, "trusted_by_default"):
 else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a record is not templated
     from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
-    MAX_CONCURRENCY,
-    CONNECTION_OPTIONS,
-    NacClient,
-    NacConfigError,
-    NacError,
-    strip_userinfo,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    SECRET_OPTIONS,
+    check_concurrency,
+    connection_values,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"
@@ -175,7 +175,8 @@ def host_vars(record, entry=None):
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
-    """A thin adapter: the client and the status query are module_utils' own (api.py, dot1x.py)."""
+    """A thin adapter: the client, the options and the status query are module_utils' own (api.py, options.py,
+    dot1x.py)."""
 
     NAME = "netaccess.nac.nac"
 
@@ -199,7 +200,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             try:
                 data = self.fetch()
             except NacError as error:
-                raise AnsibleParserError("netaccess.nac.nac inventory: %s" % error.message) from None
+                secrets = hidden_forms([self.get_option(name) for name in SECRET_OPTIONS], self.get_option("api_url"))
+                raise AnsibleParserError("netaccess.nac.nac inventory: %s" % mask(error.message, secrets)) from None
             if self.get_option("cache"):
                 self._cache[key] = data
         self.populate(data["devices"], data.get("dot1x"))
@@ -207,16 +209,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def cache_key(self, path):
         """The standard key of the source, narrowed by what decides the data: the API address, the tenant
         and whether statuses were queried (no credential, in any form)."""
-        settings = json.dumps([strip_userinfo(str(self.get_option("api_url"))), self.get_option("tenant"), self.get_option("dot1x_status")])
+        settings = json.dumps([strip_userinfo(str(self.get_option("api_url"))), self.get_option("tenant"),
+                               self.get_option("dot1x_status")])
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
         """{devices: the device list, dot1x: one status entry per device (dot1x.shape) or None}."""
-        concurrency = self.get_option("concurrency")
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
-        client = NacClient(read_only=True, pool_size=max(concurrency, 8),
-                           **dict((name, self.get_option(name)) for name in CONNECTION_OPTIONS))
+        concurrency = check_concurrency(self.get_option("concurrency"))
+        client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
         try:
             records = client.list_devices()
             if not self.get_option("dot1x_status"):

@@ -1,7 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure logic about device records (no Ansible imports; I/O only through the callables given)."""
+"""Devices to ensure (no Ansible imports; I/O only through the callables given): validating and
+normalising the requested devices, comparing them with the device list, and creating the missing
+ones through the settle engine (settle.py), with the results and messages of nac_device.
+
+The flow of ``ensure_devices``: validate every requested item (no request yet), list the devices once,
+classify each item (existing / to create / error), then create the missing ones and settle what is
+uncertain from the device list. Every item ends existing, created (or "would be created" in check
+mode) or failed with its error. What each failure of ``POST /api/device`` becomes: the table
+"Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,117 +18,58 @@ __metaclass__ = type
 
 import ipaddress
 import re
-import threading
 import time
-import unicodedata
-from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
-    NacAuthError,
-    NacConfigError,
-    NacError,
-    body_reason,
-    excerpt,
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    hostname_key,
+    hostname_problem,
+    hostname_value,
+    index_by_hostname,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.settle import (
+    DONE,
+    FAILED,
+    PENDING,
+    SETTLE_TIMEOUT,
+    Item,
+    Wording,
+    Written,
+    settle,
 )
 
-
-def hostname_key(hostname):
-    """Hostnames are compared case-insensitively."""
-    return hostname.casefold()
-
-
-HOSTNAME_MAX = 253  # a DNS name's limit
-
-
-def hostname_problem(value):
-    """Why ``value`` cannot be a requested hostname, or None: one string (a whole number is read as one) of
-    at most 253 characters, without whitespace or control characters."""
-    if isinstance(value, (list, tuple, dict, set)):
-        return "must be one name (a string), got a %s: %s" % ("mapping" if isinstance(value, dict) else "list", excerpt(repr(value), 80))
-    if not isinstance(value, str) or not value:
-        return "is required" if value in (None, "") else "must be a name (a string), got %r" % (value,)
-    if len(value) > HOSTNAME_MAX:
-        return "has %d characters, more than the %d a hostname may have: %s" % (len(value), HOSTNAME_MAX, excerpt(value, 40))
-    if any(unicodedata.category(char)[0] in "CZ" for char in value):
-        return "%r contains whitespace or a control character, which a hostname cannot have" % (value,)
-    return None
-
-
-def hostname_value(value):
-    """A requested hostname as a string: whole numbers (YAML reads ``1234`` as one) become their digits."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-def check_hostnames(hostnames, name="hostname"):
-    """Raise NacConfigError naming every unusable hostname of a list option; return the names as strings."""
-    names = [hostname_value(value) for value in hostnames]
-    problems = ["%s[%d] %s" % (name, index, problem) for index, problem in enumerate(map(hostname_problem, names)) if problem]
-    if problems:
-        raise NacConfigError("Invalid %s, nothing was sent: %s" % (name, "; ".join(problems)))
-    return names
-
-
-def index_by_hostname(records):
-    """{hostname key: [records with that hostname]} (the API does not promise unique hostnames)."""
-    index = {}
-    for record in records:
-        index.setdefault(hostname_key(record["hostname"]), []).append(record)
-    return index
-
-
-def select(records, hostnames=None, ids=None):
-    """Records matching any of ``hostnames`` (case-insensitive) or ``ids``; all when neither is given
-    (None): an empty list is given, and matches nothing.
-
-    Returns ``(selected, missing)``: the matching records in the server's order, and the requested
-    hostnames and ids that matched nothing, in the order they were asked for.
-    """
-    if hostnames is None and ids is None:
-        return list(records), []
-    wanted_names = set(hostname_key(name) for name in hostnames or ())
-    wanted_ids = set(ids or ())
-    selected = [r for r in records if hostname_key(r["hostname"]) in wanted_names or r["id"] in wanted_ids]
-    found_names = set(hostname_key(r["hostname"]) for r in selected)
-    found_ids = set(r["id"] for r in selected)
-    missing = [name for name in hostnames or () if hostname_key(name) not in found_names]
-    missing += [ident for ident in ids or () if ident not in found_ids]
-    return selected, missing
-
-
-# -- ensuring devices exist (nac_device) ---------------------------------------------------------
-#
-# The flow: validate every requested item (no request yet), list the devices once, classify each
-# item (existing / to create / error), create the missing ones ``concurrency`` at a time, then settle
-# what is uncertain from the device list (one list for all pending items at a time). Every item ends
-# existing, created (or "would be created" in check mode) or failed with its error.
-#
-# The outcome of each POST /api/device (api.py retries only a 429 and a connection never made):
-#   2xx with an id               -> created
-#   2xx without an id            -> created; its id from the list (not listed during the window: failed, unknown)
-#   4xx (400, 404, 409, ...)     -> failed with the server's reason (a re-send refused: the list decides first)
-#   401/403                      -> failed, and no further POST is sent (the others: "not attempted")
-#   5xx, reset or dropped after sending, timed out
-#                                -> uncertain: listed during the settle window -> created (its id from the list);
-#                                   never listed during the whole window -> re-sent (at most max_resends times),
-#                                   then failed saying the outcome is unknown and the list did not show it
-#   listed twice after a re-send -> failed naming both ids (an earlier attempt landed after the window)
-#
-# What no client can prevent without an idempotency key on the server: a commit that lands after the
-# whole settle window, when the creation was already re-sent, duplicates the device; the next list
-# (this run's, or a later run's) shows both and names them.
-
 DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
-EXISTING, CREATED, FAILED = "existing", "created", "failed"
-_PENDING, _UNKNOWN, _REFUSED = "pending", "unknown", "refused"  # _REFUSED: a re-send refused (an earlier one may land)
+CREATED, EXISTING = DONE, "existing"
 MESSAGE_HOSTS = 10
-# How long (seconds) an uncertain creation is looked for in the device list before it may be re-sent,
-# when the caller does not say (nac_device passes settle_timeout, by default its timeout), and the
-# first pause between two lists of that window (doubled after each list).
-SETTLE_TIMEOUT = 30.0
-SETTLE_FIRST_PAUSE = 1.0
 
-_MAC = re.compile(r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}|[0-9a-f]{12})$",
-                  re.IGNORECASE)
+# What the settle engine says about a creation (nac_device's messages).
+CREATION_WORDING = Wording(
+    not_attempted="not attempted: {reason}",
+    stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
+            "was not sent again: {reason}",
+    refused_access="a creation was refused for lack of access, so no other was sent ({error})",
+    several_unidentified="created, but its id is unknown: the reply carried none and the device list shows "
+                         "{count} devices named {name} (ids {ids})",
+    several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
+                          "{attempts} times because the list did not show it within the settle window of {window}, "
+                          "so an earlier attempt was probably committed later than that (or another client created "
+                          "one meanwhile); remove the extra device in the NAC",
+    several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
+            "them in the NAC",
+    unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
+                           "list did not show {name} during the settle window of {window}: whether it was created is "
+                           "unknown. Check the NAC; a later run looks for it before creating anything",
+    unidentified_list_failed="created, but its id is unknown: the reply carried none and listing the devices failed "
+                             "({list_error})",
+    unknown_list_failed="{error}; whether the device was created is unknown, and listing the devices to find out "
+                        "failed too ({list_error}). Check the NAC; a later run looks for {name} before creating "
+                        "anything",
+    unknown_not_shown="{error}; the outcome is unknown: the device list did not show {name} during the settle window "
+                      "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
+                      "anything",
+)
+
+_MAC = re.compile(r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
+                  r"|[0-9a-f]{12})$", re.IGNORECASE)
 _DOTTED_QUAD = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
 
 
@@ -250,27 +200,16 @@ def _shown_values(value, normalise):
     return shown
 
 
-class Outcome:
+class Outcome(Item):
     """What became of one requested device."""
 
     def __init__(self, spec):
+        super(Outcome, self).__init__(spec["hostname"])
         self.spec = spec
-        self.hostname = spec["hostname"]
-        self.state = _PENDING
-        self.attempts = 0  # POSTs sent for it
-        self.id = None
-        self.record = None
-        self.reply = None  # the creation's reply, when it was a JSON object
-        self.error = None
-        self.failure = None
-        self.warnings = []
 
     @property
-    def changed(self):
-        return self.state == CREATED
-
-    def fail(self, message, failure=None):
-        self.state, self.error, self.failure = FAILED, message, failure
+    def hostname(self):
+        return self.name
 
     def entry(self):
         """The item's entry in the bulk result."""
@@ -315,176 +254,41 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
     anything is written). In check mode ``create`` is never called: the devices to create are
     reported CREATED with the would-be body as their record.
 
-    Every creation is decided from the server's state, never guessed from an error (see
-    ``_settle``): a POST whose outcome is uncertain is looked for in the device list for
-    ``settle_timeout`` seconds, and re-sent (at most ``max_resends`` times) only when the list kept
-    not showing it for that whole window. ``should_stop()`` is asked before each POST: when it returns
-    a reason (the controller that started the task is gone), nothing more is sent and what was sent
-    is still settled. ``clock`` and ``sleep`` are injectable for tests.
+    Every creation is decided from the server's state, never guessed from an error: the settle
+    engine (settle.settle) with ``settle_timeout``, ``max_resends``, ``should_stop``, ``clock`` and
+    ``sleep``; a device is shown by the list when a listed device has its hostname.
     """
     if not specs:
         return []
     outcomes = plan(specs, list_devices())
-    pending = [outcome for outcome in outcomes if outcome.state == _PENDING]
+    pending = [outcome for outcome in outcomes if outcome.state == PENDING]
     incomplete = ["%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
-                  for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending) if needs]
+                  for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending)
+                  if needs]
     if incomplete:
         raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
     if check_mode:
         for outcome in pending:
             outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
         return outcomes
-    stop = _Stop(should_stop)
-    window = _Window(settle_timeout, clock, sleep)
-    to_send = pending
-    while to_send:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(to_send)))) as pool:
-            list(pool.map(lambda outcome: _send(outcome, create, stop), to_send))
-        # A re-sent creation is looked for even when answered with an id: the list shows a duplicate, if any.
-        unsettled = [o for o in to_send if o.state in (_UNKNOWN, _REFUSED) or (o.state == CREATED and (o.id is None or o.attempts > 1))]
-        listed = _settle(unsettled, list_devices, window)
-        to_send = _after_window(unsettled, listed, window, max_resends, stop)
+
+    def write(outcome):
+        body = creation_body(outcome.spec)
+        reply = create(body)
+        new_id = reply.get("id") if isinstance(reply, dict) else None
+        new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
+        record = dict(body, **(reply or {}))
+        record["id"] = new_id
+        return Written(new_id, record, reply)
+
+    settle(pending, write, lambda: index_by_hostname(list_devices()), _shows, CREATION_WORDING, concurrency,
+           settle_timeout, max_resends, should_stop, clock, sleep)
     return outcomes
 
 
-class _Stop:
-    """Why no further POST may be sent, or None: the controller is gone, or the credentials were refused."""
-
-    def __init__(self, should_stop):
-        self._should_stop = should_stop
-        self._reason = None
-        self._lock = threading.Lock()
-
-    def refuse(self, error):
-        with self._lock:
-            self._reason = self._reason or "a creation was refused for lack of access, so no other was sent (%s)" % error.message
-
-    def reason(self):
-        with self._lock:
-            if self._reason is None and self._should_stop is not None:
-                gone = self._should_stop()
-                if gone:
-                    self._reason = gone if isinstance(gone, str) else "the task was told to stop"
-            return self._reason
-
-
-class _Window:
-    """The settle window: how long, and the clock and sleep to wait it out with."""
-
-    def __init__(self, seconds, clock, sleep):
-        self.seconds, self.clock, self.sleep = seconds, clock, sleep
-
-    def text(self):
-        return "%g s" % self.seconds
-
-
-def _send(outcome, create, stop):
-    """One POST for ``outcome``, unless the task must stop; its result decided from the reply or error."""
-    reason = stop.reason()
-    if reason:
-        if outcome.attempts:
-            outcome.fail("%s; the outcome is unknown: the device list did not show it during the settle window, and it "
-                         "was not sent again: %s" % (outcome.error, reason), outcome.failure)
-        else:
-            outcome.fail("not attempted: %s" % reason)
-        return
-    outcome.attempts += 1
-    body = creation_body(outcome.spec)
-    try:
-        reply = create(body)
-    except NacError as error:
-        outcome.error, outcome.failure = error.message, error.failure
-        if error.outcome_unknown:
-            outcome.state = _UNKNOWN  # the server may have committed it: the device list decides
-        elif outcome.attempts > 1:
-            outcome.state = _REFUSED  # refused now, but an earlier attempt may yet land: the list decides
-        else:
-            outcome.state = FAILED
-        if isinstance(error, NacAuthError) and not error.outcome_unknown:
-            stop.refuse(error)
-        return
-    new_id = reply.get("id") if isinstance(reply, dict) else None
-    outcome.state, outcome.reply, outcome.error, outcome.failure = CREATED, reply, None, None
-    outcome.id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
-    outcome.record = dict(body, **(reply or {}))
-    outcome.record["id"] = outcome.id
-
-
-def _settle(unsettled, list_devices, window):
-    """Look for the unsettled devices in the device list, one list for all of them at a time, until
-    each is shown or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last
-    one at the end of the window. Resolves what a list shows; returns whether the last list worked
-    (a device not shown is only ever re-sent when the list kept not showing it for the whole window).
-    """
-    waiting = list(unsettled)
-    deadline = window.clock() + window.seconds
-    pause = SETTLE_FIRST_PAUSE
-    while waiting:
-        try:
-            index = index_by_hostname(list_devices())
-        except NacError as error:
-            listed = error
-        else:
-            listed = True
-            for outcome in list(waiting):
-                found = index.get(hostname_key(outcome.hostname), [])
-                if found:
-                    _resolve(outcome, found, window)
-                    waiting.remove(outcome)
-        now = window.clock()
-        if not waiting or now >= deadline:
-            return listed
-        window.sleep(min(pause, deadline - now))
-        pause *= 2
-    return True
-
-
-def _resolve(outcome, found, window):
-    """A waiting creation that the device list shows: created, with its id (or ambiguous)."""
-    ids = ", ".join(str(r["id"]) for r in found)
-    if len(found) == 1:
-        outcome.state, outcome.id, outcome.record = CREATED, found[0]["id"], found[0]
-        outcome.error = outcome.failure = None
-    elif outcome.state == CREATED and outcome.attempts == 1:
-        outcome.warnings.append("created, but its id is unknown: the reply carried none and the device list shows "
-                                "%d devices named %s (ids %s)" % (len(found), outcome.hostname, ids))
-    elif outcome.attempts > 1:
-        outcome.fail("the device list shows %d devices named %s (ids %s): the creation was sent %d times because the "
-                     "list did not show it within the settle window of %s, so an earlier attempt was probably committed "
-                     "later than that (or another client created one meanwhile); remove the extra device in the NAC"
-                     % (len(found), outcome.hostname, ids, outcome.attempts, window.text()), outcome.failure)
-    else:
-        outcome.fail("%s; the device list, checked afterwards, shows %d devices named %s (ids %s): check them in the NAC"
-                     % (outcome.error, len(found), outcome.hostname, ids), outcome.failure)
-
-
-def _after_window(unsettled, listed, window, max_resends, stop):
-    """Decide what the device list did not show: re-send, or fail saying what is known. Returns the re-sends."""
-    resend = []
-    for outcome in unsettled:
-        if outcome.state == _UNKNOWN and listed is True and outcome.attempts <= max_resends:
-            resend.append(outcome)  # _send checks ``stop`` before sending it again
-        elif outcome.state == CREATED and outcome.id is None:
-            if listed is True:
-                said = " (the server said: %s)" % body_reason(outcome.reply) if outcome.reply else ""
-                outcome.fail("POST /api/device was answered as a success but without a device id%s, and the device list "
-                             "did not show %s during the settle window of %s: whether it was created is unknown. Check "
-                             "the NAC; a later run looks for it before creating anything"
-                             % (said, outcome.hostname, window.text()))
-            else:
-                outcome.warnings.append("created, but its id is unknown: the reply carried none and listing the devices "
-                                        "failed (%s)" % listed.message)
-        elif outcome.state in (_UNKNOWN, _REFUSED) and listed is not True:
-            outcome.fail("%s; whether the device was created is unknown, and listing the devices to find out failed too "
-                         "(%s). Check the NAC; a later run looks for %s before creating anything"
-                         % (outcome.error, listed.message, outcome.hostname), outcome.failure)
-        elif outcome.state in (_UNKNOWN, _REFUSED):
-            outcome.fail("%s; the outcome is unknown: the device list did not show %s during the settle window of %s "
-                         "after %s. Check the NAC; a later run looks for it before creating anything"
-                         % (outcome.error, outcome.hostname, window.text(),
-                            "the only attempt" if outcome.attempts == 1 else "each of %d attempts" % outcome.attempts),
-                         outcome.failure)
-    return resend
+def _shows(outcome, index):
+    """The listed devices that have the outcome's hostname (the index of hostnames.index_by_hostname)."""
+    return index.get(hostname_key(outcome.hostname), [])
 
 
 def summary(outcomes):

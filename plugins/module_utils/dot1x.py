@@ -20,16 +20,15 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
-    DOT1X_INTENT,
-    DOT1X_INTENT_NAMES,
-    MAX_CONCURRENCY,
-    NacAuthError,
-    NacConfigError,
-    NacError,
-    excerpt,
+from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT, DOT1X_INTENT_NAMES
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    check_hostnames,
+    hostname_key,
+    index_by_hostname,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
@@ -105,8 +104,7 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
             % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
-        raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, concurrency))
+    check_concurrency(concurrency)
     if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:
         raise NacConfigError("wait_interval must be a number of seconds greater than 0, got %r" % (wait_interval,))
     if not isinstance(wait_timeout, (int, float)) or isinstance(wait_timeout, bool) or not wait_timeout >= 0:

@@ -19,15 +19,17 @@ import collections
 import math
 import os
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import CONNECTION_OPTIONS as API_CONNECTION_OPTIONS
-from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY, NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS
+from ansible_collections.netaccess.nac.plugins.module_utils.options import SECRET_OPTIONS, check_concurrency
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
-# option: (environment variable, type, default); the connection options of the doc fragment.
-# name -> (environment variable, kind, default): api.CONNECTION_OPTIONS, a secret's kind "secret" (never echoed).
+# The source's connection options: name -> (environment variable, kind, default), from options.CONNECTION_OPTIONS
+# with the kind of a secret set to "secret" (its value is never shown, not even in a message about its type).
 CONNECTION_OPTIONS = collections.OrderedDict(
     (name, (variable, "secret" if secret else kind, default))
-    for name, (variable, kind, default, secret) in API_CONNECTION_OPTIONS.items())
+    for name, (variable, kind, default, secret) in ALL_CONNECTION_OPTIONS.items())
 SOURCE_OPTIONS = collections.OrderedDict((
     ("hostname", "list"),
     ("interval", "float"),
@@ -66,8 +68,7 @@ def source_options(args, environ=None):
         raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (options["hostname"],))
     if options["interval"] <= 0:
         raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
-    if not 1 <= options["concurrency"] <= MAX_CONCURRENCY:
-        raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, options["concurrency"]))
+    check_concurrency(options["concurrency"])
     client.update(read_only=True, pool_size=options["concurrency"])
     return client, options
 
@@ -96,6 +97,19 @@ def _convert(value, kind, where):
 
 def _bad(value, where, wanted):
     raise NacConfigError("%s must be %s, got %r" % (where, wanted, value))
+
+
+def secret_forms(client_kwargs):
+    """The forms of the source's secrets (``api_key``, ``password``, a password in ``api_url``) to mask:
+    secrets.hidden_forms of the client arguments that ``source_options`` returned."""
+    return hidden_forms([client_kwargs.get(name) for name in SECRET_OPTIONS], client_kwargs.get("api_url"))
+
+
+def bug_round(bug, known, warnings, secrets):
+    """The round of a bug (an exception that is not a NacError): one ``nac_dot1x_error`` event naming it, every
+    form of the ``secrets`` masked, and ``known`` and ``warnings`` as they were, so that the watch goes on."""
+    message = "internal error in netaccess.nac.dot1x_status: %s: %s (please report it)" % (type(bug).__name__, bug)
+    return Round([error_event(mask(message, secrets))], known, warnings)
 
 
 def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None):

@@ -12,24 +12,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-import select
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.api import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     CONNECTION_OPTIONS,
-    HAS_REQUESTS,
-    REQUESTS_IMPORT_ERROR,
-    NacClient,
-    NacError,
-    hidden_forms,
+    SECRET_OPTIONS,
+    connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
 
 def connection_argument_spec():
-    """The options of the ``netaccess.nac.connection`` doc fragment, from api.CONNECTION_OPTIONS."""
+    """The options of the ``netaccess.nac.connection`` doc fragment, from options.CONNECTION_OPTIONS."""
     spec = {}
     for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
         option = dict(type=kind)
@@ -45,9 +43,6 @@ def connection_argument_spec():
     return spec
 
 
-SECRET_OPTIONS = tuple(name for name, option in connection_argument_spec().items() if option.get("no_log"))
-
-
 class _AnsibleModule(AnsibleModule):
     """An AnsibleModule whose failures hide the credentials, in every form, whatever went wrong.
 
@@ -59,8 +54,9 @@ class _AnsibleModule(AnsibleModule):
     """
 
     def fail_json(self, msg, **kwargs):
-        values = [self.params.get(name) for name in SECRET_OPTIONS]
-        self.no_log_values.update(hidden_forms(values, self.params.get("api_url")))
+        forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
+        self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
+        msg = mask(msg, forms)
         if not self.params.get("api_url") and "missing required arguments" in msg and "api_url" in msg:
             msg = "%s (set api_url, or the environment variable NAC_API_URL)" % msg
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
@@ -97,11 +93,8 @@ class NacModule:
         self.result = dict(changed=False)
         self._diffs = []
         try:
-            self.client = NacClient(
-                read_only=read_only or self.check_mode,
-                pool_size=pool_size,
-                **dict((name, self.params[name]) for name in CONNECTION_OPTIONS)
-            )
+            self.client = NacClient(read_only=read_only or self.check_mode, pool_size=pool_size,
+                                    **connection_values(self.params.get))
         except NacError as error:
             self.fail(error.message, failure=error.failure)
 
@@ -142,75 +135,3 @@ class NacModule:
         if self.ansible._diff and self._diffs:
             result["diff"] = self._diffs[0] if len(self._diffs) == 1 else self._diffs
         return result
-
-
-# -- is the controller still there? ---------------------------------------------------------------
-
-CONTROLLER_GONE = "the controller that started this task is gone (ansible-playbook was stopped)"
-_SHELLS = frozenset(("sh", "bash", "dash", "ash", "ksh", "zsh"))
-
-
-def controller_watch(proc="/proc"):
-    """A cheap ``should_stop()`` for long work: CONTROLLER_GONE once the process that started the
-    module is gone, else None.
-
-    Ansible starts a module as ``sh -c 'sh -c "python AnsiballZ_..."'`` from a worker process forked
-    by ansible-playbook (over ssh: from the sshd session). The module's stdout is a pipe read by that
-    worker. Two signs, either enough: the pipe has no reader any more (poll shows POLLERR/POLLHUP on
-    fd 1), or a process of the chain module -> shells -> worker -> its parent changed parent (a
-    process whose parent dies is re-parented to init): killing ansible-playbook re-parents its worker,
-    killing the worker re-parents the shell. The chain is read from ``proc`` (Linux); elsewhere only
-    the module's own parent and the pipe are watched.
-    """
-    chain = _ancestry(proc)
-    try:
-        poller = select.poll()
-        poller.register(1, 0)  # no event asked for: POLLERR, POLLHUP and POLLNVAL are always reported
-    except (AttributeError, OSError, ValueError):
-        poller = None
-
-    def gone():
-        if any(_parent(pid, proc) != parent for pid, parent in chain):
-            return CONTROLLER_GONE
-        if poller is not None and any(events & (select.POLLERR | select.POLLHUP) for dummy, events in poller.poll(0)):
-            return CONTROLLER_GONE
-        return None
-
-    return gone
-
-
-def _ancestry(proc):
-    """[(pid, parent pid)] from this process up to the first one that is not a shell, and that one."""
-    chain = [(os.getpid(), _parent(os.getpid(), proc))]
-    for dummy in range(8):
-        pid, parent = chain[-1]
-        if parent <= 1 or _name(pid, proc) not in _SHELLS and len(chain) > 1:
-            break
-        grandparent = _parent(parent, proc)
-        if grandparent is None:
-            break
-        chain.append((parent, grandparent))
-    return chain
-
-
-def _stat(pid, proc):
-    try:
-        with open(os.path.join(proc, str(pid), "stat")) as stat:
-            text = stat.read()
-    except (IOError, OSError):
-        return None
-    name, dummy, rest = text.partition(" (")[2].rpartition(") ")
-    return name, rest.split()
-
-
-def _parent(pid, proc):
-    """The parent pid of ``pid``; os.getppid() for this process where /proc is not there; None when gone."""
-    stat = _stat(pid, proc)
-    if stat is None:
-        return os.getppid() if pid == os.getpid() else None
-    return int(stat[1][1])
-
-
-def _name(pid, proc):
-    stat = _stat(pid, proc)
-    return stat[0] if stat else None

@@ -278,7 +278,7 @@ failures:
   sample: 1
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import MAX_CONCURRENCY
+from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     InvalidRequest,
     device_specs,
@@ -287,9 +287,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed, controller_watch
+from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.options import MAX_CONCURRENCY, settle_seconds
 
-SETTLE_TIMEOUT_MAX = 3600
 DEVICE_OPTIONS = dict(
     hostname=dict(type="raw"),  # checked by device_spec: type str would turn a list into the text "['a', 'b']"
     group=dict(type="str"),
@@ -301,20 +301,20 @@ DEVICE_OPTIONS = dict(
 
 def ensure(nac):
     params = nac.params
-    if params["concurrency"] < 1:
-        raise TaskFailed("concurrency must be 1 or more, got %d" % params["concurrency"])
-    if params["concurrency"] > MAX_CONCURRENCY:
-        raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, params["concurrency"]))
-    settle_timeout = min(params["timeout"], SETTLE_TIMEOUT_MAX) if params["settle_timeout"] is None else params["settle_timeout"]
-    if not 0 <= settle_timeout <= SETTLE_TIMEOUT_MAX:
-        raise TaskFailed("settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, settle_timeout))
+    concurrency = params["concurrency"]
+    if concurrency < 1:
+        raise TaskFailed("concurrency must be 1 or more, got %d" % concurrency)
+    if concurrency > MAX_CONCURRENCY:
+        raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, concurrency))
+    settle_timeout = settle_seconds(params["settle_timeout"], params["timeout"])
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
-        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, params["concurrency"], nac.check_mode,
-                                  settle_timeout=settle_timeout, max_resends=nac.client.max_retries, should_stop=controller_watch())
+        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, concurrency, nac.check_mode,
+                                  settle_timeout=settle_timeout, max_resends=nac.client.max_retries,
+                                  should_stop=controller_watch())
     except InvalidRequest as error:
-        raise TaskFailed(str(error))
+        raise TaskFailed(str(error)) from None
     for outcome in outcomes:
         if outcome.changed:
             nac.change("device %s" % outcome.hostname, None, outcome.record)

@@ -86,7 +86,7 @@ missing:
   sample: ["cam-lobby-02", 42]
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, select
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import check_hostnames, select
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
 
 

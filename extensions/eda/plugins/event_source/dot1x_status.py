@@ -128,9 +128,9 @@ _make_collection_importable()
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402 pylint: disable=wrong-import-position
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (  # noqa: E402 pylint: disable=wrong-import-position
-    Round,
-    error_event,
+    bug_round,
     poll_once,
+    secret_forms,
     source_options,
 )
 
@@ -139,6 +139,7 @@ async def main(queue, args):
     """Poll the 802.1x status every ``interval`` seconds and put an event on ``queue`` for each change."""
     client_kwargs, options = source_options(args)
     client = NacClient(**client_kwargs)
+    secrets = secret_forms(client_kwargs)
     loop = asyncio.get_running_loop()
     LOGGER.info("polling the 802.1x status of %s at %s every %g s", ", ".join(options["hostname"] or ["every device"]),
                 client.display_url, options["interval"])
@@ -150,11 +151,7 @@ async def main(queue, args):
                 result = await loop.run_in_executor(None, poll_once, client, options["hostname"], options["concurrency"],
                                                     options["initial"], known)
             except Exception as bug:  # pylint: disable=broad-except
-                # A bug must not end the watch: report it like a failed round (without credentials).
-                message = "internal error in netaccess.nac.dot1x_status: %s: %s (please report it)" % (type(bug).__name__, bug)
-                for secret in (client_kwargs[name] for name in ("api_key", "password") if client_kwargs[name]):
-                    message = message.replace(secret, "********")
-                result = Round([error_event(message)], known, warnings)
+                result = bug_round(bug, known, warnings, secrets)  # a bug must not end the watch
             known = result.known
             for warning in result.warnings if result.warnings != warnings else ():
                 LOGGER.warning(warning)

@@ -9,18 +9,20 @@ __metaclass__ = type
 
 import base64
 import http.server
+import io
 import json
 import os
 import socket
-from urllib.parse import quote, quote_plus
 import threading
 import time
+from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
+import urllib3
 from requests.adapters import BaseAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import api
+from ansible_collections.netaccess.nac.plugins.module_utils import options, secrets, tls
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacAuthError,
     NacClient,
@@ -32,6 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
     ReadOnlyViolation,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.transport import BACKOFF_CAP, RETRY_AFTER_CAP, backoff, retry_after
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
@@ -62,8 +65,9 @@ class Scripted(BaseAdapter):
         if isinstance(body, (dict, list)):
             body = json.dumps(body)
             headers = dict({"Content-Type": "application/json"}, **headers)
-        response._content = (body or "").encode("utf-8")
         response.headers = requests.structures.CaseInsensitiveDict(headers)
+        response.raw = urllib3.HTTPResponse(body=io.BytesIO((body or "").encode("utf-8")), headers=headers,
+                                            status=status, preload_content=False)  # as requests' HTTPAdapter gives it
         return response
 
     def close(self):
@@ -315,7 +319,7 @@ def test_reads_are_retried_on_retryable_statuses_with_backoff():
 def test_retry_after_is_honoured_and_capped():
     client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, []))
     client.list_devices()
-    assert sleeps == [2.0, api.RETRY_AFTER_CAP]
+    assert sleeps == [2.0, RETRY_AFTER_CAP]
 
 
 def test_retries_stop_after_max_retries_with_the_last_error():
@@ -366,10 +370,10 @@ def test_a_creation_whose_connection_was_never_made_is_resent():
 
 def test_max_retries_is_capped():
     client, transport, sleeps = make_client((503, ""), max_retries=1000)
-    assert client.max_retries == api.MAX_RETRIES_CAP
+    assert client.max_retries == options.MAX_RETRIES_CAP
     with pytest.raises(NacServerError):
         client.list_devices()
-    assert len(transport.sent) == api.MAX_RETRIES_CAP + 1
+    assert len(transport.sent) == options.MAX_RETRIES_CAP + 1
 
 
 @pytest.mark.parametrize("exc, unknown", [
@@ -396,18 +400,18 @@ def test_read_only_client_refuses_writes_without_sending():
 
 
 @pytest.mark.parametrize("value, expected", [
-    (None, None), ("", None), ("5", 5.0), ("999", api.RETRY_AFTER_CAP), ("soon", None),
+    (None, None), ("", None), ("5", 5.0), ("999", RETRY_AFTER_CAP), ("soon", None),
     ("Wed, 21 Oct 2015 07:28:10 GMT", 10.0),
 ])
 def test_retry_after_parsing(value, expected):
     now = 1445412480.0  # 07:28:00 GMT that day
-    assert api.retry_after(value, now=now) == expected
+    assert retry_after(value, now=now) == expected
 
 
 def test_backoff_is_jittered_exponential_and_capped():
-    for attempt, ceiling in ((1, 0.5), (2, 1.0), (3, 2.0), (10, api.BACKOFF_CAP)):
+    for attempt, ceiling in ((1, 0.5), (2, 1.0), (3, 2.0), (10, BACKOFF_CAP)):
         for dummy in range(20):
-            assert ceiling / 2 <= api.backoff(attempt) <= ceiling
+            assert ceiling / 2 <= backoff(attempt) <= ceiling
 
 
 # -- credentials: refused before any request, sent as UTF-8, hidden in every form -----------------
@@ -485,8 +489,8 @@ def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
                                  "svc:%s@nac.example.com", "HTTPS://svc:%s@nac.example.com/?x=1#y"])
 def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
     url = url % (password + "-0123456789")
-    assert password + "-0123456789" not in api.strip_userinfo(url)
-    assert api.url_password(url).endswith(password + "-0123456789") or api.url_password(url) == password + "-0123456789"
+    assert password + "-0123456789" not in secrets.strip_userinfo(url)
+    assert secrets.url_password(url).endswith(password + "-0123456789") or secrets.url_password(url) == password + "-0123456789"
     with pytest.raises(NacConfigError) as raised:
         NacClient(url, api_key=KEY)
     assert "-0123456789" not in str(raised.value)
@@ -494,7 +498,7 @@ def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
 
 
 def test_hidden_forms_cover_the_url_password_decoded():
-    forms = api.hidden_forms([KEY], "https://svc:p%23ss%2Fword@nac.example.com")
+    forms = secrets.hidden_forms([KEY], "https://svc:p%23ss%2Fword@nac.example.com")
     assert {KEY, "p%23ss%2Fword", "p#ss/word", "p%23ss/word"} <= set(forms)
     assert forms == sorted(forms, key=len, reverse=True)  # longer forms first: none is cut by a shorter one
 
@@ -533,7 +537,7 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
-    monkeypatch.setattr(api, "certificate_names", lambda url, verify, timeout: ["nac-emulator.test", "127.0.0.1"])
+    monkeypatch.setattr(tls, "certificate_names", lambda url, verify, timeout: ["nac-emulator.test", "127.0.0.1"])
     client, transport, sleeps = make_client(tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'."))
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
@@ -546,7 +550,7 @@ def test_certificate_names_are_empty_when_they_cannot_be_read():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    assert api.certificate_names("https://127.0.0.1:%d" % port, True, 1.0) == []
+    assert tls.certificate_names("https://127.0.0.1:%d" % port, True, 1.0) == []
 
 
 # -- timeout bounds the whole exchange ----------------------------------------------------------

@@ -10,23 +10,26 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import io
 import json
 import threading
 
 import pytest
 import requests
+import urllib3
 from requests.adapters import BaseAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import api
+from ansible_collections.netaccess.nac.plugins.module_utils import replies
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacAuthError, NacClient, NacError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     FAILED,
     device_specs,
     ensure_devices,
-    select,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import ERROR, dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
+from ansible_collections.netaccess.nac.plugins.module_utils.transport import retry_after
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -70,8 +73,10 @@ class Server(BaseAdapter):
         response.status_code = status
         response.request = request
         response.url = request.url
-        response._content = body.encode("utf-8") if isinstance(body, str) else (body or b"")
         response.headers = requests.structures.CaseInsensitiveDict(dict({"Content-Type": content_type}, **headers))
+        data = body.encode("utf-8") if isinstance(body, str) else (body or b"")
+        response.raw = urllib3.HTTPResponse(body=io.BytesIO(data), headers=response.headers, status=status,
+                                            preload_content=False)  # as requests' HTTPAdapter gives it
         return response
 
     def count(self, route):
@@ -163,11 +168,11 @@ def test_excerpt_of_unclosed_tags_does_not_hang(text):
     """Unclosed tags once made excerpt() quadratic: 350 kB of them took hours. Now it takes
     milliseconds; the generous bound only turns a regression into a failure instead of a hang."""
     done = []
-    worker = threading.Thread(target=lambda: done.append(api.excerpt(text)))
+    worker = threading.Thread(target=lambda: done.append(replies.excerpt(text)))
     worker.daemon = True
     worker.start()
     worker.join(60)
-    assert done and len(done[0]) <= api.EXCERPT_LEN
+    assert done and len(done[0]) <= replies.EXCERPT_LEN
 
 
 def test_a_huge_valid_device_list_is_used():
@@ -350,7 +355,7 @@ def test_a_retry_after_header_that_is_not_a_number_falls_back_to_backoff():
     server.send = with_header
     assert client.list_devices() == DEVICES
     assert server.count(LIST) == 2
-    assert api.retry_after("\u00b2") is None and api.retry_after("\u0663") is None
+    assert retry_after("\u00b2") is None and retry_after("\u0663") is None
 
 
 def test_redirects_are_not_followed_but_explained():

@@ -17,6 +17,7 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacAuthError,
     NacClient,
+    NacConfigError,
     NacConnectionError,
     NacHTTPError,
     NacServerError,
@@ -27,20 +28,23 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     FAILED,
     InvalidRequest,
     creation_body,
+    device_spec,
     device_specs,
     differences,
     ensure_devices,
     failure_message,
-    index_by_hostname,
     normalise_ip,
     normalise_mac,
     plan,
-    select,
     summary,
     warnings_of,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import check_hostnames, device_spec, hostname_problem
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    check_hostnames,
+    hostname_problem,
+    index_by_hostname,
+    select,
+)
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 RECORDS = [

@@ -18,8 +18,8 @@ import time
 
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import module as glue
-from ansible_collections.netaccess.nac.plugins.module_utils.module import CONTROLLER_GONE, controller_watch
+from ansible_collections.netaccess.nac.plugins.module_utils import controller
+from ansible_collections.netaccess.nac.plugins.module_utils.controller import CONTROLLER_GONE, controller_watch
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 
@@ -35,7 +35,7 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
     me = os.getpid()
     proc = fake_proc(tmp_path, {me: ("python3.11", 901), 901: ("sh", 900), 900: ("sh", 800), 800: ("ansible-playboo", 700),
                                 700: ("ansible-playboo", 600), 600: ("bash", 1)})
-    assert glue._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
+    assert controller._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
     gone = controller_watch(proc)
     assert gone() is None
     fake_proc(tmp_path, {600: ("bash", 1), 700: ("ansible-playboo", 1)})
@@ -50,7 +50,7 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
 
 def test_without_proc_only_the_own_parent_is_watched(tmp_path):
     gone = controller_watch(str(tmp_path / "none"))
-    assert glue._ancestry(str(tmp_path / "none")) == [(os.getpid(), os.getppid())]
+    assert controller._ancestry(str(tmp_path / "none")) == [(os.getpid(), os.getppid())]
     assert gone() is None
 
 

@@ -1,0 +1,94 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Credentials: the forms in which a secret could be shown, and the one way to mask them (no Ansible imports).
+
+``hidden_forms(values, api_url)`` lists every form of the secrets (``api_key``, ``password``, a
+password inside ``api_url``); ``mask(text, forms)`` replaces each of them. The client masks its
+errors with it, the modules their failures, the inventory plugin its errors and the event source
+its events: a secret is hidden the same way, in every form, wherever it could appear. The tenant
+is an identifier, not a secret: it is never masked.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+import unicodedata
+from urllib.parse import quote, quote_plus, unquote
+
+MASK = "********"
+# Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
+USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
+
+
+def mask(text, secrets):
+    """``text`` with each of ``secrets`` (the forms from ``hidden_forms``, longest first) replaced by ********."""
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+def hidden_forms(values, api_url=None):
+    """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
+    escaped (repr, ascii, JSON, bytes) and URL-encoded (quote, quote_plus), longest first."""
+    values = [value for value in values if isinstance(value, str) and value]
+    password = url_password(api_url)
+    if password:
+        values += [password, unquote(password)]
+    forms = set()
+    for value in values:
+        forms.update((value, repr(value)[1:-1], ascii(value)[1:-1], json.dumps(value)[1:-1],
+                      repr(value.encode("utf-8"))[2:-1],
+                      quote(value), quote(value, safe=""), quote_plus(value), quote_plus(value, safe="")))
+    return sorted((form for form in forms if form), key=len, reverse=True)
+
+
+def strip_userinfo(url):
+    """The URL without its ``user:password@`` part (everything up to its last ``@``)."""
+    found = USERINFO.match(url)
+    return url[:found.start(1)] + url[found.end(0):] if found else url
+
+
+def url_password(url):
+    """The password in a URL's userinfo (``user:password@``; the whole userinfo when it has no ``:``), or None."""
+    found = USERINFO.match(url) if isinstance(url, str) else None
+    if not found:
+        return None
+    user, colon, password = found.group(1).partition(":")
+    return (password if colon else user) or None
+
+
+def credential_problem(name, value):
+    """Why the credential option ``name`` cannot be sent in a header, or None. Never shows the value.
+
+    Basic credentials are sent as UTF-8, so username and password may hold any printable character
+    (the username no ``:``); an API key (a Bearer token, RFC 6750) and the X-Tenant header, printable
+    ASCII only; none of them line breaks or other control characters.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return "must be a string"
+    for index, char in enumerate(value):
+        problem = _character_problem(name, char, index, len(value))
+        if problem:
+            return problem
+    return None
+
+
+def _character_problem(name, char, index, length):
+    where = "at its end" if index == length - 1 else "at its start" if index == 0 else "at position %d" % (index + 1)
+    if char in "\r\n\x85\u2028\u2029":
+        return "contains a line break (%s), which cannot be sent in an HTTP header" % where
+    if unicodedata.category(char) == "Cc":
+        return "contains a control character (%s), which cannot be sent in an HTTP header" % where
+    if name in ("api_key", "tenant") and not (" " <= char <= "~"):
+        return "contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only" % where
+    if char == " " and (name == "api_key" or (name == "tenant" and index in (0, length - 1))):
+        return "contains a space (%s), which the HTTP header would not carry as given" % where
+    if name == "username" and char == ":":
+        return "contains ':' (%s), which HTTP Basic authentication cannot carry in a username" % where
+    return None

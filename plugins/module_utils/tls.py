@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""TLS (no Ansible imports): checking ``ca_path`` before any request, and saying why a handshake
+failed, reading the names of the server's certificate in a handshake of its own when they are
+what is wrong."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+import socket
+import ssl
+from urllib.parse import urlsplit
+
+try:
+    import requests
+except ImportError:  # transport.py reports the missing library
+    requests = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+
+TLS_NAME_MISMATCH = re.compile(r"(?:Hostname|IP address) mismatch|doesn't match|not valid for", re.IGNORECASE)
+
+
+def check_ca_path(ca_path):
+    """Raise NacConfigError unless ``ca_path`` is a readable directory or a file holding a PEM certificate."""
+    if os.path.isdir(ca_path):
+        if not os.access(ca_path, os.R_OK | os.X_OK):
+            raise NacConfigError("ca_path %s is a directory that cannot be read" % ca_path)
+        return
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca_path)
+    except FileNotFoundError:
+        raise NacConfigError("ca_path %s does not exist: give the path of a PEM bundle of the certificate "
+                             "authorities to trust" % ca_path) from None
+    except PermissionError:
+        raise NacConfigError("ca_path %s cannot be read (permission denied)" % ca_path) from None
+    except ssl.SSLError as error:
+        if "NO_CERTIFICATE" in str(error).upper():
+            raise NacConfigError("ca_path %s holds no PEM certificate (-----BEGIN CERTIFICATE-----): it must be a PEM "
+                                 "bundle of the certificate authorities to trust (convert a DER file to PEM)"
+                                 % ca_path) from None
+        raise NacConfigError("ca_path %s is not a usable PEM bundle (%s): it must hold the PEM certificates of the "
+                             "authorities to trust" % (ca_path, excerpt(str(error), 80))) from None
+    except (OSError, ValueError) as error:
+        raise NacConfigError("ca_path %s cannot be read: %s"
+                             % (ca_path, getattr(error, "strerror", None) or error)) from None
+
+
+def tls_failure(exc, display_url, base_url, verify, timeout):
+    """Why the TLS exchange with the service failed (``exc``, a requests SSLError), and what to do about it."""
+    if TLS_NAME_MISMATCH.search(str(exc)):
+        names = certificate_names(base_url, verify, timeout)
+        return ("TLS verification failed for %s: its certificate is for another name (%s), not %s. ca_path cannot "
+                "fix this: set api_url to an address the certificate names, or set validate_certs to false"
+                % (display_url, ", ".join(names) if names else "the names could not be read",
+                   urlsplit(base_url).hostname))
+    if "certificate" in str(exc).lower():
+        return ("TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
+                "or set validate_certs to false" % (display_url, tls_reason(exc)))
+    return ("TLS handshake with %s failed: %s. Is it an https:// service on that port (or an http:// one)?"
+            % (display_url, tls_reason(exc)))
+
+
+def certificate_names(base_url, verify, timeout):
+    """The names (DNS, IP) a server's certificate is for, read in a handshake that checks the certificate
+    against ``verify`` (as requests does) but not its name; [] when they cannot be read."""
+    parts = urlsplit(base_url)
+    if verify is True:
+        verify = (os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+                  or requests.utils.DEFAULT_CA_BUNDLE_PATH)
+    try:
+        context = ssl.create_default_context(**{"capath" if os.path.isdir(verify) else "cafile": verify})
+        context.check_hostname = False
+        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
+                cert = tls.getpeercert() or {}
+    except (OSError, ValueError, TypeError):
+        return []
+    names = [value for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
+    return names or [value for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
+
+
+def tls_reason(exc):
+    """The OpenSSL reason inside requests' wrapping, e.g. 'certificate verify failed: self-signed certificate'."""
+    found = re.search(r"\[SSL(?:: [A-Z_]+)?\] ([^'\"()]+)", str(exc))
+    return found.group(1).strip() if found else excerpt(str(exc), 200)

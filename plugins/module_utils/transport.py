@@ -1,0 +1,276 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The HTTP exchange with the NAC service (no Ansible imports): one keep-alive ``requests.Session``,
+authentication, retries with backoff and ``Retry-After``, a reply read against a deadline, and
+transport failures turned into NacConnectionError. What a status means for this API is api.py's.
+
+Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
+of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import email.utils
+import io
+import random
+import re
+import threading
+import time
+import traceback
+
+try:
+    import requests
+    from requests.adapters import HTTPAdapter
+    from requests.auth import AuthBase
+    from urllib3.exceptions import HTTPError as Urllib3Error
+except ImportError:
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = traceback.format_exc()
+    AuthBase = object
+else:
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
+    NacConfigError,
+    NacConnectionError,
+    NacResponseError,
+    ReadOnlyViolation,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.options import MAX_CONCURRENCY, MAX_RETRIES_CAP, check_connection
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
+
+RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
+WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
+RETRY_AFTER_CAP = 30.0
+READ_CHUNK = 65536
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 10.0
+USER_AGENT = "netaccess.nac-ansible-collection"
+
+
+class Transport:
+    """Requests to the NAC service, retried as the policy says; ``read_only`` refuses writes locally.
+
+    Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
+    ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
+    sending and receiving the complete reply.
+    """
+
+    def __init__(self, api_url, api_key=None, username=None, password=None, tenant=None,
+                 validate_certs=True, ca_path=None, timeout=30.0, max_retries=3, pool_size=16,
+                 read_only=False, sleep=time.sleep):
+        if not HAS_REQUESTS:
+            raise NacConfigError("the Python library 'requests' is required")
+        check_connection(api_url, api_key, username, password, tenant, validate_certs, ca_path, timeout, max_retries)
+        self.base_url = api_url.rstrip("/")
+        self.display_url = strip_userinfo(self.base_url)
+        self.timeout = timeout
+        self.max_retries = min(max_retries, MAX_RETRIES_CAP)
+        self.read_only = read_only
+        self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
+        self._sleep = sleep
+        if api_key:
+            authorization = "Bearer %s" % api_key
+        else:  # UTF-8, not the latin-1 of requests' own HTTPBasicAuth
+            credentials = ("%s:%s" % (username, password)).encode("utf-8")
+            authorization = "Basic %s" % base64.b64encode(credentials).decode("ascii")
+        self._secrets = hidden_forms((api_key, password, authorization.split(" ", 1)[1]))
+        self.session = requests.Session()
+        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=min(max(pool_size, 1), MAX_CONCURRENCY), max_retries=0)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
+        self.verify = (ca_path or True) if validate_certs else False
+        self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
+        self.session.auth = _Authorization(authorization)  # set as auth, so that no ~/.netrc entry replaces it
+        if tenant:
+            self.session.headers["X-Tenant"] = tenant
+
+    @property
+    def succeeded(self):
+        """Whether any request of this client has had a successful (2xx) reply."""
+        return self._succeeded.is_set()
+
+    def request(self, method, path, body=None, write=False):
+        """Send one request, retried as the policy says; return the decoded JSON (None for an empty body).
+
+        A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
+        was not processed (WRITE_RETRYABLE_STATUS, a connection never made)."""
+        if write and self.read_only:
+            raise ReadOnlyViolation("refusing to send %s %s: the client is read-only (check mode)" % (method, path),
+                                    method=method, path=path)
+        url = self.base_url + path
+        retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
+        attempt = 0
+        while True:
+            delay = None
+            last = attempt >= self.max_retries
+            try:
+                response = self._send(method, url, body)
+            except requests.exceptions.RequestException as exc:
+                error = self.connection_error(method, path, exc)
+                if last or isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
+                    raise error from None
+            else:
+                if response.status_code < 300:
+                    self._succeeded.set()
+                if response.status_code not in retryable or last:
+                    return self._decode(method, path, response, write=write, attempts=attempt + 1)
+                delay = retry_after(response.headers.get("Retry-After"))
+            attempt += 1
+            self._sleep(delay if delay is not None else backoff(attempt))
+
+    def _send(self, method, url, body):
+        """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
+        deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
+        as a ReadTimeout once the deadline passes, never later than one read after it. The response
+        returned holds the body as read, in place of the stream (``raw``)."""
+        deadline = time.monotonic() + self.timeout
+        # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
+        response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify,
+                                        allow_redirects=False, stream=True)
+        try:
+            sock = getattr(getattr(response.raw, "connection", None), "sock", None)
+            chunks = []
+            for chunk in _bounded(_chunks(response), sock, deadline):
+                chunks.append(chunk)
+        except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
+            response.close()
+            if time.monotonic() >= deadline or "timed out" in str(exc).lower():
+                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout") from None
+            if isinstance(exc, requests.exceptions.RequestException):
+                raise
+            raise requests.exceptions.ConnectionError(exc) from None
+        response.raw = io.BytesIO(b"".join(chunks))  # read by response.content, .text and .json()
+        return response
+
+    def _decode(self, method, path, response, write=False, attempts=1):
+        if response.status_code >= 300:
+            raise self.http_error(method, path, response, write=write, attempts=attempts)
+        if not response.content.strip():
+            return None
+        try:
+            return decode_json(response)
+        except ValueError:
+            if write:
+                return None  # a write's reply body is not documented: the caller re-reads
+            raise self.scrubbed(NacResponseError(
+                "%s %s: expected a JSON reply but got %s: %r" % (
+                    method, path, response.headers.get("Content-Type", "no content type"), excerpt(response.text)),
+                method=method, path=path, status=response.status_code, url=self.display_url)) from None
+
+    def http_error(self, method, path, response, write=False, attempts=1):
+        """The NacError of a non-success reply (``attempts`` requests were sent): what each status means
+        is the API's, so api.NacClient defines it."""
+        raise NotImplementedError
+
+    def connection_error(self, method, path, exc):
+        """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
+        request may have reached the server (``outcome_unknown``)."""
+        exceptions = requests.exceptions
+        url = self.display_url
+        unknown = False
+        if isinstance(exc, exceptions.SSLError):
+            text = tls_failure(exc, url, self.base_url, self.verify, self.timeout)
+        elif isinstance(exc, exceptions.ConnectTimeout):
+            text = "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, self.timeout)
+        elif isinstance(exc, exceptions.Timeout):
+            unknown = True
+            text = "No reply from the NAC API at %s within %ss to %s %s" % (url, self.timeout, method, path)
+        elif isinstance(exc, exceptions.ConnectionError) and _refused_before_sending(exc):
+            text = "Could not connect to the NAC API at %s: %s" % (url, _connect_reason(exc))
+        elif isinstance(exc, exceptions.ConnectionError):
+            unknown = True
+            text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
+                url, method, path, excerpt(str(exc), 200))
+        else:
+            text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200))
+        return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
+
+    def scrubbed(self, error):
+        """Belt and braces: every credential, in every form (secrets.hidden_forms), masked in an error."""
+        return error.masked(self._secrets)
+
+    def close(self):
+        self.session.close()
+
+
+class _Authorization(AuthBase):
+    """Sets the prepared ``Authorization`` header on every request."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, request):
+        request.headers["Authorization"] = self.value
+        return request
+
+
+def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
+    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
+    ceiling = min(cap, base * (2 ** (attempt - 1)))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if re.match(r"^[0-9]+$", value):
+        return min(float(value), cap)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), cap)
+
+
+def _refused_before_sending(exc):
+    """True when the connection was never made (refused, DNS failure), so nothing was sent."""
+    text = repr(exc)
+    return any(word in text for word in ("NewConnectionError", "NameResolutionError", "Connection refused",
+                                         "Name or service not known", "nodename nor servname"))
+
+
+def _connect_reason(exc):
+    text = str(exc)
+    if "NameResolutionError" in text or "Name or service not known" in text or "nodename nor servname" in text:
+        return "the host name could not be resolved"
+    if "Connection refused" in text or "ConnectionRefused" in text:
+        return "connection refused (is the service running and the port right?)"
+    return excerpt(text, 200)
+
+
+def _chunks(response):
+    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
+    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
+    raw = response.raw
+    if hasattr(raw, "read1"):
+        return iter(lambda: raw.read1(READ_CHUNK, decode_content=True), b"")
+    return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
+
+
+def _bounded(chunks, sock, deadline):
+    """The chunks of a streamed reply, each read given only the time left until ``deadline``."""
+    chunks = iter(chunks)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            yield next(chunks)
+        except StopIteration:
+            return
