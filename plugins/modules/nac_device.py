@@ -288,7 +288,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     warnings_of,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
-from ansible_collections.netaccess.nac.plugins.module_utils.options import MAX_CONCURRENCY, settle_seconds
+from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency, settle_seconds
 
 DEVICE_OPTIONS = dict(
     hostname=dict(type="raw"),  # checked by device_spec: type str would turn a list into the text "['a', 'b']"
@@ -301,11 +301,7 @@ DEVICE_OPTIONS = dict(
 
 def ensure(nac):
     params = nac.params
-    concurrency = params["concurrency"]
-    if concurrency < 1:
-        raise TaskFailed("concurrency must be 1 or more, got %d" % concurrency)
-    if concurrency > MAX_CONCURRENCY:
-        raise TaskFailed("concurrency must be %d at most, got %d" % (MAX_CONCURRENCY, concurrency))
+    concurrency = check_concurrency(params["concurrency"])
     settle_timeout = settle_seconds(params["settle_timeout"], params["timeout"])
     bulk = params["devices"] is not None
     try:

@@ -91,8 +91,8 @@ def test_timeout_must_be_a_positive_number(capsys, timeout):
 
 
 @pytest.mark.parametrize("main, args, message", [
-    (nac_device.main, dict(hostname="cam-01", concurrency=10 ** 7), "concurrency must be 256 at most, got 10000000"),
-    (nac_device.main, dict(hostname="cam-01", concurrency=0), "concurrency must be 1 or more, got 0"),
+    (nac_device.main, dict(hostname="cam-01", concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256, got 10000000"),
+    (nac_device.main, dict(hostname="cam-01", concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
     (nac_device.main, dict(hostname="cam-01", settle_timeout=-1), "settle_timeout must be a number of seconds from 0 to 3600, got -1"),
     (nac_device.main, dict(hostname="cam-01", settle_timeout=4000), "settle_timeout must be a number of seconds from 0 to 3600, got 4000"),
     (nac_dot1x_status.main, dict(hostname=["cam-01"], concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256"),
