@@ -79,16 +79,10 @@ options:
     default: 30
   max_retries:
     description:
-      - How often a request that failed in a retryable way is tried again, with jittered exponential
-        backoff (0.5 s doubling up to 10 s) that honours C(Retry-After) (up to 30 s). At most 10; a larger
-        value counts as 10.
-      - Reads and status queries are retried on connection errors and HTTP 429, 500, 502, 503 and 504.
-      - The API answers C(Server error) (HTTP 500) to bad credentials, and a failing server answers the
-        same. A 500 that outlasts the retries is reported as a credentials problem only while no request
-        of the task has succeeded; after that it is a fault of the server.
-      - Creating a device is sent again at once only when it was provably not processed (HTTP 429, or a
-        connection that could not be made); every other uncertain creation is decided from the device
-        list (see C(settle_timeout) of M(netaccess.nac.nac_device)), so that no device is created twice.
+      - How often a request that failed in a retryable way is tried again, with backoff. At most 10; a
+        larger value counts as 10.
+      - Which failures are retried, and what becomes of a failed device creation, is in
+        R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
     type: int
     default: 3
 requirements:

@@ -46,13 +46,9 @@ DOT1X_INTENT_NAMES = "'Check 802.1x' / '802.1x status'"
 
 
 class NacClient(Transport):
-    """The NAC API over one keep-alive ``requests.Session`` (see transport.Transport for the arguments).
-
-    ``read_only`` refuses writes locally. The API answers 'Server error' (HTTP 500) to bad
-    credentials, and a failing server answers the same: a 500 that outlasts the retries is taken
-    for refused credentials (NacAuthError) only while no request of this client has succeeded yet;
-    afterwards it is a NacServerError.
-    """
+    """The NAC API over one keep-alive ``requests.Session`` (see transport.Transport for the arguments;
+    ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
+    "Retries and outcomes"."""
 
     # -- the API (API guide section 4, docs/docsite/rst/api.rst) -----------------------
 

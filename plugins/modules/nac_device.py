@@ -104,12 +104,10 @@ options:
     default: 8
   settle_timeout:
     description:
-      - Seconds during which a creation whose outcome is uncertain (HTTP 500, 502, 503 or 504, a
-        connection reset or dropped after sending, no complete reply within O(timeout)) is looked
-        for in the device list before it may be sent again. The list is read at once, then after
-        1, 2, 4, ... seconds and at the end of the window; one list serves every uncertain device of
-        the task. A device the list shows is reported created, with its id; one it never shows
-        during the whole window is sent again, at most O(max_retries) times in all.
+      - Seconds during which a creation whose outcome is uncertain is looked for in the device list
+        before it may be sent again, at most O(max_retries) times in all. Which outcomes are uncertain,
+        and how the list decides them, is in
+        R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
       - Defaults to O(timeout) (at most 3600). A creation that outlasted the client's O(timeout) was still being
         processed by the service, which is given as long again to commit it before the client
         concludes it was not committed. Raise it for a service that commits slowly; V(0) reads
@@ -119,22 +117,11 @@ options:
 notes:
   - The API does not document the reply to a creation. The new device's id is taken from the reply
     when it carries one; otherwise one more device list (for all new devices at once) finds it.
-  - "Every creation is decided from the service's state, never guessed from an error. C(POST /api/device)
-    is sent again at once only when it was provably not processed: HTTP 429 (after its C(Retry-After))
-    or a connection that could not be made. Any other uncertain outcome (see O(settle_timeout)) is
-    decided from the device list: a device it shows is created; one it did not show during the whole
-    settle window is sent again; when the attempts are exhausted the item fails saying that the outcome
-    is unknown and that the device list did not show it. A definite refusal (HTTP 400, 409, ...) fails
-    the item with the service's reason; HTTP 401 or 403 also stops every creation not yet sent."
-  - The API knows no idempotency key, so one case cannot be excluded by any client - a creation
-    committed by the service later than the whole settle window, after it was sent again, exists
-    twice. The task then fails naming both ids when its device list still shows them, and every later
-    run names them, as for any hostname held by several devices. Raise O(settle_timeout) for a service
-    whose commits can be that slow.
-  - Do not wrap this module in C(retries)/C(until). It is unsafe - a new attempt of the task knows
-    nothing of the creations still in flight from the previous one and may send them again. It is
-    unnecessary - each request is already retried when that is safe, uncertain creations are settled
-    from the device list, and a later run of the task only creates what the device list does not show.
+  - Every creation is decided from the service's state, never guessed from an error; how each failure
+    is retried or decided, and the one case no client can exclude, is in
+    R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
+  - Do not wrap this module in C(retries)/C(until) (see the same section). It already retries what is
+    safe to retry, and a new attempt of the task may send again the creations still in flight.
   - When the controller that started the task is gone (ansible-playbook was killed), the module sends
     no further creation; what was already sent is settled as above, and the devices not sent are
     reported with C(not attempted).

@@ -90,12 +90,10 @@ notes:
     (unknown id or hostname, or an error after the retries of O(max_retries)), or when O(wait_for) was
     not reached by every device within O(wait_timeout). Every other device is queried first, so nothing is
     silently dropped.
-  - Every request is retried (O(max_retries)) on connection errors and HTTP 429, 500, 502, 503 and 504. Once the
-    device list was read, RV(results) and RV(summary) are always returned; a device whose query still fails
-    gets its own RV(results[].error) and every other device keeps its answer.
-  - The API answers C(Server error) (HTTP 500) to bad credentials, and a failing server answers the same. A 500
-    that outlasts the retries is taken for refused credentials only while no request of the task has succeeded
-    yet; after that it is that device's error, never a credentials failure.
+  - Which failures are retried (O(max_retries)), and when a C(Server error) (HTTP 500) is taken for refused
+    credentials, is in R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API
+    guide. Once the device list was read, RV(results) and RV(summary) are always returned; a device whose query
+    still fails gets its own RV(results[].error) and every other device keeps its answer.
   - Credentials refused or no access to the intent (HTTP 401, 403, or the C(Server error) above) are the same
     for every device, so no further device is queried. Before the device list was read, the task fails with
     that message alone; during the queries, it fails with that message and RV(stopped), and still returns

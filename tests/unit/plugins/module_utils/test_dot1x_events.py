@@ -17,8 +17,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (
     FIRST_ROUND,
+    bug_round,
     detect,
     poll_once,
+    secret_forms,
     source_options,
 )
 
@@ -242,3 +244,18 @@ def test_options_bad_arguments_are_named(args, env, words):
         source_options(args, env)
     assert words in caught.value.message
     assert KEY not in caught.value.message and "12345678" not in caught.value.message
+
+
+@pytest.mark.parametrize("shown", [KEY + "/ü", "k3y-that-must-never-show%2F%C3%BC", "k3y-that-must-never-show/\\u00fc",
+                                   "p%40ss/word"])
+def test_a_bug_gives_an_error_event_with_every_form_of_the_secrets_masked(shown):
+    """The source's secrets are masked as the client's and the modules' are (secrets.mask): escaped and
+    URL-encoded forms too, and a password inside api_url."""
+    client, options = source_options({"api_url": "https://svc:p%40ss%2Fword@nac.example.com", "api_key": KEY + "/\u00fc"},
+                                     environ={})
+    known, warnings = {1: entry(1, "AUTHENTICATED")}, ["a warning"]
+    round_ = bug_round(ValueError("reply had %s" % shown), known, warnings, secret_forms(client))
+    (event,) = round_.events
+    assert event["nac_dot1x_error"]["message"].startswith("internal error in netaccess.nac.dot1x_status: ValueError: reply had ")
+    assert "********" in event["nac_dot1x_error"]["message"] and shown not in event["nac_dot1x_error"]["message"]
+    assert (round_.known, round_.warnings) == (known, warnings)

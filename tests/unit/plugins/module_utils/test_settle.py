@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The settle engine on its own, with a kind of write that is not a creation (a deletion, which the API
+does not have yet): the write, the list and the wording are the caller's, the decisions the engine's.
+nac_device's use of it (creations) is tested in test_devices.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConnectionError, NacHTTPError
+from ansible_collections.netaccess.nac.plugins.module_utils.settle import DONE, FAILED, Item, Wording, Written, settle
+
+DELETION_WORDING = Wording(
+    not_attempted="deletion not attempted: {reason}",
+    stopped="{error}; unknown whether {reason} stopped it",
+    refused_access="a deletion was refused ({error})",
+    several_unidentified="{name}: {count} records ({ids})",
+    several_after_resends="{name}: {count} records ({ids}) after {attempts} deletions in {window}",
+    several="{error}; {name}: {count} records ({ids})",
+    unidentified_not_shown="deleted{said}, but {name} was still listed after {window}",
+    unidentified_list_failed="deleted, but the list failed: {list_error}",
+    unknown_list_failed="{error}; whether {name} is gone is unknown, the list failed: {list_error}",
+    unknown_not_shown="{error}; {name} still listed after {window}, {each_attempt}",
+)
+
+
+class Deletions:
+    """A server whose deletions may fail after committing; the list shows a tombstone once a name is gone."""
+
+    def __init__(self, names, failures=None):
+        self.present = set(names)
+        self.failures = dict(failures or {})
+        self.sent = []
+        self.now = 0.0
+
+    def delete(self, item):
+        self.sent.append(item.name)
+        failure = self.failures.pop(item.name, None)
+        failure, commit = failure if isinstance(failure, tuple) else (failure, False)
+        if failure is None or commit:
+            self.present.discard(item.name)
+        if failure is not None:
+            raise failure
+        return Written(7, None, {"deleted": item.name})
+
+    def listed(self):
+        return set(self.present)
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def run(self, items, **kwargs):
+        settle(items, self.delete, self.listed, lambda item, present: [] if item.name in present else [{"id": 7}],
+               DELETION_WORDING, clock=lambda: self.now, sleep=self.sleep, **kwargs)
+        return items
+
+
+def test_a_deletion_answered_is_done_without_a_list():
+    server = Deletions(["a", "b"])
+    items = server.run([Item("a"), Item("b")])
+    assert [(item.state, item.id, item.changed) for item in items] == [(DONE, 7, True), (DONE, 7, True)]
+    assert server.sent == ["a", "b"]
+
+
+def test_an_uncertain_deletion_that_committed_is_settled_from_the_list_and_not_sent_again():
+    lost = NacConnectionError("reply lost", outcome_unknown=True)
+    server = Deletions(["a"], failures={"a": (lost, True)})
+    item = server.run([Item("a")])[0]
+    assert (item.state, item.id, item.error, server.sent) == (DONE, 7, None, ["a"])
+
+
+def test_an_uncertain_deletion_never_shown_is_sent_again_then_fails_in_the_callers_words():
+    lost = NacConnectionError("reply lost", outcome_unknown=True)
+    server = Deletions(["a"])
+    server.failures = {"a": lost}
+    server.delete = _always(server, lost)
+    item = server.run([Item("a")], settle_timeout=2, max_resends=1)[0]
+    assert item.state == FAILED and server.sent == ["a", "a"]
+    assert item.error == "reply lost; a still listed after 2 s, each of 2 attempts"
+    assert "POST /api/device" not in item.error and "device" not in item.error
+
+
+def test_a_refusal_for_lack_of_access_stops_the_other_writes_in_the_callers_words():
+    refused = NacAuthError("Access refused (HTTP 403)", status=403)
+    server = Deletions(["a", "b"], failures={"a": refused})
+    items = server.run([Item("a"), Item("b")], concurrency=1)
+    assert [item.state for item in items] == [FAILED, FAILED]
+    assert items[1].error == "deletion not attempted: a deletion was refused (Access refused (HTTP 403))"
+    assert server.sent == ["a"]
+
+
+def test_a_definite_refusal_fails_the_item_with_the_servers_error_and_no_list():
+    server = Deletions(["a"], failures={"a": NacHTTPError("HTTP 409: in use", status=409)})
+    listed = []
+    server.listed = lambda: listed.append(1) or set()
+    item = server.run([Item("a")])[0]
+    assert (item.state, item.error, listed) == (FAILED, "HTTP 409: in use", [])
+
+
+def _always(server, failure):
+    def delete(item):
+        server.sent.append(item.name)
+        raise failure
+    return delete
