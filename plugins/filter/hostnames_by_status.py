@@ -44,7 +44,8 @@ EXAMPLES = r"""
     wait_for: "{{ item }}"
   loop: "{{ by_status | list }}"
   vars:
-    by_status: "{{ devices | netaccess.nac.hostnames_by_status('AUTHENTICATED', devices | map(attribute='hostname') | map('lower')) }}"
+    by_status: "{{ devices | netaccess.nac.hostnames_by_status('AUTHENTICATED', hostnames) }}"
+    hostnames: "{{ devices | map(attribute='hostname') | map('lower') | list }}"
     devices:
       - hostname: cam-01
       - hostname: PRN-NOMAC-01

@@ -242,7 +242,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             hostvars = host_vars(record, entries[index] if entries is not None else None)
             self.inventory.add_host(name, group=ALL_GROUP)
             if entries is not None:
-                group = self.inventory.add_group(self._sanitize_group_name(STATUS_GROUP_PREFIX + entries[index]["status"].lower()))
+                status_group = self._sanitize_group_name(STATUS_GROUP_PREFIX + entries[index]["status"].lower())
+                group = self.inventory.add_group(status_group)
                 self.inventory.add_host(name, group=group)
             for variable, value in hostvars.items():
                 self.inventory.set_variable(name, variable, make_unsafe(value))

@@ -32,7 +32,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, MAX_CONCURRENCY
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, json_type, server_reason
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, Transport
+from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    Transport,
+)
 
 # The names other code imports from here: the client, its errors, and the options it takes.
 __all__ = (
@@ -126,7 +130,9 @@ class NacClient(Transport):
                 "username, password and tenant. If the credentials are right, the server itself failed.%s"
                 % (where, tries, said), **details)
         elif status >= 500:
-            accepted = " (not of the credentials: an earlier request of this task was answered)" if status == 500 else ""
+            accepted = ""
+            if status == 500:
+                accepted = " (not of the credentials: an earlier request of this task was answered)"
             error = NacServerError(
                 "The NAC API failed on %s with HTTP %d%s: a fault of the server or of a proxy in front of it%s.%s"
                 % (where, status, tries, accepted, said), **details)

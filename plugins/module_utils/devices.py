@@ -144,7 +144,8 @@ def device_specs(items, name="devices"):
         if hostname_problem(spec["hostname"]) is None:
             where = "%s (%s)" % (where, spec["hostname"]) if where else spec["hostname"]
             values = [("hostname", hostname_key(spec["hostname"]), spec["hostname"])]
-            values += [(label, value, value) for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())]
+            values += [(label, value, value)
+                       for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())]
             for label, key, value in values:
                 first = seen.setdefault((label, key), where)
                 if first != where:
@@ -238,8 +239,8 @@ def plan(specs, records):
             outcome.state, outcome.id, outcome.record = EXISTING, found[0]["id"], found[0]
             differ = differences(spec, found[0])
             if differ:
-                outcome.warnings.append("device %s (id %s) exists but differs from the request: %s. Nothing was changed: "
-                                        "the API cannot update a device, change it in the NAC itself"
+                outcome.warnings.append("device %s (id %s) exists but differs from the request: %s. Nothing was "
+                                        "changed: the API cannot update a device, change it in the NAC itself"
                                         % (found[0]["hostname"], found[0]["id"], "; ".join(differ)))
         outcomes.append(outcome)
     return outcomes
@@ -301,7 +302,8 @@ def warnings_of(outcomes, limit=MESSAGE_HOSTS):
     """The items' warnings, at most ``limit`` of them and a line saying how many more there are."""
     warnings = [warning for outcome in outcomes for warning in outcome.warnings]
     if len(warnings) > limit:
-        warnings[limit:] = ["%d more warnings about other devices: see the entries in devices" % (len(warnings) - limit)]
+        more = len(warnings) - limit
+        warnings[limit:] = ["%d more warnings about other devices: see the entries in devices" % more]
     return warnings
 
 
@@ -316,7 +318,9 @@ def failure_message(outcomes):
     counts = summary(outcomes)
     parts = []
     for reason, hosts in reasons.items():
-        named = ", ".join(hosts[:MESSAGE_HOSTS]) + (" and %d more" % (len(hosts) - MESSAGE_HOSTS) if len(hosts) > MESSAGE_HOSTS else "")
+        named = ", ".join(hosts[:MESSAGE_HOSTS])
+        if len(hosts) > MESSAGE_HOSTS:
+            named += " and %d more" % (len(hosts) - MESSAGE_HOSTS)
         parts.append("%s: %s" % (named, reason))
     return "%d of %d devices failed (%d created, %d existing): %s" % (
         counts["failures"], len(outcomes), counts["created"], counts["existing"], " | ".join(parts))

@@ -55,7 +55,8 @@ class BatchStopped(NacAuthError):
     def __init__(self, error, results):
         answered = sum(1 for entry in results if "error" not in entry)
         message = ("%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
-                   "(results has every target, each failed one with its error)." % (error.message, answered, len(results)))
+                   "(results has every target, each failed one with its error)."
+                   % (error.message, answered, len(results)))
         super(BatchStopped, self).__init__(message, method=error.method, path=error.path, status=error.status,
                                            reason=error.reason, url=error.url)
         self.cause = error
@@ -98,8 +99,8 @@ def require_access(client):
 
 def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval):
     """Raise NacConfigError naming the first unusable option; return ``wait_for`` (None when not waiting)."""
-    given = [name for name, value in (("device_id", device_id), ("hostname", hostname), ("all_devices", all_devices or None))
-             if value is not None]
+    chosen = (("device_id", device_id), ("hostname", hostname), ("all_devices", all_devices or None))
+    given = [name for name, value in chosen if value is not None]
     if len(given) != 1:
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
@@ -165,7 +166,8 @@ def shape(target, reply):
                 key, type(value).__name__, excerpt(json.dumps(value), 80)))
     status = reply.get("status")
     if status is None and reply.get("error"):
-        return error_entry(target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200))
+        return error_entry(target, unexpected + "the reply has no status but an error: %s"
+                           % excerpt(str(reply["error"]), 200))
     return dict(id=target.id, hostname=target.hostname, status=status or UNKNOWN,
                 auth_method=reply.get("authMethod"), username=reply.get("username"), message=reply.get("message"))
 
@@ -207,7 +209,8 @@ def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_int
             raise BatchStopped(refused[0], results)
         if wait_for is None:
             break
-        pending = [index for index, target in enumerate(targets) if target.error is None and not reached(results[index], wait_for)]
+        pending = [index for index, target in enumerate(targets)
+                   if target.error is None and not reached(results[index], wait_for)]
         now = clock()
         if not pending or now >= deadline:
             break
@@ -281,11 +284,15 @@ def failure_message(results, wait_for=None, wait_timeout=None):
     if late:
         parts.append("%d of %d devices did not reach %s within %s s: %s." % (
             len(late), len(results), wait_for, _seconds(wait_timeout),
-            _listing(late, lambda e: "%s: %s%s" % (_name(e), e["status"], " (%s)" % e["message"] if e["message"] else ""))))
+            _listing(late, _late_entry)))
     if failed:
         parts.append("%d of %d targets could not be queried: %s." % (
             len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), e["error"]))))
     return " ".join(parts) or None
+
+
+def _late_entry(entry):
+    return "%s: %s%s" % (_name(entry), entry["status"], " (%s)" % entry["message"] if entry["message"] else "")
 
 
 def _name(entry):

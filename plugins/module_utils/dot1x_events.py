@@ -63,9 +63,12 @@ def source_options(args, environ=None):
     if not client["api_url"]:
         raise NacConfigError("api_url is required: give the address of the NAC service as api_url or in NAC_API_URL")
     options = dict(SOURCE_DEFAULTS)
-    options.update((name, _convert(args[name], kind, name)) for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None)
-    if options["hostname"] is not None and not (options["hostname"] and all(isinstance(n, str) and n.strip() for n in options["hostname"])):
-        raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (options["hostname"],))
+    options.update((name, _convert(args[name], kind, name))
+                   for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None)
+    hostnames = options["hostname"]
+    if hostnames is not None and not (hostnames and all(isinstance(n, str) and n.strip() for n in hostnames)):
+        raise NacConfigError("hostname must list device names (or be left out for every device), got %r"
+                             % (hostnames,))
     if options["interval"] <= 0:
         raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
     check_concurrency(options["concurrency"])
@@ -77,10 +80,13 @@ def _convert(value, kind, where):
     """The value as ``kind``; a string (from the environment or a rulebook variable) is parsed."""
     if kind in ("str", "secret", "path"):
         if not isinstance(value, str):
-            raise NacConfigError("%s must be a string, got %s" % (where, type(value).__name__ if kind == "secret" else repr(value)))
+            shown = type(value).__name__ if kind == "secret" else repr(value)
+            raise NacConfigError("%s must be a string, got %s" % (where, shown))
         return os.path.expanduser(value) if kind == "path" else value
     if kind == "list":
-        return [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else _bad(value, where, "a list of names")
+        if isinstance(value, str):
+            return [value]
+        return list(value) if isinstance(value, (list, tuple)) else _bad(value, where, "a list of names")
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -155,8 +161,9 @@ def detect(known, results, initial=False):
 
 
 def change_event(entry, previous_status):
-    return {"nac_dot1x": dict(id=entry["id"], hostname=entry["hostname"], status=entry["status"], previous_status=previous_status,
-                              auth_method=entry.get("auth_method"), username=entry.get("username"), message=entry.get("message"))}
+    return {"nac_dot1x": dict(id=entry["id"], hostname=entry["hostname"], status=entry["status"],
+                              previous_status=previous_status, auth_method=entry.get("auth_method"),
+                              username=entry.get("username"), message=entry.get("message"))}
 
 
 def error_event(message, devices=()):

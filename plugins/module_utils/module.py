@@ -119,7 +119,8 @@ class NacModule:
         except NacError as error:
             self.fail(error.message, failure=error.failure)
         except Exception as error:  # pylint: disable=broad-except
-            self.fail("Internal error in %s: %s: %s \u2014 please report it" % (self.ansible._name, type(error).__name__, error),
+            self.fail("Internal error in %s: %s: %s \u2014 please report it"
+                      % (self.ansible._name, type(error).__name__, error),
                       exception=traceback.format_exc())
         finally:
             self.client.close()

@@ -57,7 +57,8 @@ def settle_seconds(settle_timeout, timeout):
     """nac_device's settle window: ``settle_timeout``, by default ``timeout`` (at most SETTLE_TIMEOUT_MAX)."""
     seconds = min(timeout, SETTLE_TIMEOUT_MAX) if settle_timeout is None else settle_timeout
     if not 0 <= seconds <= SETTLE_TIMEOUT_MAX:
-        raise NacConfigError("settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, seconds))
+        raise NacConfigError("settle_timeout must be a number of seconds from 0 to %d, got %s"
+                             % (SETTLE_TIMEOUT_MAX, seconds))
     return seconds
 
 

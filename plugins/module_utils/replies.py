@@ -35,7 +35,8 @@ def decode_json(response):
         raise ValueError("JSON nested too deeply") from None
 
 
-JSON_TYPES = ((bool, "a boolean"), (dict, "an object"), (list, "an array"), (str, "a string"), ((int, float), "a number"))
+JSON_TYPES = ((bool, "a boolean"), (dict, "an object"), (list, "an array"), (str, "a string"),
+              ((int, float), "a number"))
 
 
 def json_type(value):

@@ -86,7 +86,8 @@ def _character_problem(name, char, index, length):
     if unicodedata.category(char) == "Cc":
         return "contains a control character (%s), which cannot be sent in an HTTP header" % where
     if name in ("api_key", "tenant") and not (" " <= char <= "~"):
-        return "contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only" % where
+        return ("contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only"
+                % where)
     if char == " " and (name == "api_key" or (name == "tenant" and index in (0, length - 1))):
         return "contains a space (%s), which the HTTP header would not carry as given" % where
     if name == "username" and char == ":":

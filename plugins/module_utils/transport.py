@@ -41,7 +41,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacResponseError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import MAX_CONCURRENCY, MAX_RETRIES_CAP, check_connection
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    MAX_CONCURRENCY,
+    MAX_RETRIES_CAP,
+    check_connection,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure

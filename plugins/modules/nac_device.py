@@ -247,7 +247,9 @@ devices:
     - id: null
       hostname: ws-0003
       changed: false
-      error: "The NAC API refused POST /api/device with HTTP 400. The server said: Validation failed - profile: unknown profile Laptop"
+      error: >-
+        The NAC API refused POST /api/device with HTTP 400. The server said: Validation failed - profile:
+        unknown profile Laptop
 created:
   description: Bulk form. How many devices were (in check mode, would be) created.
   returned: bulk form
@@ -318,7 +320,8 @@ def ensure(nac):
 def main():
     NacModule(
         argument_spec=dict(
-            devices=dict(type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))),
+            devices=dict(type="list", elements="dict",
+                         options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))),
             state=dict(type="str", default="present", choices=["present"]),
             concurrency=dict(type="int", default=8),
             settle_timeout=dict(type="float"),

@@ -21,9 +21,11 @@ options:
     description:
       - Only devices with one of these hostnames, compared case-insensitively.
       - Combined with O(id), a device matching either is returned.
-      - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list every device.
-      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an item that is
-        a list or mapping is refused before any request, rather than turned into text (hence C(elements=raw)).
+      - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list
+        every device.
+      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
+        item that is a list or mapping is refused before any request, rather than turned into text (hence
+        C(elements=raw)).
     type: list
     elements: raw
   id:

@@ -38,8 +38,9 @@ options:
         fails after the other devices were queried.
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
         An empty hostname in the list is refused.
-      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an item that is
-        a list or mapping is refused before any request, rather than turned into text (hence C(elements=raw)).
+      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
+        item that is a list or mapping is refused before any request, rather than turned into text (hence
+        C(elements=raw)).
     type: list
     elements: raw
   all_devices:
@@ -136,7 +137,9 @@ EXAMPLES = r"""
 
     - name: List the devices that are not authenticated
       ansible.builtin.debug:
-        msg: "{{ nac_status.results | rejectattr('status', 'equalto', 'AUTHENTICATED') | map(attribute='hostname') | list }}"
+        msg: >-
+          {{ nac_status.results | rejectattr('status', 'equalto', 'AUTHENTICATED')
+             | map(attribute='hostname') | list }}
 
 - name: Wait up to 10 minutes until two new cameras are authenticated
   netaccess.nac.nac_dot1x_status:
@@ -257,7 +260,8 @@ summary:
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import BatchStopped, dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 
-OPTIONS = ("device_id", "hostname", "all_devices", "concurrency", "wait_for", "wait_timeout", "wait_interval", "check_access")
+OPTIONS = ("device_id", "hostname", "all_devices", "concurrency", "wait_for", "wait_timeout", "wait_interval",
+           "check_access")
 
 
 def query_status(nac):
@@ -267,7 +271,8 @@ def query_status(nac):
         report = stopped.report
         for warning in report.warnings:
             nac.warn(warning)
-        raise TaskFailed(report.failure, results=report.results, summary=report.summary, stopped=True, failure=stopped.failure)
+        raise TaskFailed(report.failure, results=report.results, summary=report.summary, stopped=True,
+                         failure=stopped.failure) from None
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:

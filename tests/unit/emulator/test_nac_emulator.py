@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Tests of the NAC API emulator, one per rule of the API guide (docs/docsite/rst/api.rst; named after its section) and per emulator feature."""
+"""Tests of the NAC API emulator, one per rule of the API guide (docs/docsite/rst/api.rst; named after its section)
+and per emulator feature."""
 
-from __future__ import (absolute_import, division, print_function)
+from __future__ import absolute_import, division, print_function
+
 __metaclass__ = type
 
 import base64

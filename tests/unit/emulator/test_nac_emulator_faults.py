@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Tests of the emulator's fault injection (README, "Faults") and of allow_duplicate_hostnames."""
 
-from __future__ import (absolute_import, division, print_function)
+from __future__ import absolute_import, division, print_function
+
 __metaclass__ = type
 
 import collections
@@ -16,7 +17,14 @@ import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import FAULT_MODES, Emulator, Faults, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
-    INTEGRATION_CONFIG, SCRIPT, Api, api, by_hostname, emu, start_cli)
+    INTEGRATION_CONFIG,
+    SCRIPT,
+    Api,
+    api,
+    by_hostname,
+    emu,
+    start_cli,
+)
 
 CAMERA = dict(group="Cameras", profile="Camera")
 

@@ -65,12 +65,13 @@ def test_markdown_report_has_counts_and_one_escaped_row_per_device():
     assert "2 of 4 devices have their expected 802.1x status." in text
     assert "| AUTHENTICATED | 1 |" in text
     assert "| UNAUTHENTICATED | 2 |" in text
-    rows = [line for line in text.splitlines() if line.startswith("| ✅ |") or line.startswith("| ❌ |")]
+    rows = [line for line in text.splitlines() if line.startswith(("| ✅ |", "| ❌ |"))]
     assert rows == [
         "| ✅ | cam-lobby-01 | 3 | AUTHENTICATED | AUTHENTICATED | EAP-TLS | cam-lobby-01 |  |",
         '| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | Certificate rejected, "expired" &#124; renew it |',
         "| ❌ | ghost-01 |  | AUTHENTICATED | ERROR |  |  | not in the device list (GET /api/device) |",
-        "| ✅ | prn-nomac-01 | 7 | UNAUTHENTICATED | UNAUTHENTICATED |  |  | No MAC address registered for this device |",
+        ("| ✅ | prn-nomac-01 | 7 | UNAUTHENTICATED | UNAUTHENTICATED |  |  | "
+         "No MAC address registered for this device |"),
     ]
     assert text.startswith("# 802.1x status after onboarding\n")
 

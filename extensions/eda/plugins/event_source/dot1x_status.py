@@ -117,7 +117,8 @@ LOGGER = logging.getLogger("netaccess.nac.dot1x_status")
 def _make_collection_importable():
     """ansible-rulebook runs this file by path and does not put the collections path on sys.path:
     add the directory that holds this installed collection's ``ansible_collections``."""
-    here = os.path.dirname(os.path.abspath(__file__))  # .../ansible_collections/netaccess/nac/extensions/eda/plugins/event_source
+    # .../ansible_collections/netaccess/nac/extensions/eda/plugins/event_source
+    here = os.path.dirname(os.path.abspath(__file__))
     collection = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
     namespaces = os.path.dirname(os.path.dirname(collection))
     if os.path.basename(namespaces) == "ansible_collections" and os.path.dirname(namespaces) not in sys.path:
@@ -148,8 +149,8 @@ async def main(queue, args):
         while True:
             started = loop.time()
             try:
-                result = await loop.run_in_executor(None, poll_once, client, options["hostname"], options["concurrency"],
-                                                    options["initial"], known)
+                result = await loop.run_in_executor(None, poll_once, client, options["hostname"],
+                                                    options["concurrency"], options["initial"], known)
             except Exception as bug:  # pylint: disable=broad-except
                 result = bug_round(bug, known, warnings, secrets)  # a bug must not end the watch
             known = result.known

@@ -135,5 +135,6 @@ def test_the_source_file_makes_its_own_collection_importable():
         return done.stdout.decode()
 
     assert "ModuleNotFoundError" in isolated("import ansible_collections.netaccess.nac.plugins.module_utils.api")
-    output = isolated("import runpy, sys; module = runpy.run_path(sys.argv[1]); print(module['main'].__name__, 'DOCUMENTATION' in module)")
+    output = isolated("import runpy, sys; module = runpy.run_path(sys.argv[1]); "
+                      "print(module['main'].__name__, 'DOCUMENTATION' in module)")
     assert output.strip().endswith("main True"), output

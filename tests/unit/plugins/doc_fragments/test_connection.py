@@ -24,9 +24,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils import dot1x_events
 from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, SECRET_OPTIONS
 
-COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+COLLECTION = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_source", "dot1x_status.py")
-TABLE = [(name, variable, kind, default, secret) for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items()]
+TABLE = [(name,) + declared for name, declared in CONNECTION_OPTIONS.items()]  # name, variable, kind, default, secret
 
 
 def fragment(part="DOCUMENTATION"):

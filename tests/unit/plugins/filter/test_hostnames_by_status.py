@@ -32,9 +32,11 @@ FILTER = "{{ devices | netaccess.nac.hostnames_by_status(default_status, hostnam
 FLEETS = [
     ([dict(hostname="cam-01"), dict(hostname="Cam-02", expected_status=" unauthenticated "), dict(hostname="prn-03")],
      "AUTHENTICATED", None),
-    ([dict(hostname="a", expected_status=""), dict(hostname="B", expected_status=None), dict(hostname="c", expected_status="Quarantine")],
+    ([dict(hostname="a", expected_status=""), dict(hostname="B", expected_status=None),
+      dict(hostname="c", expected_status="Quarantine")],
      "authenticated", None),
-    ([dict(hostname=1234), dict(hostname="x-01", expected_status="CONNECTING"), dict(hostname="y-01", expected_status="connecting")],
+    ([dict(hostname=1234), dict(hostname="x-01", expected_status="CONNECTING"),
+      dict(hostname="y-01", expected_status="connecting")],
      "AUTHENTICATED", ["x-01", "1234"]),  # the check-mode subset, in another order
     ([], "AUTHENTICATED", None),
 ]
@@ -60,7 +62,8 @@ def test_the_filter_gives_what_the_former_chain_gave(devices, default_status, ho
 
 
 def test_the_groups_and_their_order():
-    devices = [dict(hostname="cam-01"), dict(hostname="prn-01", expected_status="unauthenticated"), dict(hostname="cam-02")]
+    devices = [dict(hostname="cam-01"), dict(hostname="prn-01", expected_status="unauthenticated"),
+               dict(hostname="cam-02")]
     grouped = render(FILTER, devices=devices, default_status="AUTHENTICATED", hostnames=["cam-01", "prn-01", "cam-02"])
     assert grouped == {"AUTHENTICATED": ["cam-01", "cam-02"], "UNAUTHENTICATED": ["prn-01"]}
     assert list(grouped) == ["AUTHENTICATED", "UNAUTHENTICATED"]

@@ -34,7 +34,12 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import BACKOFF_CAP, RETRY_AFTER_CAP, backoff, retry_after
+from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
+    BACKOFF_CAP,
+    RETRY_AFTER_CAP,
+    backoff,
+    retry_after,
+)
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"

@@ -20,7 +20,12 @@ import urllib3
 from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import replies
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacAuthError, NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacAuthError,
+    NacClient,
+    NacError,
+    NacResponseError,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     FAILED,

@@ -229,8 +229,9 @@ def test_plan_classifies_existing_missing_and_ambiguous():
 def test_plan_warns_about_a_visibly_different_existing_device():
     outcomes = plan(device_specs([spec("cam-01", profile="Intercom")]), RECORDS)
     assert outcomes[0].state == EXISTING and not outcomes[0].changed
-    assert outcomes[0].warnings == ["device cam-01 (id 1) exists but differs from the request: profile is Camera, not Intercom. "
-                                    "Nothing was changed: the API cannot update a device, change it in the NAC itself"]
+    assert outcomes[0].warnings == [("device cam-01 (id 1) exists but differs from the request: profile is Camera, "
+                                     "not Intercom. Nothing was changed: the API cannot update a device, change it in "
+                                     "the NAC itself")]
 
 
 # -- the creation engine, with scripted callables --------------------------------------------------
@@ -726,9 +727,11 @@ def test_a_whole_number_hostname_is_read_as_its_digits():
 
 @pytest.mark.parametrize("items, message", [
     ([dict(hostname=["cam-01", "cam-02"], group="Cameras", profile="Camera")],
-     "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), got a list: ['cam-01', 'cam-02']"),
+     ("Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), "
+      "got a list: ['cam-01', 'cam-02']")),
     ([dict(hostname="cam-01"), dict(hostname={"a": 1})],
-     "Invalid device request, nothing was sent: devices[1]: hostname must be one name (a string), got a mapping: {'a': 1}"),
+     ("Invalid device request, nothing was sent: devices[1]: hostname must be one name (a string), "
+      "got a mapping: {'a': 1}")),
     ([dict(hostname="x" * 300)], "Invalid device request, nothing was sent: devices[0]: hostname has 300 characters, more than the 253"),
 ])
 def test_bulk_items_with_unusable_hostnames_are_refused(items, message):

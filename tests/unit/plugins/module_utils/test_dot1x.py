@@ -292,8 +292,9 @@ def test_refused_credentials_stop_the_batch_and_what_was_answered_is_kept():
     assert all(e["error"] == NOT_QUERIED for e in report.results[3:]) and len(report.results) == 100
     assert report.summary == {"AUTHENTICATED": 2, "ERROR": 98}
     assert report.failure == caught.value.message == (
-        "Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire. The batch stopped there: 2 of 100 targets were "
-        "answered before, the others were not queried (results has every target, each failed one with its error).")
+        "Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire. The batch stopped there: "
+        "2 of 100 targets were answered before, the others were not queried "
+        "(results has every target, each failed one with its error).")
     assert caught.value.failure["status"] == 403
 
 
@@ -459,7 +460,8 @@ def test_wait_timeout_zero_queries_once():
     clock = FakeClock()
     report = status(client, clock, device_id=[1], wait_for="AUTHENTICATED", wait_timeout=0)
     assert client.fired == [1] and clock.sleeps == []
-    assert report.failure == "1 of 1 devices did not reach AUTHENTICATED within 0 s: cam-01 (id 1): CONNECTING (Authentication in progress)."
+    assert report.failure == ("1 of 1 devices did not reach AUTHENTICATED within 0 s: "
+                              "cam-01 (id 1): CONNECTING (Authentication in progress).")
 
 
 def test_an_error_while_waiting_is_retried_at_the_next_round():

@@ -11,9 +11,9 @@ __metaclass__ = type
 import json
 
 import pytest
+from ansible.module_utils import basic
 from requests.adapters import BaseAdapter
 
-from ansible.module_utils import basic
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
@@ -203,7 +203,8 @@ def test_a_password_in_api_url_is_hidden_whatever_it_holds(capsys, password):
 
 
 def test_the_tenant_is_not_masked_in_results(capsys):
-    # A tenant equal to a value of the result (here the hostname given) must not turn it into VALUE_SPECIFIED_IN_NO_LOG_PARAMETER.
+    # A tenant equal to a value of the result (here the hostname given) must not turn it into
+    # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER.
     run(nac_device.main, api_key=KEY, tenant="Lab", hostname=["Lab", "b"])
     result, out = printed(capsys)
     assert result["msg"] == ("Invalid device request, nothing was sent: hostname must be one name (a string), got a list: "
