@@ -137,7 +137,7 @@ class FakeClient:
             raise self.list_error
         return list(self.records)
 
-    def fire_intent(self, target_id, tag="dot1x_status", payload=None):
+    def fire_intent(self, target_id, tag="dot1x_status"):
         self.fired.append(target_id)
         status = self.statuses[target_id]
         if isinstance(status, Exception):
