@@ -74,7 +74,7 @@ class FakeClient:
         self.calls.append("list_devices")
         return list(self.records)
 
-    def fire_intent(self, target_id, tag="dot1x_status"):
+    def fire_intent(self, target_id, tag="dot1x_status", payload=None):
         assert tag == "dot1x_status" and payload is None
         with self.lock:
             self.fired.append(target_id)
