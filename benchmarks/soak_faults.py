@@ -31,9 +31,9 @@ Scenarios (``--scenarios`` picks some, comma-separated; default all):
 - ``duplicate-ids`` (point 3): two records sharing an id: nac_device_info must flag it (a warning naming
   the id and both hostnames), a status query of the two hostnames must return both.
 - ``two-controllers`` (point 4): two ansible-playbook processes ensure the same 200 hostnames at once
-  (duplicates allowed, creations answered with an empty body, 10 % faults on the POSTs): duplicates
-  cannot be prevented without a server-side
-  key and are only counted; a report must not contradict the final list, nor itself ("did not show"
+  (the first list of each is held until both asked for it, so both read it before either writes;
+  duplicates allowed, creations answered with an empty body, 10 % faults on the POSTs): duplicates
+  cannot be prevented without a server-side key and are only counted; a report must not contradict the final list, nor itself ("did not show"
   in an item's error while a warning of the same result says the list shows it twice).
 - ``late-commit`` (point 5): timeout 5 s, every first POST loses its reply and commits 20 s later; then
   the next run: devices in place, duplicates, and reports that said clean success while a duplicate
@@ -65,6 +65,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unicodedata
 
@@ -511,11 +512,11 @@ def scenario_paginated(args, runner):
 
 
 PAGE_SIGNS = (
-    ("link-relative", None),  # can be followed: complete or loud
+    ("link-relative", ("link", "relative")),  # can be followed (same origin); refusing it loudly is allowed too
     ("total-only", ("x-total-count",)),
     ("content-range", ("content-range",)),
     ("body-next", ("next", "object", "items")),
-    ("link-loop", ("twice", "loop", "again", "already", "seen")),
+    ("link-loop", ("twice", "loop", "again", "already", "seen", "repeat")),
     ("link-foreign", ("origin", "another host", "other host", "different host", "api_url")),  # and the foreign address
 )
 
@@ -590,6 +591,12 @@ def scenario_lookalike(args, runner):
         held, records = truth(emulator)
     wrong = judge_devices(items, ensure, held)[0]
     missed = judge_lookalikes(items, ensure, before)
+    # A requested name with a listed lookalike may be created (a warning names the lookalike) or refused (the
+    # item's failure names it): issue 16 leaves the choice. Refused and named counts as handled, not as in place.
+    entries = dict((e.get("hostname"), e) for e in entries_of(ensure, items))
+    refused = [item for item in items if not held.get(same(item["hostname"])) and (entries.get(item["hostname"]) or {}).get("error")
+               and not any(name == item["hostname"] for name, _why in missed)
+               and any(loose(r["hostname"]) == loose(item["hostname"]) for r in before)]
     wrong += judge_info(info, records, names)
     status_wrong, answered = judge_status(status, records, names)
     wrong += status_wrong
@@ -600,12 +607,13 @@ def scenario_lookalike(args, runner):
     explain(wrong + missed)
     row.requested, row.in_place, row.duplicates, row.false = len(items), in_place(items, held), duplicates(items, held), len(wrong)
     covered = sum(1 for name in names if any(same(str(r.get("hostname") or "")) == same(name) for r in answered))
-    row.statuses = "%d/%d" % (covered, len(items))  # requested names with a status (a name of two devices has two results)
-    row.target("in place == %d" % len(items), row.in_place, row.in_place == len(items))
+    row.statuses = "%d/%d" % (covered, row.in_place)  # requested names in place with a status (a name of two devices has two results)
+    row.target("in place, or refused naming the lookalike == %d" % len(items), "%d + %d" % (row.in_place, len(refused)),
+               row.in_place + len(refused) == len(items))
     row.target("duplicates == 0", row.duplicates, row.duplicates == 0)
     row.target("false reports == 0", row.false, row.false == 0)
     row.target("listed lookalikes named with their id", "%d missed" % len(missed), not missed)
-    row.target("statuses == %d" % len(items), row.statuses, covered == len(items))
+    row.target("every name in place has a status", row.statuses, covered == row.in_place)
     return row
 
 
@@ -653,9 +661,11 @@ def scenario_two_controllers(args, runner):
     row = Row("two-controllers")
     items = requested(200, "soak-cc-", macs_every=0)
     faults = dict(rate=0.1, modes=["commit_500", "commit_drop", "503"], only=["POST /api/device"], seed=16)
-    print("two ansible-playbook processes ensure the same 200 hostnames at once; duplicates allowed, creations answered 201 with "
+    print("two ansible-playbook processes ensure the same 200 hostnames at once (each reads the list before either writes); "
+          "duplicates allowed, creations answered 201 with "
           "an empty body (the API guide does not show one), 10 % faults on the POSTs (commit_500, commit_drop, 503), client timeout 5 s")
     with Emulator(config(creation_reply="empty"), latency=0.01, faults=faults).start() as emulator:
+        gate_first_lists(emulator, 2)
         handles = [runner.start("controller-%s" % which, emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5)
                    for which in "ab"]
         finished = [runner.finish(handle) for handle in handles]
@@ -684,6 +694,26 @@ def scenario_two_controllers(args, runner):
     row.target("false reports == 0", row.false, not wrong)
     row.target("contradictions within a result == 0", len(contradictions), not contradictions)
     return row
+
+
+def gate_first_lists(emulator, count, limit=60):
+    """Hold the first ``count`` GET /api/device until all of them arrived: every controller has read the
+    list before any writes (however their start-up is skewed), the worst case of controllers racing."""
+    barrier = threading.Barrier(count, timeout=limit)
+    original, calls, lock = emulator.model.list_devices, [0], threading.Lock()
+
+    def gated(*args):
+        with lock:
+            calls[0] += 1
+            first = calls[0] <= count
+        if first:
+            try:
+                barrier.wait()
+            except threading.BrokenBarrierError:
+                pass
+        return original(*args)
+
+    emulator.model.list_devices = gated
 
 
 def scenario_late_commit(args, runner):
