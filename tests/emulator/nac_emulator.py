@@ -566,7 +566,7 @@ class NacModel:
         if self.next_id + count > BULK_MAX:
             raise validation_error({"count": "too many: ids would pass %d (the Bulk subnet's size)" % BULK_MAX})
         self._add_bulk_group()
-        network = int(ipaddress.IPv4Address(BULK_GROUP["subnet"].split("/")[0]))
+        network = int(ipaddress.IPv4Network(BULK_GROUP["subnet"]).network_address)
         # prefix + digits: when the prefix is its own key (ASCII, no upper case), so is every hostname
         key = (lambda name: name) if prefix.isascii() and hostname_key(prefix, self.settings["hostname_match"]) == prefix else None
         created = self.clock() - SETTLED_AGE
@@ -640,8 +640,9 @@ class NacModel:
             rels = [("first", 1)] + ([("prev", min(page - 1, last))] if page > 1 else [])
             rels += [("next", next_page)] if next_page else []
             rels.append(("last", last))
-            foreign = settings["page_foreign_url"] or "%s://nac-elsewhere.invalid:%s" % (
-                base.split("://")[0] or "http", base.rsplit(":", 1)[-1] if base.count(":") > 1 else "80")
+            scheme, _sep, netloc = base.partition("://")
+            port = netloc.rsplit(":", 1)[1] if ":" in netloc and not netloc.endswith("]") else None
+            foreign = settings["page_foreign_url"] or "%s://nac-elsewhere.invalid%s" % (scheme or "http", ":" + port if port else "")
             headers.append(("Link", ", ".join('<%s>; rel="%s"' % (url(number, foreign if style == "link-foreign" and rel == "next" else origin), rel)
                                               for rel, number in rels)))
             headers.append(("X-Total-Count", str(total)))

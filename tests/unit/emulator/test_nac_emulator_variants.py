@@ -147,6 +147,8 @@ def test_link_foreign_sends_the_next_link_elsewhere(emu, seeded):
     found = links(seeded.get("/api/device"))
     assert found["next"] == "http://nac-elsewhere.invalid:%d/api/device?page=2&per_page=5" % emu.port
     assert found["last"].startswith(seeded.url)  # only the next link leaves
+    no_port = seeded.get("/api/device", headers={"Host": "nac.example.test"})
+    assert links(no_port)["next"] == "http://nac-elsewhere.invalid/api/device?page=2&per_page=5"
     emu.settings(page_foreign_url="http://127.0.0.2:9")
     assert links(seeded.get("/api/device"))["next"] == "http://127.0.0.2:9/api/device?page=2&per_page=5"
 
