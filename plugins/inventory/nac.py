@@ -72,24 +72,22 @@ seealso:
 """
 
 EXAMPLES = r"""
-# nac.yml: every device, with the connection from the environment
-# (NAC_API_URL and NAC_API_KEY, or NAC_USERNAME, NAC_PASSWORD and NAC_TENANT)
+# dot1x.nac.yml (the name must end in nac.yml or nac.yaml). The connection comes from the environment:
+# NAC_API_URL and NAC_API_KEY, or NAC_USERNAME, NAC_PASSWORD and NAC_TENANT. The plugin line alone lists
+# every device (group nac_devices); each block below it is optional.
 plugin: netaccess.nac.nac
 
----
-# dot1x.nac.yml: grouped by 802.1x status, cached for five minutes
-plugin: netaccess.nac.nac
+# Group the hosts by their 802.1x status (nac_dot1x_authenticated, ...), 32 queries at a time
 dot1x_status: true
 concurrency: 32
+
+# Cache the device list and the statuses for five minutes
 cache: true
 cache_plugin: ansible.builtin.jsonfile
 cache_connection: /var/tmp/nac_inventory_cache
 cache_timeout: 300
 
----
 # Groups and variables of your own from the device records
-plugin: netaccess.nac.nac
-dot1x_status: true
 keyed_groups:
   - key: nac_group
     prefix: nac_group

@@ -64,6 +64,11 @@ if [[ ${leaks} -ne 0 ]]; then
     exit 1
 fi
 grep -q "Server error" "${output}"  # the failing runs did run and were reported
-grep -qF '"tenant": "Lab"' "${output}"  # the tenant is an identifier: shown, never masked
-grep -qF '"group": "Lab"' "${output}"
+# The tenant is an identifier, never masked: values equal to it (the group Lab of the device created and then
+# listed with the tenant Lab; secrets.yml asserts them too) are shown as they are, in both results. (Not read from
+# the task's invocation, which ansible-core 2.21 no longer adds to results.)
+if [[ "$(grep -cF '"group": "Lab"' "${output}")" -lt 2 ]]; then
+    echo "the group named like the tenant is not shown as it is in the results of both tasks that used the tenant" >&2
+    exit 1
+fi
 echo "none of ${searched} forms of the test credentials in $(wc -l <"${output}") lines of -vvvv output"

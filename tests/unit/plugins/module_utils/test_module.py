@@ -55,8 +55,8 @@ def assert_no_secret(text):
 def test_a_devices_item_that_is_not_a_dict_fails_without_showing_credentials(capsys, devices):
     run(nac_device.main, api_key=KEY, tenant=TENANT, devices=devices)
     result, out = printed(capsys)
-    assert result["failed"] is True and result["invocation"]["module_args"]["api_key"] != KEY
-    assert_no_secret(out)
+    assert result["failed"] is True
+    assert_no_secret(out)  # the whole output: also what ansible-core adds to it
 
 
 def test_credentials_in_api_url_are_refused_and_hidden(capsys):
@@ -64,7 +64,6 @@ def test_credentials_in_api_url_are_refused_and_hidden(capsys):
     result, out = printed(capsys)
     assert result["msg"] == ("api_url must not contain credentials (user:password@): give them as username and password, "
                              "or api_key, got 'http://127.0.0.1:9/' (an @ in its path must be written %40)")
-    assert "********" in result["invocation"]["module_args"]["api_url"]
     assert_no_secret(out)
 
 
@@ -203,15 +202,14 @@ def test_a_password_in_api_url_is_hidden_whatever_it_holds(capsys, password):
 
 
 def test_the_tenant_is_not_masked_in_results(capsys):
-    # A tenant equal to a value of the result (here the hostname given) must not turn it into
-    # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER.
-    run(nac_device.main, api_key=KEY, tenant="Lab", hostname=["Lab", "b"])
+    # A tenant equal to a value of the result (here a hostname given) must not turn it into ********: the tenant is
+    # not a secret. A value equal to the api_key still is masked. Read in the module's own message, which every
+    # ansible-core version returns.
+    run(nac_device.main, api_key=KEY, tenant="Lab", hostname=["Lab", KEY])
     result, out = printed(capsys)
     assert result["msg"] == ("Invalid device request, nothing was sent: hostname must be one name (a string), got a list: "
-                             "['Lab', 'b']")
-    assert result["invocation"]["module_args"]["tenant"] == "Lab"
-    assert result["invocation"]["module_args"]["hostname"] == ["Lab", "b"]
-    assert result["invocation"]["module_args"]["api_key"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"  # secrets still are
+                             "['Lab', '********']")
+    assert_no_secret(out)
 
 
 @pytest.mark.parametrize("main, args, message", [

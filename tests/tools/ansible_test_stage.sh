@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Run one ansible-test stage (sanity, units or integration) in the installed copy of the collection with
+# the ansible-test on PATH (the Makefile puts the virtual environment of one ansible-core first), and keep
+# its results, because every ansible-core version writes to the same COLLECTION_DIR/tests/output.
+#
+# usage: ansible_test_stage.sh STAGE COLLECTION_DIR PYTHON_VERSION RESULTS_DIR
+#
+#   STAGE           sanity, units or integration
+#   COLLECTION_DIR  the installed copy (.../ansible_collections/netaccess/nac), shared by every version
+#   PYTHON_VERSION  X.Y, passed to ansible-test as --python (the interpreter of that virtual environment)
+#   RESULTS_DIR     where the stage's junit files and data files are copied (RESULTS_DIR/junit, /data) with a line
+#                   naming the ansible-core and Python (RESULTS_DIR/version)
+#
+# tests/output is emptied first, so what is copied is this stage's own. sanity writes a junit file per
+# sanity test (--junit); units, pytest's junit file; integration, ansible-test's data file (the targets
+# that passed) and, with --continue-on-error, runs every target even after one failed. The exit status is
+# ansible-test's. Environment: PYTHON (the emulator's interpreter, see run_integration.sh).
+set -euo pipefail
+
+if [[ $# -ne 4 ]]; then
+    echo "usage: $0 sanity|units|integration COLLECTION_DIR PYTHON_VERSION RESULTS_DIR" >&2
+    exit 2
+fi
+stage="$1"
+coll="$(cd "$2" && pwd -P)"
+python_version="$3"
+results="$4"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+
+ansible_test="$(command -v ansible-test)"
+# The interpreter of the virtual environment that holds this ansible-test.
+test_python="$(dirname "${ansible_test}")/python"
+
+get_pip_standin() {
+    # ansible-test bootstraps pip into the virtual environments of its sanity tests with a get-pip script
+    # that it downloads from a host CI cannot reach, unless the script is in its cache already: put the
+    # offline stand-in there, under the name this ansible-test and this Python look for.
+    local pip_version cache
+    pip_version="$("${test_python}" - "${python_version}" <<'PY'
+import sys
+from types import SimpleNamespace
+
+from ansible_test._internal.python_requirements import get_venv_packages
+
+print(get_venv_packages(SimpleNamespace(version=sys.argv[1]))["pip"])
+PY
+)"
+    cache="${HOME}/.ansible/test/cache/get_pip_${pip_version//./_}.py"
+    if [[ ! -s "${cache}" ]]; then
+        mkdir -p "$(dirname "${cache}")"
+        cp "${here}/get_pip_standin.py" "${cache}"
+    fi
+}
+
+rm -rf "${coll}/tests/output" "${results}"
+mkdir -p "${results}"
+# What ran: "ansible-core 2.21.5 / Python 3.13.0", for the summary.
+"${test_python}" -c 'import platform, sys; from ansible.release import __version__ as v; print("ansible-core %s / Python %s" % (v, platform.python_version()))' \
+    >"${results}/version"
+rc=0
+case "${stage}" in
+    sanity)
+        get_pip_standin
+        (cd "${coll}" && ansible-test sanity --local --python "${python_version}" --junit) || rc=$?
+        ;;
+    units)
+        (cd "${coll}" && ansible-test units --local --python "${python_version}" --requirements) || rc=$?
+        ;;
+    integration)
+        TEST_PYTHON_VERSION="${python_version}" "${here}/run_integration.sh" "${coll}" --continue-on-error || rc=$?
+        ;;
+    *)
+        echo "unknown stage: ${stage} (sanity, units or integration)" >&2
+        exit 2
+        ;;
+esac
+
+for kind in junit data; do
+    if [[ -d "${coll}/tests/output/${kind}" ]]; then
+        cp -R "${coll}/tests/output/${kind}" "${results}/${kind}"
+    fi
+done
+exit "${rc}"
