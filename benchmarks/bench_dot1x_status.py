@@ -8,10 +8,19 @@ Starts the emulator in this process with N seeded devices and an injected latenc
 then runs the query through ``plugins/module_utils/dot1x.py`` (the code the module runs) at each
 concurrency, and prints wall times, the speed-up, and the peak Python memory (tracemalloc) of the
 query for several numbers of devices. With --ansible it also times the module under
-ansible-playbook. It prints figures; it asserts nothing about them.
+ansible-playbook.
+
+Then, side by side in the same run (bench_compare.py), against the emulator in a process of its own
+with --compare-devices devices: a bare requests + ThreadPoolExecutor client making the same requests
+(intent list, device list, one fire per device), the query through module_utils in this process and,
+with --ansible, the module's own process under ansible-playbook: wall time, CPU time per request and
+their ratios to the bare client, median and spread of --compare-repeat runs, with PASS/FAIL against
+the targets of issue 17 (<= 1.15x in wall time, <= 1.2x in CPU per request). It prints figures; it
+never fails on them.
 
     .venv/bin/python benchmarks/bench_dot1x_status.py [--devices 1000] [--latency 0.02]
         [--concurrency 1 32] [--memory-devices 1000 5000] [--ansible]
+        [--compare-devices 5000] [--compare-concurrency 32] [--compare-repeat 3]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,6 +35,8 @@ import sys
 import tempfile
 import time
 import tracemalloc
+
+from bench_compare import EmulatorProcess, ModuleProcess, bare_status_batch, compare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
@@ -66,7 +77,12 @@ def config(devices):
 
 
 def client(emulator, concurrency):
-    return NacClient(emulator.url, api_key=ADMIN_KEY, pool_size=max(concurrency, 8))
+    return client_for(emulator.url, concurrency)
+
+
+def client_for(url, concurrency):
+    """The client as the module builds it (pool_size: its concurrency, at least 8)."""
+    return NacClient(url, api_key=ADMIN_KEY, pool_size=max(concurrency, 8))
 
 
 def timed_query(emulator, concurrency):
@@ -122,6 +138,55 @@ def ansible_run(emulator, concurrency, workdir):
     return elapsed
 
 
+STATUS_TARGETS = (1.15, 1.2)  # issue 17: wall time and CPU per request, as ratios to the bare client
+
+
+def status_playbook(workdir, url, concurrency, devices):
+    """A playbook of one nac_dot1x_status all_devices task, then a check that it has every device's result."""
+    path = os.path.join(workdir, "status.yml")
+    with open(path, "w") as handle:
+        json.dump([dict(hosts="localhost", gather_facts=False, tasks=[dict(
+            name="all devices", register="status",
+            **{"netaccess.nac.nac_dot1x_status": dict(api_url=url, api_key=ADMIN_KEY, all_devices=True, concurrency=concurrency)}), dict(
+            name="complete", **{"ansible.builtin.assert": dict(that=["status.results | length == %d" % devices], quiet=True)})])],
+            handle)
+    return path
+
+
+def side_by_side(devices, latency, concurrency, repeat, ansible):
+    """The status batch by the bare client, module_utils and (with ``ansible``) the module process, in turns."""
+    with EmulatorProcess(config(devices), latency) as emulator:
+        def bare(_index):
+            sample, replies = emulator.measure(lambda: bare_status_batch(emulator.url, concurrency))
+            assert len(replies) == devices
+            return sample
+
+        def module_utils(_index):
+            def query():
+                nac = client_for(emulator.url, concurrency)
+                try:
+                    return dot1x_status(nac, all_devices=True, concurrency=concurrency)
+                finally:
+                    nac.close()
+            sample, report = emulator.measure(query)
+            assert len(report.results) == devices and report.failure is None, report.failure
+            return sample
+
+        sides = [("bare requests+threads", bare), ("module_utils dot1x_status", module_utils)]
+        targets = {"module_utils dot1x_status": STATUS_TARGETS}
+        if ansible:
+            workdir = tempfile.mkdtemp(prefix="nac-bench-module-")
+            atexit.register(shutil.rmtree, workdir, True)
+            runner = ModuleProcess(workdir, COLLECTIONS)
+            playbook = status_playbook(workdir, emulator.url, concurrency, devices)
+            sides.append(("nac_dot1x_status module process", lambda _index: runner.run(emulator, "nac_dot1x_status", [playbook])[0]))
+            targets["nac_dot1x_status module process"] = STATUS_TARGETS
+        compare("Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
+                "  CPU: RUSAGE_SELF of this process for the bare client and module_utils; for the module process, its own\n"
+                "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+                "  Python start-up and AnsiballZ included." % (devices, latency * 1000, concurrency), sides, repeat, targets)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000, help="devices for the timing runs (default 1000)")
@@ -131,6 +196,10 @@ def main():
     parser.add_argument("--memory-devices", type=int, nargs="*", default=[1000, 5000],
                         help="device counts for the memory runs (default 1000 5000; none to skip)")
     parser.add_argument("--ansible", action="store_true", help="also time the module under ansible-playbook")
+    parser.add_argument("--compare-devices", type=int, default=5000,
+                        help="devices of the side-by-side comparison with a bare client (default 5000; 0 to skip)")
+    parser.add_argument("--compare-concurrency", type=int, default=32, help="concurrency of the comparison (default 32)")
+    parser.add_argument("--compare-repeat", type=int, default=3, help="runs of each side in the comparison (default 3)")
     args = parser.parse_args()
 
     print("nac_dot1x_status all-devices query: %d devices, %.0f ms latency per request, emulator in-process"
@@ -154,6 +223,9 @@ def main():
             for concurrency in args.concurrency:
                 print("  ansible-playbook, concurrency %3d: %7.2f s  (one task, Ansible start-up included)"
                       % (concurrency, ansible_run(emulator, concurrency, workdir)))
+
+    if args.compare_devices:
+        side_by_side(args.compare_devices, args.latency, args.compare_concurrency, args.compare_repeat, args.ansible)
 
     if args.memory_devices:
         concurrency = max(args.concurrency)

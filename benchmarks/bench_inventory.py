@@ -34,33 +34,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import requests
-from requests.adapters import HTTPAdapter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_dot1x_status import ADMIN_KEY, COLLECTIONS, ROOT, config  # noqa: E402  (the same devices, the same tree)
-
-EMULATOR = os.path.join(ROOT, "tests", "emulator", "nac_emulator.py")
+from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess  # noqa: E402  (the bare client of every comparison)
+from bench_dot1x_status import COLLECTIONS, config  # noqa: E402  (the same devices, the same tree)
 
 
 def start_emulator(devices, latency, workdir):
-    """The emulator in a process of its own; returns its URL."""
-    config_path, port_file = os.path.join(workdir, "emulator.json"), os.path.join(workdir, "port")
-    with open(config_path, "w") as handle:
-        json.dump(config(devices), handle)
-    process = subprocess.Popen([sys.executable, EMULATOR, "--port", "0", "--port-file", port_file, "--quiet",
-                                "--config", config_path, "--latency", str(latency)])
-    atexit.register(process.wait)
-    atexit.register(process.terminate)
-    deadline = time.time() + 60
-    while not os.path.exists(port_file):
-        if process.poll() is not None or time.time() > deadline:
-            raise SystemExit("the emulator did not start")
-        time.sleep(0.05)
-    with open(port_file) as handle:
-        return "http://127.0.0.1:%s" % handle.read().strip()
+    """The emulator in a process of its own (stopped at exit); returns its URL."""
+    emulator = EmulatorProcess(config(devices), latency).start()
+    atexit.register(emulator.stop)
+    return emulator.url
 
 
 def counts(url):
@@ -74,25 +60,13 @@ def cpu(who):
 
 def bare_client(url, concurrency):
     """(total seconds, seconds of the fire phase, CPU seconds, statuses): 1 device list + one fire per device."""
-    session = requests.Session()
-    session.mount("http://", HTTPAdapter(pool_connections=1, pool_maxsize=concurrency))
-    session.headers["Authorization"] = "Bearer " + ADMIN_KEY
-
-    def fire(device_id):
-        reply = session.post(url + "/api/intent/dot1x_status/fire", timeout=30,
-                             json={"targetId": device_id, "additionalPayload": {"json": True}})
-        reply.raise_for_status()
-        return reply.json().get("status", "UNKNOWN")
-
+    client = BareClient(url, concurrency)
     start, cpu_start = time.perf_counter(), cpu(resource.RUSAGE_SELF)
-    reply = session.get(url + "/api/device", timeout=30)
-    reply.raise_for_status()
-    ids = [record["id"] for record in reply.json()]
+    ids = [record["id"] for record in client.get("/api/device")]
     listed = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        statuses = list(pool.map(fire, ids))
+    statuses = [reply.get("status", "UNKNOWN") for reply in client.fire_all(ids)]
     end = time.perf_counter()
-    session.close()
+    client.close()
     return end - start, end - listed, cpu(resource.RUSAGE_SELF) - cpu_start, statuses
 
 

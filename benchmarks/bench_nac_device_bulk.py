@@ -16,7 +16,14 @@ Each mode gets a fresh emulator state. The devices are Workstations with one exp
 rule 1 would allocate two IPs per Workstation and the profile's host range holds 991.
 
     .venv/bin/python benchmarks/bench_nac_device_bulk.py [--devices 1000] [--concurrency 8]
-        [--latency 0.0] [--mode both|playbook|engine]
+        [--latency 0.0] [--mode both|playbook|engine] [--compare-repeat 3]
+
+Then, side by side in the same run (bench_compare.py), against the emulator in a process of its own: a
+bare requests + ThreadPoolExecutor client making the same requests (the device list, one POST per device),
+the engine in this process and the module's own process under ansible-playbook, each creating the N
+devices on a freshly reset emulator: wall time, CPU time per request and their ratios to the bare client,
+median and spread of --compare-repeat runs, PASS/FAIL against the target of issue 17 (<= 1.2x the bare
+client's wall time). A missed target does not change the exit status.
 
 Exits non-zero when a run does not do what it must (every device created once, a rerun of one request).
 """
@@ -37,6 +44,8 @@ sys.path.insert(0, os.path.join(REPO, "tests", "emulator"))
 
 from nac_emulator import Emulator, load_config  # noqa: E402  pylint: disable=wrong-import-position
 
+from bench_compare import BareClient, EmulatorProcess, ModuleProcess, compare  # noqa: E402  pylint: disable=wrong-import-position
+
 API_KEY = "nac-demo-admin-key"
 FIRST_IP = ipaddress.IPv4Address("10.40.0.20")
 
@@ -47,8 +56,9 @@ def collections_dir(workdir):
     if parts[-3:-2] == ["ansible_collections"]:
         return os.sep.join(parts[:-3])
     link = os.path.join(workdir, "ansible_collections", "netaccess", "nac")
-    os.makedirs(os.path.dirname(link))
-    os.symlink(REPO, link)
+    if not os.path.islink(link):  # made once per workdir
+        os.makedirs(os.path.dirname(link))
+        os.symlink(REPO, link)
     return workdir
 
 
@@ -149,12 +159,74 @@ def measure(name, make_runner, args, items):
             result["created"], result["existing"], result["changed"]))
 
 
+BULK_TARGETS = (1.2, None)  # issue 17: wall time as a ratio to the bare client; CPU per request shown, no target
+
+
+def side_by_side(args, items):
+    """The bulk creation by the bare client, the engine and the module process, in turns, each on a reset emulator."""
+    config = os.path.join(REPO, "tests", "emulator", "integration_config.json")
+    with tempfile.TemporaryDirectory(prefix="bench-nac-device-compare-") as workdir, \
+            EmulatorProcess(config, args.latency) as emulator:
+        engine = engine_runner(workdir, emulator, items, args.concurrency)
+        from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body, device_specs
+        bodies = [creation_body(spec) for spec in device_specs(items)]  # what the module sends, prepared untimed
+
+        def bare(_index):
+            def create():
+                client = BareClient(emulator.url, args.concurrency)
+                try:
+                    listed = set(record["hostname"].lower() for record in client.get("/api/device"))
+                    return client.post_all("/api/device", [body for body in bodies if body["hostname"].lower() not in listed])
+                finally:
+                    client.close()
+            emulator.reset()
+            sample, replies = emulator.measure(create)
+            check("bare client", len(replies), sample)
+            return sample
+
+        def module_utils(_index):
+            emulator.reset()
+            sample, result = emulator.measure(engine)
+            check("engine", result["created"], sample)
+            return sample
+
+        runner = ModuleProcess(workdir, collections_dir(workdir))
+        result_file = os.path.join(workdir, "result.json")
+        with open(os.path.join(workdir, "devices.json"), "w") as handle:
+            json.dump(dict(bench_devices=items), handle)
+        with open(os.path.join(workdir, "bench.yml"), "w") as handle:
+            handle.write(PLAYBOOK % dict(url=emulator.url, key=API_KEY, concurrency=args.concurrency))
+        arguments = ["-e", "@" + os.path.join(workdir, "devices.json"), "-e", "bench_result=" + result_file,
+                     os.path.join(workdir, "bench.yml")]
+
+        def module(_index):
+            emulator.reset()
+            sample, _whole = runner.run(emulator, "nac_device", arguments)
+            with open(result_file) as handle:
+                check("module", json.load(handle)["created"], sample)
+            return sample
+
+        def check(name, created, sample):
+            if created != len(items) or sample.requests != len(items) + 1:
+                raise SystemExit("%s: created %s devices with %d requests, expected %d with %d"
+                                 % (name, created, sample.requests, len(items), len(items) + 1))
+
+        compare("Bulk creation side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
+                "  CPU: RUSAGE_SELF of this process for the bare client and the engine; for the module process, its own\n"
+                "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+                "  Python start-up, AnsiballZ and argument validation included." % (len(items), args.latency * 1000, args.concurrency),
+                [("bare requests+threads", bare), ("engine ensure_devices", module_utils), ("nac_device module process", module)],
+                args.compare_repeat, {"engine ensure_devices": BULK_TARGETS, "nac_device module process": BULK_TARGETS})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds the emulator adds to every /api request")
     parser.add_argument("--mode", choices=("both", "playbook", "engine"), default="both")
+    parser.add_argument("--compare-repeat", type=int, default=3,
+                        help="runs of each side in the comparison with a bare client (default 3; 0 to skip)")
     args = parser.parse_args()
     items = devices(args.devices)
     print("nac_device bulk: %d devices, concurrency %d, emulator latency %.3f s, %s cores" % (
@@ -163,6 +235,8 @@ def main():
         measure("playbook", playbook_runner, args, items)
     if args.mode in ("both", "engine"):
         measure("engine", engine_runner, args, items)
+    if args.compare_repeat:
+        side_by_side(args, items)
 
 
 if __name__ == "__main__":
