@@ -263,15 +263,28 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
         return []
     outcomes = plan(specs, list_devices())
     pending = [outcome for outcome in outcomes if outcome.state == PENDING]
+    _check_complete(pending)
+    if check_mode:
+        for outcome in pending:
+            outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
+        return outcomes
+    settle(pending, _creation(create), lambda: index_by_hostname(list_devices()), _shows, CREATION_WORDING,
+           concurrency, settle_timeout, max_resends, should_stop, clock, sleep)
+    return outcomes
+
+
+def _check_complete(pending):
+    """Raise InvalidRequest naming every device to create that lacks its group or profile."""
     incomplete = ["%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
                   for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending)
                   if needs]
     if incomplete:
         raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
-    if check_mode:
-        for outcome in pending:
-            outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
-        return outcomes
+
+
+def _creation(create):
+    """The settle engine's write for ``create(body)``: the new device's id from the reply when it has an integer one,
+    and the body sent merged with the reply as its record."""
 
     def write(outcome):
         body = creation_body(outcome.spec)
@@ -282,9 +295,7 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
         record["id"] = new_id
         return Written(new_id, record, reply)
 
-    settle(pending, write, lambda: index_by_hostname(list_devices()), _shows, CREATION_WORDING, concurrency,
-           settle_timeout, max_resends, should_stop, clock, sleep)
-    return outcomes
+    return write
 
 
 def _shows(outcome, index):
