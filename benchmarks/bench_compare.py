@@ -75,8 +75,21 @@ class EmulatorProcess:
             config_path = os.path.join(self.workdir, "config.json")
             with open(config_path, "w") as handle:
                 json.dump(self.config, handle)
-        self.process = subprocess.Popen([sys.executable, EMULATOR, "--port", "0", "--port-file", port_file, "--quiet",
-                                         "--config", config_path, "--latency", str(self.latency)])
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                EMULATOR,
+                "--port",
+                "0",
+                "--port-file",
+                port_file,
+                "--quiet",
+                "--config",
+                config_path,
+                "--latency",
+                str(self.latency),
+            ]
+        )
         deadline = time.monotonic() + 60
         while not os.path.exists(port_file):
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -223,9 +236,17 @@ class ModuleProcess:
         playbook = os.path.join(bindir, "ansible-playbook")
         self.command = [playbook if os.path.exists(playbook) else "ansible-playbook", "-i", "localhost,", "-c", "local"]
         pythonpath = os.pathsep.join(path for path in (site, os.environ.get("PYTHONPATH")) if path)
-        self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_PYTHON_INTERPRETER=sys.executable,
-                        PYTHONPATH=pythonpath, ANSIBLE_PIPELINING="false", ANSIBLE_LOCALHOST_WARNING="false",
-                        ANSIBLE_NOCOLOR="1", ANSIBLE_INVENTORY_UNPARSED_WARNING="false", ANSIBLE_RETRY_FILES_ENABLED="false")
+        self.env = dict(
+            os.environ,
+            ANSIBLE_COLLECTIONS_PATH=collections_path,
+            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+            PYTHONPATH=pythonpath,
+            ANSIBLE_PIPELINING="false",
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+            ANSIBLE_RETRY_FILES_ENABLED="false",
+        )
 
     def run(self, emulator, module, arguments):
         """(Sample of the module's process, ansible-playbook's whole wall time): ``ansible-playbook`` with
@@ -235,8 +256,14 @@ class ModuleProcess:
             os.remove(self.log)
         before, server = emulator.counts(), emulator.cpu()
         start = time.perf_counter()
-        done = subprocess.run(self.command + list(arguments), env=self.env, cwd=self.workdir, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, universal_newlines=True)
+        done = subprocess.run(
+            self.command + list(arguments),
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         whole = time.perf_counter() - start
         if done.returncode:
             raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
@@ -270,30 +297,53 @@ def compare(title, sides, repeat=3, targets=None):
     baseline = sides[0][0]
     print(title)
     for index in range(repeat):
-        turn = sides[index % len(sides):] + sides[:index % len(sides)]  # who goes first rotates
+        turn = sides[index % len(sides) :] + sides[: index % len(sides)]  # who goes first rotates
         for name, run in turn:
             samples[name].append(run(index))
-        print("  run %d: %s" % (index + 1, " | ".join(
-            "%s %.2f s, %.3f ms CPU/request" % (name, samples[name][-1].wall, per_request(samples[name][-1])) for name, _run in sides)))
+        print(
+            "  run %d: %s"
+            % (
+                index + 1,
+                " | ".join(
+                    "%s %.2f s, %.3f ms CPU/request" % (name, samples[name][-1].wall, per_request(samples[name][-1]))
+                    for name, _run in sides
+                ),
+            )
+        )
     header = "median [min-max] of %d runs" % repeat
     width = max([len(header)] + [len(name) for name in samples])
-    print("  %-*s  %-20s  %-23s  %-8s  %s" % (width, header, "wall s", "CPU ms/request", "requests", "emulator CPU ms/request"))
+    print(
+        "  %-*s  %-20s  %-23s  %-8s  %s"
+        % (width, header, "wall s", "CPU ms/request", "requests", "emulator CPU ms/request")
+    )
     for name, runs in samples.items():
-        print("  %-*s  %-20s  %-23s  %-8s  %s" % (
-            width, name, show([s.wall for s in runs], "%.2f"), show([per_request(s) for s in runs], "%.3f"),
-            "/".join(sorted(set(str(s.requests) for s in runs))), show([s.server_cpu * 1000.0 / max(s.requests, 1) for s in runs], "%.3f")))
+        print(
+            "  %-*s  %-20s  %-23s  %-8s  %s"
+            % (
+                width,
+                name,
+                show([s.wall for s in runs], "%.2f"),
+                show([per_request(s) for s in runs], "%.3f"),
+                "/".join(sorted(set(str(s.requests) for s in runs))),
+                show([s.server_cpu * 1000.0 / max(s.requests, 1) for s in runs], "%.3f"),
+            )
+        )
     base = samples[baseline]
     print("  ratio to %s, run by run: median [min-max]" % baseline)
     for name, runs in samples.items():
         if name == baseline:
             continue
         if any(s.requests != b.requests for s, b in zip(runs, base)):
-            print("  NOTE: %s did not make the same number of requests as %s (see the requests column)" % (name, baseline))
+            print(
+                "  NOTE: %s did not make the same number of requests as %s (see the requests column)" % (name, baseline)
+            )
         wall = [s.wall / b.wall for s, b in zip(runs, base)]
         cpu = [per_request(s) / per_request(b) for s, b in zip(runs, base)]
         wall_limit, cpu_limit = targets.get(name, (None, None))
-        print("  %-*s  wall %sx%s   CPU/request %sx%s" % (
-            width, name, show(wall, "%.2f"), verdict(wall, wall_limit), show(cpu, "%.2f"), verdict(cpu, cpu_limit)))
+        print(
+            "  %-*s  wall %sx%s   CPU/request %sx%s"
+            % (width, name, show(wall, "%.2f"), verdict(wall, wall_limit), show(cpu, "%.2f"), verdict(cpu, cpu_limit))
+        )
     return samples
 
 

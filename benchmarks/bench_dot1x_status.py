@@ -66,14 +66,20 @@ def config(devices):
     """The emulator's default accounts plus ``devices`` settled devices; every tenth has no MAC."""
     seeds = []
     for number in range(1, devices + 1):
-        seed = dict(hostname="bench-%05d" % number, group="Bench", profile="Bench",
-                    ips=["10.64.%d.%d" % (number // 250, number % 250 + 1)])
+        seed = dict(
+            hostname="bench-%05d" % number,
+            group="Bench",
+            profile="Bench",
+            ips=["10.64.%d.%d" % (number // 250, number % 250 + 1)],
+        )
         if number % 10:
             seed["macs"] = ["02:00:00:%02x:%02x:%02x" % (number >> 16 & 255, number >> 8 & 255, number & 255)]
         seeds.append(seed)
-    return dict(groups=[dict(name="Bench", subnet="10.64.0.0/10")],
-                profiles=[dict(name="Bench", max_pairs=1, host_start=1, host_end=4000000)],
-                devices=seeds)
+    return dict(
+        groups=[dict(name="Bench", subnet="10.64.0.0/10")],
+        profiles=[dict(name="Bench", max_pairs=1, host_start=1, host_end=4000000)],
+        devices=seeds,
+    )
 
 
 def client(emulator, concurrency):
@@ -119,17 +125,48 @@ def ansible_run(emulator, concurrency, workdir):
     """Wall time of ansible-playbook running the module once (includes Ansible's own start-up)."""
     playbook = os.path.join(workdir, "bench.yml")
     with open(playbook, "w") as handle:
-        json.dump([dict(hosts="localhost", gather_facts=False, tasks=[dict(
-            name="all devices", register="status",
-            **{"netaccess.nac.nac_dot1x_status": dict(api_url=emulator.url, api_key=ADMIN_KEY, all_devices=True,
-                                                      concurrency=concurrency)}), dict(
-            name="count", **{"ansible.builtin.debug": dict(msg="{{ status.results | length }} {{ status.summary }}")})])],
-            handle)
+        json.dump(
+            [
+                dict(
+                    hosts="localhost",
+                    gather_facts=False,
+                    tasks=[
+                        dict(
+                            name="all devices",
+                            register="status",
+                            **{
+                                "netaccess.nac.nac_dot1x_status": dict(
+                                    api_url=emulator.url, api_key=ADMIN_KEY, all_devices=True, concurrency=concurrency
+                                )
+                            },
+                        ),
+                        dict(
+                            name="count",
+                            **{"ansible.builtin.debug": dict(msg="{{ status.results | length }} {{ status.summary }}")},
+                        ),
+                    ],
+                )
+            ],
+            handle,
+        )
     bindir = os.path.dirname(sys.executable)
-    command = [os.path.join(bindir, "ansible-playbook") if os.path.exists(os.path.join(bindir, "ansible-playbook"))
-               else "ansible-playbook", "-i", "localhost,", "-c", "local", playbook]
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_PYTHON_INTERPRETER=sys.executable,
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    command = [
+        os.path.join(bindir, "ansible-playbook")
+        if os.path.exists(os.path.join(bindir, "ansible-playbook"))
+        else "ansible-playbook",
+        "-i",
+        "localhost,",
+        "-c",
+        "local",
+        playbook,
+    ]
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
+        ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+    )
     start = time.perf_counter()
     done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     elapsed = time.perf_counter() - start
@@ -145,17 +182,41 @@ def status_playbook(workdir, url, concurrency, devices):
     """A playbook of one nac_dot1x_status all_devices task, then a check that it has every device's result."""
     path = os.path.join(workdir, "status.yml")
     with open(path, "w") as handle:
-        json.dump([dict(hosts="localhost", gather_facts=False, tasks=[dict(
-            name="all devices", register="status",
-            **{"netaccess.nac.nac_dot1x_status": dict(api_url=url, api_key=ADMIN_KEY, all_devices=True, concurrency=concurrency)}), dict(
-            name="complete", **{"ansible.builtin.assert": dict(that=["status.results | length == %d" % devices], quiet=True)})])],
-            handle)
+        json.dump(
+            [
+                dict(
+                    hosts="localhost",
+                    gather_facts=False,
+                    tasks=[
+                        dict(
+                            name="all devices",
+                            register="status",
+                            **{
+                                "netaccess.nac.nac_dot1x_status": dict(
+                                    api_url=url, api_key=ADMIN_KEY, all_devices=True, concurrency=concurrency
+                                )
+                            },
+                        ),
+                        dict(
+                            name="complete",
+                            **{
+                                "ansible.builtin.assert": dict(
+                                    that=["status.results | length == %d" % devices], quiet=True
+                                )
+                            },
+                        ),
+                    ],
+                )
+            ],
+            handle,
+        )
     return path
 
 
 def side_by_side(devices, latency, concurrency, repeat, ansible):
     """The status batch by the bare client, module_utils and (with ``ansible``) the module process, in turns."""
     with EmulatorProcess(config(devices), latency) as emulator:
+
         def bare(_index):
             sample, replies = emulator.measure(lambda: bare_status_batch(emulator.url, concurrency))
             assert len(replies) == devices
@@ -168,6 +229,7 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
                     return dot1x_status(nac, all_devices=True, concurrency=concurrency)
                 finally:
                     nac.close()
+
             sample, report = emulator.measure(query)
             assert len(report.results) == devices and report.failure is None, report.failure
             return sample
@@ -179,31 +241,58 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
             atexit.register(shutil.rmtree, workdir, True)
             runner = ModuleProcess(workdir, COLLECTIONS)
             playbook = status_playbook(workdir, emulator.url, concurrency, devices)
-            sides.append(("nac_dot1x_status module process", lambda _index: runner.run(emulator, "nac_dot1x_status", [playbook])[0]))
+            sides.append(
+                (
+                    "nac_dot1x_status module process",
+                    lambda _index: runner.run(emulator, "nac_dot1x_status", [playbook])[0],
+                )
+            )
             targets["nac_dot1x_status module process"] = STATUS_TARGETS
-        compare("Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
-                "  CPU: RUSAGE_SELF of this process for the bare client and module_utils; for the module process, its own\n"
-                "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
-                "  Python start-up and AnsiballZ included." % (devices, latency * 1000, concurrency), sides, repeat, targets)
+        compare(
+            "Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
+            "  CPU: RUSAGE_SELF of this process for the bare client and module_utils; for the module process, its own\n"
+            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+            "  Python start-up and AnsiballZ included." % (devices, latency * 1000, concurrency),
+            sides,
+            repeat,
+            targets,
+        )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000, help="devices for the timing runs (default 1000)")
     parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every API request (default 0.02)")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 32], help="concurrencies to time (default 1 32)")
-    parser.add_argument("--repeat", type=int, default=1, help="timing runs per concurrency; the best is shown (default 1)")
-    parser.add_argument("--memory-devices", type=int, nargs="*", default=[1000, 5000],
-                        help="device counts for the memory runs (default 1000 5000; none to skip)")
+    parser.add_argument(
+        "--concurrency", type=int, nargs="+", default=[1, 32], help="concurrencies to time (default 1 32)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="timing runs per concurrency; the best is shown (default 1)"
+    )
+    parser.add_argument(
+        "--memory-devices",
+        type=int,
+        nargs="*",
+        default=[1000, 5000],
+        help="device counts for the memory runs (default 1000 5000; none to skip)",
+    )
     parser.add_argument("--ansible", action="store_true", help="also time the module under ansible-playbook")
-    parser.add_argument("--compare-devices", type=int, default=5000,
-                        help="devices of the side-by-side comparison with a bare client (default 5000; 0 to skip)")
-    parser.add_argument("--compare-concurrency", type=int, default=32, help="concurrency of the comparison (default 32)")
+    parser.add_argument(
+        "--compare-devices",
+        type=int,
+        default=5000,
+        help="devices of the side-by-side comparison with a bare client (default 5000; 0 to skip)",
+    )
+    parser.add_argument(
+        "--compare-concurrency", type=int, default=32, help="concurrency of the comparison (default 32)"
+    )
     parser.add_argument("--compare-repeat", type=int, default=3, help="runs of each side in the comparison (default 3)")
     args = parser.parse_args()
 
-    print("nac_dot1x_status all-devices query: %d devices, %.0f ms latency per request, emulator in-process"
-          % (args.devices, args.latency * 1000))
+    print(
+        "nac_dot1x_status all-devices query: %d devices, %.0f ms latency per request, emulator in-process"
+        % (args.devices, args.latency * 1000)
+    )
     times = {}
     with Emulator(config=config(args.devices), latency=args.latency).start() as emulator:
         for concurrency in args.concurrency:
@@ -211,18 +300,24 @@ def main():
             elapsed, report = min(runs, key=lambda run: run[0])
             times[concurrency] = elapsed
             assert len(report.results) == args.devices and report.failure is None, report.failure
-            print("  module_utils, concurrency %3d: %7.2f s  (%6.1f ms per device, %6.0f devices/s)  summary %s"
-                  % (concurrency, elapsed, elapsed * 1000 / args.devices, args.devices / elapsed, report.summary))
+            print(
+                "  module_utils, concurrency %3d: %7.2f s  (%6.1f ms per device, %6.0f devices/s)  summary %s"
+                % (concurrency, elapsed, elapsed * 1000 / args.devices, args.devices / elapsed, report.summary)
+            )
         if len(times) > 1:
             low, high = min(times), max(times)
-            print("  speed-up concurrency %d vs %d: %.1fx (ideal with this latency alone: %.0fx)"
-                  % (high, low, times[low] / times[high], float(high) / low))
+            print(
+                "  speed-up concurrency %d vs %d: %.1fx (ideal with this latency alone: %.0fx)"
+                % (high, low, times[low] / times[high], float(high) / low)
+            )
         if args.ansible:
             workdir = tempfile.mkdtemp(prefix="nac-bench-play-")
             atexit.register(shutil.rmtree, workdir, True)
             for concurrency in args.concurrency:
-                print("  ansible-playbook, concurrency %3d: %7.2f s  (one task, Ansible start-up included)"
-                      % (concurrency, ansible_run(emulator, concurrency, workdir)))
+                print(
+                    "  ansible-playbook, concurrency %3d: %7.2f s  (one task, Ansible start-up included)"
+                    % (concurrency, ansible_run(emulator, concurrency, workdir))
+                )
 
     if args.compare_devices:
         side_by_side(args.compare_devices, args.latency, args.compare_concurrency, args.compare_repeat, args.ansible)
@@ -232,10 +327,18 @@ def main():
         print("Peak Python memory (tracemalloc) of an all-devices query at concurrency %d:" % concurrency)
         for devices in args.memory_devices:
             whole, fire_peak, kept = memory(devices, args.latency, concurrency)
-            print("  %6d devices: whole query peak %7.1f KiB (%5.0f B/device, with the device list and results);"
-                  " fire phase peak %7.1f KiB of which results %7.1f KiB, working set beyond them %6.1f KiB"
-                  % (devices, whole / 1024.0, whole / float(devices), fire_peak / 1024.0, kept / 1024.0,
-                     (fire_peak - kept) / 1024.0))
+            print(
+                "  %6d devices: whole query peak %7.1f KiB (%5.0f B/device, with the device list and results);"
+                " fire phase peak %7.1f KiB of which results %7.1f KiB, working set beyond them %6.1f KiB"
+                % (
+                    devices,
+                    whole / 1024.0,
+                    whole / float(devices),
+                    fire_peak / 1024.0,
+                    kept / 1024.0,
+                    (fire_peak - kept) / 1024.0,
+                )
+            )
 
 
 if __name__ == "__main__":

@@ -32,12 +32,12 @@ import time
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess, compare  # noqa: E402
-from bench_dot1x_status import client, config  # noqa: E402  (also puts the work tree on sys.path)
+from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess, compare
+from bench_dot1x_status import client, config
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import detect, poll_once, source_options  # noqa: E402
-from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import detect, poll_once, source_options
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 
 
 def one_round(emulator, nac, concurrency, known):
@@ -46,7 +46,9 @@ def one_round(emulator, nac, concurrency, known):
     result = poll_once(nac, concurrency=concurrency, known=known)
     elapsed = time.perf_counter() - start
     after = emulator.request_counts()
-    requests_made = dict((kind, after.get(kind, 0) - before.get(kind, 0)) for kind in after if after.get(kind, 0) != before.get(kind, 0))
+    requests_made = dict(
+        (kind, after.get(kind, 0) - before.get(kind, 0)) for kind in after if after.get(kind, 0) != before.get(kind, 0)
+    )
     return result, elapsed, requests_made
 
 
@@ -57,10 +59,13 @@ def side_by_side(devices, latency, concurrency, repeat):
     """Rounds of the bare client and of poll_once, in turns, each keeping its session across rounds."""
     with EmulatorProcess(config(devices), latency) as emulator:
         bare_client = BareClient(emulator.url, concurrency)
-        client_kwargs, _options = source_options(dict(api_url=emulator.url, api_key=ADMIN_KEY, concurrency=concurrency), environ={})
+        client_kwargs, _options = source_options(
+            dict(api_url=emulator.url, api_key=ADMIN_KEY, concurrency=concurrency), environ={}
+        )
         nac = NacClient(**client_kwargs)
         state = dict(known=None)
         try:
+
             def bare(_index):
                 sample, replies = emulator.measure(bare_client.status_round)
                 assert len(replies) == devices
@@ -73,12 +78,17 @@ def side_by_side(devices, latency, concurrency, repeat):
                 return sample
 
             bare(0)
-            state["known"] = poll_once(nac, concurrency=concurrency).known  # the first round: connections, known statuses
-            compare("Event source round side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own\n"
-                    "  process; warm sessions (one round each before); CPU: RUSAGE_SELF of this process"
-                    % (devices, latency * 1000, concurrency),
-                    [("bare requests+threads", bare), ("event source poll_once", source)], repeat,
-                    {"event source poll_once": ROUND_TARGETS})
+            state["known"] = poll_once(
+                nac, concurrency=concurrency
+            ).known  # the first round: connections, known statuses
+            compare(
+                "Event source round side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own\n"
+                "  process; warm sessions (one round each before); CPU: RUSAGE_SELF of this process"
+                % (devices, latency * 1000, concurrency),
+                [("bare requests+threads", bare), ("event source poll_once", source)],
+                repeat,
+                {"event source poll_once": ROUND_TARGETS},
+            )
         finally:
             bare_client.close()
             nac.close()
@@ -90,27 +100,44 @@ def main():
     parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every API request")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--changes", type=int, default=50, help="devices whose status changes before the second round")
-    parser.add_argument("--compare-repeat", type=int, default=3, help="rounds of each side in the comparison with a bare client "
-                        "(default 3; 0 to skip)")
+    parser.add_argument(
+        "--compare-repeat",
+        type=int,
+        default=3,
+        help="rounds of each side in the comparison with a bare client (default 3; 0 to skip)",
+    )
     args = parser.parse_args()
 
-    print("event source round: %d devices, %g ms latency per request, concurrency %d" % (
-        args.devices, args.latency * 1000, args.concurrency))
+    print(
+        "event source round: %d devices, %g ms latency per request, concurrency %d"
+        % (args.devices, args.latency * 1000, args.concurrency)
+    )
     with Emulator(config=config(args.devices), latency=args.latency).start() as emulator:
         nac = client(emulator, args.concurrency)
         known = None
         try:
             for label in ("first round (baseline)", "after %d changes" % args.changes, "no change"):
                 if label.startswith("after"):
-                    for ident in range(1, args.devices + 1, max(1, args.devices // args.changes))[:args.changes]:
-                        requests.post(emulator.url + "/_emulator/dot1x", json={"id": ident, "status": "HELD"}, timeout=10)
+                    for ident in range(1, args.devices + 1, max(1, args.devices // args.changes))[: args.changes]:
+                        requests.post(
+                            emulator.url + "/_emulator/dot1x", json={"id": ident, "status": "HELD"}, timeout=10
+                        )
                 result, elapsed, made = one_round(emulator, nac, args.concurrency, known)
                 changes = sum(1 for event in result.events if "nac_dot1x" in event)
                 errors = sum(1 for event in result.events if "nac_dot1x_error" in event)
                 total = sum(made.values())
-                print("  %-24s %6.2f s  %5d requests (%s)  %.0f requests/s  %d change events, %d error events" % (
-                    label, elapsed, total, ", ".join("%s: %d" % item for item in sorted(made.items())), total / elapsed,
-                    changes, errors))
+                print(
+                    "  %-24s %6.2f s  %5d requests (%s)  %.0f requests/s  %d change events, %d error events"
+                    % (
+                        label,
+                        elapsed,
+                        total,
+                        ", ".join("%s: %d" % item for item in sorted(made.items())),
+                        total / elapsed,
+                        changes,
+                        errors,
+                    )
+                )
                 known = result.known
         finally:
             nac.close()
@@ -118,9 +145,14 @@ def main():
     start = time.perf_counter()
     for _repeat in range(10):
         detect(known, results)
-    print("  change detection alone (detect, %d results): %.1f ms per round" % (len(results), (time.perf_counter() - start) * 100))
-    print("  ideal fire phase at this latency and concurrency: %.2f s (devices x latency / concurrency)" % (
-        args.devices * args.latency / args.concurrency))
+    print(
+        "  change detection alone (detect, %d results): %.1f ms per round"
+        % (len(results), (time.perf_counter() - start) * 100)
+    )
+    print(
+        "  ideal fire phase at this latency and concurrency: %.2f s (devices x latency / concurrency)"
+        % (args.devices * args.latency / args.concurrency)
+    )
     if args.compare_repeat:
         side_by_side(args.devices, args.latency, args.concurrency, args.compare_repeat)
 

@@ -38,8 +38,8 @@ import time
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess  # noqa: E402  (the bare client of every comparison)
-from bench_dot1x_status import COLLECTIONS, config  # noqa: E402  (the same devices, the same tree)
+from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess
+from bench_dot1x_status import COLLECTIONS, config
 
 
 def start_emulator(devices, latency, workdir):
@@ -75,12 +75,30 @@ def inventory_run(url, source, workdir):
     ansible-inventory -vvv --list --output FILE, with the connection from the environment."""
     bindir = os.path.dirname(sys.executable)
     command = os.path.join(bindir, "ansible-inventory")
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, NAC_API_URL=url, NAC_API_KEY=ADMIN_KEY,
-               ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="true")
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
+        NAC_API_URL=url,
+        NAC_API_KEY=ADMIN_KEY,
+        ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="true",
+    )
     output = os.path.join(workdir, "inventory.json")
     start, cpu_start = time.perf_counter(), cpu(resource.RUSAGE_CHILDREN)  # the emulator is not waited for: not counted
-    done = subprocess.run([command if os.path.exists(command) else "ansible-inventory", "-vvv", "-i", source, "--list",
-                           "--output", output], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    done = subprocess.run(
+        [
+            command if os.path.exists(command) else "ansible-inventory",
+            "-vvv",
+            "-i",
+            source,
+            "--list",
+            "--output",
+            output,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     elapsed, used = time.perf_counter() - start, cpu(resource.RUSAGE_CHILDREN) - cpu_start
     if done.returncode:
         raise SystemExit("ansible-inventory failed:\n" + done.stdout[-3000:])
@@ -94,7 +112,9 @@ def main():
     parser.add_argument("--devices", type=int, default=5000, help="devices (default 5000)")
     parser.add_argument("--latency", type=float, default=0.02, help="seconds added to every API request (default 0.02)")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight at once (default 32)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each, in turns; medians are compared (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each, in turns; medians are compared (default 3)"
+    )
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="nac-bench-inventory-")
@@ -104,10 +124,15 @@ def main():
     for name, dot1x in (("status", True), ("listing", False)):
         sources[name] = os.path.join(workdir, "%s.nac.yml" % name)
         with open(sources[name], "w") as handle:
-            handle.write("plugin: netaccess.nac.nac\ndot1x_status: %s\nconcurrency: %d\n" % (str(dot1x).lower(), args.concurrency))
+            handle.write(
+                "plugin: netaccess.nac.nac\ndot1x_status: %s\nconcurrency: %d\n"
+                % (str(dot1x).lower(), args.concurrency)
+            )
 
-    print("inventory plugin netaccess.nac.nac: %d devices, %.0f ms latency per request, concurrency %d, emulator in its own process"
-          % (args.devices, args.latency * 1000, args.concurrency))
+    print(
+        "inventory plugin netaccess.nac.nac: %d devices, %.0f ms latency per request, concurrency %d, emulator in its own process"
+        % (args.devices, args.latency * 1000, args.concurrency)
+    )
     times = dict(bare=[], fires=[], status=[], listing=[], plugin_fires=[], bare_cpu=[], status_cpu=[], listing_cpu=[])
     for run in range(1, args.repeat + 1):
         before = counts(url)
@@ -121,32 +146,55 @@ def main():
             times[name + "_cpu"].append(used)
             assert len(listing["_meta"]["hostvars"]) == args.devices, "not every device is a host"
             if name == "status":
-                grouped = sum(len(group.get("hosts", [])) for key, group in listing.items() if key.startswith("nac_dot1x_"))
+                grouped = sum(
+                    len(group.get("hosts", [])) for key, group in listing.items() if key.startswith("nac_dot1x_")
+                )
                 assert grouped == args.devices, "not every host is in a status group"
                 times["plugin_fires"].append(queried)
             times[name].append(elapsed)
         after = counts(url)
         sent = dict((key, after.get(key, 0) - before.get(key, 0)) for key in after)
-        print("  run %d: bare client %5.2f s (fires %5.2f s) | ansible-inventory dot1x_status: true %5.2f s (its status queries %5.2f s)"
-              " | dot1x_status: false %5.2f s  [requests: %s]"
-              % (run, total, fires, times["status"][-1], times["plugin_fires"][-1], times["listing"][-1], sent))
-        print("         CPU time: bare client %5.2f s | ansible-inventory dot1x_status: true %5.2f s | dot1x_status: false %5.2f s"
-              % (times["bare_cpu"][-1], times["status_cpu"][-1], times["listing_cpu"][-1]))
-    ratios = [(status - listing) / bare for status, listing, bare in zip(times["status"], times["listing"], times["bare"])]
-    print("  per run, inventory time beyond start-up and listing / bare client: %s (median %.2fx, target <= 1.5x)"
-          % (", ".join("%.2fx" % ratio for ratio in ratios), statistics.median(ratios)))
+        print(
+            "  run %d: bare client %5.2f s (fires %5.2f s) | ansible-inventory dot1x_status: true %5.2f s (its status queries %5.2f s)"
+            " | dot1x_status: false %5.2f s  [requests: %s]"
+            % (run, total, fires, times["status"][-1], times["plugin_fires"][-1], times["listing"][-1], sent)
+        )
+        print(
+            "         CPU time: bare client %5.2f s | ansible-inventory dot1x_status: true %5.2f s | dot1x_status: false %5.2f s"
+            % (times["bare_cpu"][-1], times["status_cpu"][-1], times["listing_cpu"][-1])
+        )
+    ratios = [
+        (status - listing) / bare for status, listing, bare in zip(times["status"], times["listing"], times["bare"])
+    ]
+    print(
+        "  per run, inventory time beyond start-up and listing / bare client: %s (median %.2fx, target <= 1.5x)"
+        % (", ".join("%.2fx" % ratio for ratio in ratios), statistics.median(ratios))
+    )
     for label, pick in (("median", statistics.median),):
         value = dict((name, pick(values)) for name, values in times.items())
         beyond = value["status"] - value["listing"]
-        print("  %s: bare client %.2f s (fires %.2f s); ansible-inventory with status %.2f s, start-up and listing alone %.2f s"
-              % (label, value["bare"], value["fires"], value["status"], value["listing"]))
-        print("    inventory time beyond start-up and listing: %.2f s = %.2fx the bare client's %.2f s (target <= 1.5x);"
-              " of it the plugin's status queries %.2f s = %.2fx the bare client's fires, the rest (%.2f s) Ansible's own work"
-              " on the status variables and groups" % (beyond, beyond / value["bare"], value["bare"], value["plugin_fires"],
-                                                      value["plugin_fires"] / value["fires"], beyond - value["plugin_fires"]))
+        print(
+            "  %s: bare client %.2f s (fires %.2f s); ansible-inventory with status %.2f s, start-up and listing alone %.2f s"
+            % (label, value["bare"], value["fires"], value["status"], value["listing"])
+        )
+        print(
+            "    inventory time beyond start-up and listing: %.2f s = %.2fx the bare client's %.2f s (target <= 1.5x);"
+            " of it the plugin's status queries %.2f s = %.2fx the bare client's fires, the rest (%.2f s) Ansible's own work"
+            " on the status variables and groups"
+            % (
+                beyond,
+                beyond / value["bare"],
+                value["bare"],
+                value["plugin_fires"],
+                value["plugin_fires"] / value["fires"],
+                beyond - value["plugin_fires"],
+            )
+        )
         beyond_cpu = value["status_cpu"] - value["listing_cpu"]
-        print("    CPU time beyond start-up and listing: %.2f s = %.2fx the bare client's %.2f s"
-              % (beyond_cpu, beyond_cpu / value["bare_cpu"], value["bare_cpu"]))
+        print(
+            "    CPU time beyond start-up and listing: %.2f s = %.2fx the bare client's %.2f s"
+            % (beyond_cpu, beyond_cpu / value["bare_cpu"], value["bare_cpu"])
+        )
 
 
 if __name__ == "__main__":

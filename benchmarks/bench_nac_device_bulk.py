@@ -42,9 +42,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "emulator"))
 
-from nac_emulator import Emulator, load_config  # noqa: E402  pylint: disable=wrong-import-position
-
 from bench_compare import BareClient, EmulatorProcess, ModuleProcess, compare  # noqa: E402  pylint: disable=wrong-import-position
+from nac_emulator import Emulator, load_config  # noqa: E402  pylint: disable=wrong-import-position
 
 API_KEY = "nac-demo-admin-key"
 FIRST_IP = ipaddress.IPv4Address("10.40.0.20")
@@ -80,19 +79,42 @@ def playbook_runner(workdir, emulator, items, concurrency):
     with open(os.path.join(workdir, "bench.yml"), "w") as handle:
         handle.write(PLAYBOOK % dict(url=emulator.url, key=API_KEY, concurrency=concurrency))
     result_file = os.path.join(workdir, "result.json")
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_dir(workdir), ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_NOCOLOR="1")
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
-               "-e", "@" + os.path.join(workdir, "devices.json"), "-e", "bench_result=" + result_file, os.path.join(workdir, "bench.yml")]
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=collections_dir(workdir),
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+        ANSIBLE_NOCOLOR="1",
+    )
+    command = [
+        os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+        "-i",
+        "localhost,",
+        "-c",
+        "local",
+        "-e",
+        "@" + os.path.join(workdir, "devices.json"),
+        "-e",
+        "bench_result=" + result_file,
+        os.path.join(workdir, "bench.yml"),
+    ]
 
     def run():
-        done = subprocess.run(command, env=env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        done = subprocess.run(
+            command, env=env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True
+        )
         if done.returncode != 0:
             sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
             raise SystemExit("ansible-playbook failed (rc %d)" % done.returncode)
         with open(result_file) as handle:
             result = json.load(handle)
-        return dict(changed=result["changed"], created=result["created"], existing=result["existing"], failures=result["failures"])
+        return dict(
+            changed=result["changed"],
+            created=result["created"],
+            existing=result["existing"],
+            failures=result["failures"],
+        )
+
     return run
 
 
@@ -131,32 +153,56 @@ def engine_runner(workdir, emulator, items, concurrency):
         finally:
             client.close()
         return dict(summary(outcomes), changed=any(o.changed for o in outcomes))
+
     return run
 
 
 def measure(name, make_runner, args, items):
     config = load_config(os.path.join(REPO, "tests", "emulator", "integration_config.json"))
-    with tempfile.TemporaryDirectory(prefix="bench-nac-device-") as workdir, Emulator(config, latency=args.latency).start() as emulator:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-nac-device-") as workdir,
+        Emulator(config, latency=args.latency).start() as emulator,
+    ):
         run = make_runner(workdir, emulator, items, args.concurrency)
         rows = []
-        for label, expected in (("first run", dict(created=len(items), existing=0)), ("rerun", dict(created=0, existing=len(items)))):
+        for label, expected in (
+            ("first run", dict(created=len(items), existing=0)),
+            ("rerun", dict(created=0, existing=len(items))),
+        ):
             before = emulator.request_counts()
             started = time.monotonic()
             result = run()
             seconds = time.monotonic() - started
             after = emulator.request_counts()
-            sent = dict((key, after.get(key, 0) - before.get(key, 0)) for key in after if after.get(key, 0) != before.get(key, 0))
+            sent = dict(
+                (key, after.get(key, 0) - before.get(key, 0))
+                for key in after
+                if after.get(key, 0) != before.get(key, 0)
+            )
             rows.append((label, seconds, sent, result))
             wrong = [k for k, v in dict(expected, failures=0).items() if result[k] != v]
             if wrong or (label == "rerun" and sum(sent.values()) != 1):
                 raise SystemExit("%s %s is wrong: %s, requests %s" % (name, label, result, sent))
         held = [r["hostname"] for r in emulator.model.devices.values() if r["hostname"].startswith("bench-ws-")]
         if len(held) != len(items) or len(set(held)) != len(items):
-            raise SystemExit("%s: the emulator holds %d bench devices (%d distinct), expected %d" % (name, len(held), len(set(held)), len(items)))
+            raise SystemExit(
+                "%s: the emulator holds %d bench devices (%d distinct), expected %d"
+                % (name, len(held), len(set(held)), len(items))
+            )
     for label, seconds, sent, result in rows:
-        print("%-8s %-9s %8.2f s  %5d requests  %s  created=%d existing=%d changed=%s" % (
-            name, label, seconds, sum(sent.values()), ", ".join("%s: %d" % kv for kv in sorted(sent.items())),
-            result["created"], result["existing"], result["changed"]))
+        print(
+            "%-8s %-9s %8.2f s  %5d requests  %s  created=%d existing=%d changed=%s"
+            % (
+                name,
+                label,
+                seconds,
+                sum(sent.values()),
+                ", ".join("%s: %d" % kv for kv in sorted(sent.items())),
+                result["created"],
+                result["existing"],
+                result["changed"],
+            )
+        )
 
 
 BULK_TARGETS = (1.2, None)  # issue 17: wall time as a ratio to the bare client; CPU per request shown, no target
@@ -165,10 +211,13 @@ BULK_TARGETS = (1.2, None)  # issue 17: wall time as a ratio to the bare client;
 def side_by_side(args, items):
     """The bulk creation by the bare client, the engine and the module process, in turns, each on a reset emulator."""
     config = os.path.join(REPO, "tests", "emulator", "integration_config.json")
-    with tempfile.TemporaryDirectory(prefix="bench-nac-device-compare-") as workdir, \
-            EmulatorProcess(config, args.latency) as emulator:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-nac-device-compare-") as workdir,
+        EmulatorProcess(config, args.latency) as emulator,
+    ):
         engine = engine_runner(workdir, emulator, items, args.concurrency)
         from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body, device_specs
+
         bodies = [creation_body(spec) for spec in device_specs(items)]  # what the module sends, prepared untimed
 
         def bare(_index):
@@ -176,9 +225,12 @@ def side_by_side(args, items):
                 client = BareClient(emulator.url, args.concurrency)
                 try:
                     listed = set(record["hostname"].lower() for record in client.get("/api/device"))
-                    return client.post_all("/api/device", [body for body in bodies if body["hostname"].lower() not in listed])
+                    return client.post_all(
+                        "/api/device", [body for body in bodies if body["hostname"].lower() not in listed]
+                    )
                 finally:
                     client.close()
+
             emulator.reset()
             sample, replies = emulator.measure(create)
             check("bare client", len(replies), sample)
@@ -196,8 +248,13 @@ def side_by_side(args, items):
             json.dump(dict(bench_devices=items), handle)
         with open(os.path.join(workdir, "bench.yml"), "w") as handle:
             handle.write(PLAYBOOK % dict(url=emulator.url, key=API_KEY, concurrency=args.concurrency))
-        arguments = ["-e", "@" + os.path.join(workdir, "devices.json"), "-e", "bench_result=" + result_file,
-                     os.path.join(workdir, "bench.yml")]
+        arguments = [
+            "-e",
+            "@" + os.path.join(workdir, "devices.json"),
+            "-e",
+            "bench_result=" + result_file,
+            os.path.join(workdir, "bench.yml"),
+        ]
 
         def module(_index):
             emulator.reset()
@@ -208,15 +265,25 @@ def side_by_side(args, items):
 
         def check(name, created, sample):
             if created != len(items) or sample.requests != len(items) + 1:
-                raise SystemExit("%s: created %s devices with %d requests, expected %d with %d"
-                                 % (name, created, sample.requests, len(items), len(items) + 1))
+                raise SystemExit(
+                    "%s: created %s devices with %d requests, expected %d with %d"
+                    % (name, created, sample.requests, len(items), len(items) + 1)
+                )
 
-        compare("Bulk creation side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
-                "  CPU: RUSAGE_SELF of this process for the bare client and the engine; for the module process, its own\n"
-                "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
-                "  Python start-up, AnsiballZ and argument validation included." % (len(items), args.latency * 1000, args.concurrency),
-                [("bare requests+threads", bare), ("engine ensure_devices", module_utils), ("nac_device module process", module)],
-                args.compare_repeat, {"engine ensure_devices": BULK_TARGETS, "nac_device module process": BULK_TARGETS})
+        compare(
+            "Bulk creation side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
+            "  CPU: RUSAGE_SELF of this process for the bare client and the engine; for the module process, its own\n"
+            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+            "  Python start-up, AnsiballZ and argument validation included."
+            % (len(items), args.latency * 1000, args.concurrency),
+            [
+                ("bare requests+threads", bare),
+                ("engine ensure_devices", module_utils),
+                ("nac_device module process", module),
+            ],
+            args.compare_repeat,
+            {"engine ensure_devices": BULK_TARGETS, "nac_device module process": BULK_TARGETS},
+        )
 
 
 def main():
@@ -225,12 +292,18 @@ def main():
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds the emulator adds to every /api request")
     parser.add_argument("--mode", choices=("both", "playbook", "engine"), default="both")
-    parser.add_argument("--compare-repeat", type=int, default=3,
-                        help="runs of each side in the comparison with a bare client (default 3; 0 to skip)")
+    parser.add_argument(
+        "--compare-repeat",
+        type=int,
+        default=3,
+        help="runs of each side in the comparison with a bare client (default 3; 0 to skip)",
+    )
     args = parser.parse_args()
     items = devices(args.devices)
-    print("nac_device bulk: %d devices, concurrency %d, emulator latency %.3f s, %s cores" % (
-        args.devices, args.concurrency, args.latency, os.cpu_count()))
+    print(
+        "nac_device bulk: %d devices, concurrency %d, emulator latency %.3f s, %s cores"
+        % (args.devices, args.concurrency, args.latency, os.cpu_count())
+    )
     if args.mode in ("both", "playbook"):
         measure("playbook", playbook_runner, args, items)
     if args.mode in ("both", "engine"):

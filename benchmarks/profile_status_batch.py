@@ -28,8 +28,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import EmulatorProcess, bare_status_batch, self_cpu  # noqa: E402
-from bench_dot1x_status import client_for, config  # noqa: E402  (also puts the work tree on sys.path)
+from bench_compare import EmulatorProcess, bare_status_batch, self_cpu
+from bench_dot1x_status import client_for, config
 
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
@@ -49,8 +49,15 @@ def child(args):
             finally:
                 nac.close()
         wall, cpu = time.perf_counter() - start, self_cpu() - cpu
-    print("%s: %d devices, %.2f s, %.3f ms CPU per request (under py-spy)"
-          % ("bare client" if args.bare else "module_utils dot1x_status", len(results), wall, cpu * 1000 / (len(results) + 2)))
+    print(
+        "%s: %d devices, %.2f s, %.3f ms CPU per request (under py-spy)"
+        % (
+            "bare client" if args.bare else "module_utils dot1x_status",
+            len(results),
+            wall,
+            cpu * 1000 / (len(results) + 2),
+        )
+    )
 
 
 def short(frame):
@@ -60,7 +67,9 @@ def short(frame):
     where = found.group("file")
     for marker in ("site-packages/", "/lib/python3.", "/plugins/module_utils/"):
         if marker in where:
-            where = where.split(marker, 1)[1].split("/", 1)[-1] if marker == "/lib/python3." else where.split(marker, 1)[1]
+            where = (
+                where.split(marker, 1)[1].split("/", 1)[-1] if marker == "/lib/python3." else where.split(marker, 1)[1]
+            )
     return "%s (%s)" % (found.group("function"), where)
 
 
@@ -105,9 +114,27 @@ def main():
     workdir = tempfile.mkdtemp(prefix="nac-profile-")
     try:
         raw = args.raw or os.path.join(workdir, "profile.raw")
-        command = [spy, "record", "--gil", "--rate", str(args.rate), "--format", "raw", "--output", raw, "--",
-                   sys.executable, os.path.abspath(__file__), "--child", "--devices", str(args.devices),
-                   "--latency", str(args.latency), "--concurrency", str(args.concurrency)] + (["--bare"] if args.bare else [])
+        command = [
+            spy,
+            "record",
+            "--gil",
+            "--rate",
+            str(args.rate),
+            "--format",
+            "raw",
+            "--output",
+            raw,
+            "--",
+            sys.executable,
+            os.path.abspath(__file__),
+            "--child",
+            "--devices",
+            str(args.devices),
+            "--latency",
+            str(args.latency),
+            "--concurrency",
+            str(args.concurrency),
+        ] + (["--bare"] if args.bare else [])
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         print("\n".join(line for line in done.stdout.splitlines() if line.strip() and not line.startswith("py-spy>")))
         if done.returncode:

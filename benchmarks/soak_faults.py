@@ -75,8 +75,13 @@ from nac_emulator import FAULT_MODES, Emulator, hostname_key  # bench_nac_device
 API_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
 ACCOUNT = {"name": "admin", "api_key": API_KEY, "privileges": ["public_api"], "intents": ["dot1x_status"]}
 SOAK = dict(group="Soak", profile="Sensor")
-FAULT_TARGETS = ("in place after one run >= 99 %", "duplicates == 0", "wrong reports == 0", "statuses >= 99 %",
-                 "rerun converges to exactly N")
+FAULT_TARGETS = (
+    "in place after one run >= 99 %",
+    "duplicates == 0",
+    "wrong reports == 0",
+    "statuses >= 99 %",
+    "rerun converges to exactly N",
+)
 
 PLAY = """---
 - name: Soak %(name)s
@@ -98,9 +103,13 @@ TASK = """    - name: Task %(index)d
 
 
 def config(**changes):
-    base = dict(accounts=[ACCOUNT], groups=[dict(name="Soak", subnet="10.128.0.0/16")],
-                profiles=[dict(name="Sensor", max_pairs=1, host_start=10, host_end=65000)], devices=[],
-                allow_duplicate_hostnames=True)
+    base = dict(
+        accounts=[ACCOUNT],
+        groups=[dict(name="Soak", subnet="10.128.0.0/16")],
+        profiles=[dict(name="Sensor", max_pairs=1, host_start=10, host_end=65000)],
+        devices=[],
+        allow_duplicate_hostnames=True,
+    )
     base.update(changes)
     return base
 
@@ -149,12 +158,18 @@ def truth(emulator):
 
 # ---- running playbooks -----------------------------------------------------------------------
 
+
 class Runner:
     def __init__(self, workdir):
         self.workdir = workdir
-        self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_dir(workdir), ANSIBLE_LOCALHOST_WARNING="false",
-                        ANSIBLE_INVENTORY_UNPARSED_WARNING="false", ANSIBLE_PYTHON_INTERPRETER=sys.executable,
-                        ANSIBLE_NOCOLOR="1")
+        self.env = dict(
+            os.environ,
+            ANSIBLE_COLLECTIONS_PATH=collections_dir(workdir),
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+            ANSIBLE_NOCOLOR="1",
+        )
         self.count = 0
 
     def start(self, name, emulator, tasks, **connection):
@@ -169,9 +184,22 @@ class Runner:
         path = os.path.join(self.workdir, name + ".yml")
         with open(path, "w") as handle:
             handle.write(PLAY % dict(name=name, tasks="\n".join(text)))
-        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local", path]
-        process = subprocess.Popen(command, env=self.env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   universal_newlines=True)
+        command = [
+            os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            path,
+        ]
+        process = subprocess.Popen(
+            command,
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         return dict(process=process, results=results, started=time.monotonic(), name=name)
 
     @staticmethod
@@ -183,8 +211,10 @@ class Runner:
         for path in handle["results"]:
             if not os.path.exists(path):
                 sys.stderr.write(output[-4000:])
-                raise SystemExit("%s: ansible-playbook failed before a task's result was kept (rc %d)"
-                                 % (handle["name"], handle["process"].returncode))
+                raise SystemExit(
+                    "%s: ansible-playbook failed before a task's result was kept (rc %d)"
+                    % (handle["name"], handle["process"].returncode)
+                )
             with open(path) as stream:
                 results.append(json.load(stream))
         return results, seconds
@@ -195,6 +225,7 @@ class Runner:
 
 # ---- judging reports -------------------------------------------------------------------------
 
+
 def texts(values):
     return " | ".join(str(value) for value in values or ())
 
@@ -203,8 +234,15 @@ def entries_of(result, items):
     """The item entries of a nac_device result: the bulk form's, or the single form made into one."""
     if len(items) == 1 and "devices" not in result:
         device = result.get("device") or {}
-        return [dict(id=device.get("id"), hostname=items[0]["hostname"], changed=result.get("changed"),
-                     error=result.get("msg") if result.get("failed") else None, failure=result.get("failure"))]
+        return [
+            dict(
+                id=device.get("id"),
+                hostname=items[0]["hostname"],
+                changed=result.get("changed"),
+                error=result.get("msg") if result.get("failed") else None,
+                failure=result.get("failure"),
+            )
+        ]
     return result.get("devices") or []
 
 
@@ -227,22 +265,56 @@ def judge_devices(items, result, held, clean_duplicates=True):
         if error:
             unknown = bool((entry.get("failure") or {}).get("outcome_unknown")) or "unknown" in error.lower()
             if len(ids) == 1 and not unknown:
-                wrong.append((name, "reported failed, but the device exists once (id %d), and the report does not say the outcome "
-                                    "is unknown: %s" % (ids[0], error[:100])))
+                wrong.append(
+                    (
+                        name,
+                        "reported failed, but the device exists once (id %d), and the report does not say the outcome "
+                        "is unknown: %s" % (ids[0], error[:100]),
+                    )
+                )
             elif len(ids) > 1 and not named_all:
-                wrong.append((name, "the list shows %d devices of that name (ids %s), the failure does not name them all: %s"
-                              % (len(ids), ", ".join(map(str, ids)), error[:100])))
+                wrong.append(
+                    (
+                        name,
+                        "the list shows %d devices of that name (ids %s), the failure does not name them all: %s"
+                        % (len(ids), ", ".join(map(str, ids)), error[:100]),
+                    )
+                )
             if "did not show" in error:
-                said = [text for text in (texts(entry.get("warnings")), texts(result.get("warnings")), str(result.get("msg") or ""))
-                        if name in text and re.search(r"shows [0-9]+ devices|devices named", text.replace(error, ""))]
+                said = [
+                    text
+                    for text in (
+                        texts(entry.get("warnings")),
+                        texts(result.get("warnings")),
+                        str(result.get("msg") or ""),
+                    )
+                    if name in text and re.search(r"shows [0-9]+ devices|devices named", text.replace(error, ""))
+                ]
                 if said:
-                    contradictions.append((name, "the item says the list did not show it, the result says it does: %s" % said[0][:160]))
+                    contradictions.append(
+                        (name, "the item says the list did not show it, the result says it does: %s" % said[0][:160])
+                    )
         elif entry.get("id") not in ids:
-            wrong.append((name, "reported %s with id %s, but the devices of that name are %s"
-                          % ("created" if entry.get("changed") else "existing", entry.get("id"), ids or "none")))
+            wrong.append(
+                (
+                    name,
+                    "reported %s with id %s, but the devices of that name are %s"
+                    % ("created" if entry.get("changed") else "existing", entry.get("id"), ids or "none"),
+                )
+            )
         elif clean_duplicates and len(ids) > 1 and not named_all:
-            wrong.append((name, "reported %s (id %s) while the list shows %d devices of that name (ids %s), not named in the result"
-                          % ("created" if entry.get("changed") else "existing", entry.get("id"), len(ids), ", ".join(map(str, ids)))))
+            wrong.append(
+                (
+                    name,
+                    "reported %s (id %s) while the list shows %d devices of that name (ids %s), not named in the result"
+                    % (
+                        "created" if entry.get("changed") else "existing",
+                        entry.get("id"),
+                        len(ids),
+                        ", ".join(map(str, ids)),
+                    ),
+                )
+            )
     return wrong + contradictions, contradictions
 
 
@@ -257,8 +329,14 @@ def judge_lookalikes(items, result, before):
         entry = entries.get(name) or {}
         text = str(entry.get("error") or "") + " | " + texts(entry.get("warnings")) + " | " + result_text
         for record in before:
-            if loose(record["hostname"]) == loose(name) and same(record["hostname"]) != same(name) and not mentions(text, record["id"]):
-                missed.append((name, "listed lookalike %s (id %d) not named" % (ascii(record["hostname"]), record["id"])))
+            if (
+                loose(record["hostname"]) == loose(name)
+                and same(record["hostname"]) != same(name)
+                and not mentions(text, record["id"])
+            ):
+                missed.append(
+                    (name, "listed lookalike %s (id %d) not named" % (ascii(record["hostname"]), record["id"]))
+                )
     return missed
 
 
@@ -296,12 +374,16 @@ def judge_status(result, records, names=None):
         pairs = sorted((r["id"], r["hostname"]) for r in records)
         got = sorted((r.get("id"), r.get("hostname")) for r in results)
         if got != pairs and not result.get("failed"):
-            wrong.append(("all_devices", "%d results for %d listed devices without failing" % (len(results), len(pairs))))
+            wrong.append(
+                ("all_devices", "%d results for %d listed devices without failing" % (len(results), len(pairs)))
+            )
         return wrong, answered
     wanted = set(same(name) for name in names)
     for entry in results:
         if same(str(entry.get("hostname") or "")) not in wanted:
-            wrong.append((entry.get("hostname"), "a result (id %s) for a name that was not requested" % entry.get("id")))
+            wrong.append(
+                (entry.get("hostname"), "a result (id %s) for a name that was not requested" % entry.get("id"))
+            )
     for name in names:
         listed = [r for r in records if same(r["hostname"]) == same(name)]
         got = [r for r in results if same(str(r.get("hostname") or "")) == same(name)]
@@ -352,16 +434,20 @@ class Row:
 
 # ---- scenarios -------------------------------------------------------------------------------
 
+
 def scenario_faults(args, runner):
     """The fault soak: a bulk of N devices, an all-devices status and the rerun through ``rate`` faults."""
     row = Row("faults")
     items = requested(args.devices)
     count = row.requested = len(items)
-    print("%d devices through %.0f %% faults (%s; seed %d), client timeout %g s (default 30), slow commit %g s, latency %g s; "
-          "duplicate hostnames allowed, Retry-After 1 s" % (count, args.rate * 100, ", ".join(FAULT_MODES), args.seed, args.timeout,
-                                                            args.slow, args.latency))
+    print(
+        "%d devices through %.0f %% faults (%s; seed %d), client timeout %g s (default 30), slow commit %g s, latency %g s; "
+        "duplicate hostnames allowed, Retry-After 1 s"
+        % (count, args.rate * 100, ", ".join(FAULT_MODES), args.seed, args.timeout, args.slow, args.latency)
+    )
     faults = dict(rate=0, seed=args.seed, retry_after=1, slow=args.slow)
     with Emulator(config(), latency=args.latency, faults=faults).start() as emulator:
+
         def run(name, module, module_args):
             before, faults_before = emulator.request_counts(), emulator.faults()["injected"]
             emulator.faults(rate=args.rate)
@@ -379,10 +465,20 @@ def scenario_faults(args, runner):
         show_run("first run", seconds, sent, count + 1, count, injected)
         wrong = judge_reports(items, first, held)
         placed, doubled = in_place(items, held), duplicates(items, held)
-        print("          devices in place %d of %d (%.1f %%), duplicates %d, items reported wrongly %d "
-              "(module: created %s, existing %s, failures %s)" % (
-                  placed, count, 100.0 * placed / count, doubled, len(wrong), first.get("created"), first.get("existing"),
-                  first.get("failures")))
+        print(
+            "          devices in place %d of %d (%.1f %%), duplicates %d, items reported wrongly %d "
+            "(module: created %s, existing %s, failures %s)"
+            % (
+                placed,
+                count,
+                100.0 * placed / count,
+                doubled,
+                len(wrong),
+                first.get("created"),
+                first.get("existing"),
+                first.get("failures"),
+            )
+        )
         explain(wrong)
 
         status, seconds, sent, injected = run("faults-status", "netaccess.nac.nac_dot1x_status", dict(all_devices=True))
@@ -391,10 +487,18 @@ def scenario_faults(args, runner):
         results = status.get("results") or []
         answered = [r for r in results if not r.get("error") and isinstance(r.get("status"), str)]
         show_run("status", seconds, sent, len(listed) + 2, len(listed), injected)
-        print("          results %d for %d devices (every device: %s), with a status %d (%.1f %%), summary %s%s" % (
-            len(results), len(listed), sorted(r.get("id") for r in results) == listed, len(answered),
-            100.0 * len(answered) / max(len(listed), 1), json.dumps(status.get("summary")),
-            "" if answered or not status.get("msg") else "; module: %s" % status["msg"][:300]))
+        print(
+            "          results %d for %d devices (every device: %s), with a status %d (%.1f %%), summary %s%s"
+            % (
+                len(results),
+                len(listed),
+                sorted(r.get("id") for r in results) == listed,
+                len(answered),
+                100.0 * len(answered) / max(len(listed), 1),
+                json.dumps(status.get("summary")),
+                "" if answered or not status.get("msg") else "; module: %s" % status["msg"][:300],
+            )
+        )
         explain([("", "error: " + str(r["error"])[:120]) for r in results if r.get("error")])
 
         rerun, seconds, sent, injected = run("faults-rerun", "netaccess.nac.nac_device", dict(devices=items))
@@ -403,16 +507,28 @@ def scenario_faults(args, runner):
         total = sum(len(final.get(same(item["hostname"]), ())) for item in items)
         converged = in_place(items, final) == count == total
         show_run("rerun", seconds, sent, count - placed + 1, count, injected)
-        print("          module: created %s, existing %s, failures %s; devices with the requested hostnames %d (%d distinct)%s" % (
-            rerun.get("created"), rerun.get("existing"), rerun.get("failures"), total, in_place(items, final),
-            "" if not rerun.get("failed") else "; module: %s" % str(rerun.get("msg"))[:300]))
+        print(
+            "          module: created %s, existing %s, failures %s; devices with the requested hostnames %d (%d distinct)%s"
+            % (
+                rerun.get("created"),
+                rerun.get("existing"),
+                rerun.get("failures"),
+                total,
+                in_place(items, final),
+                "" if not rerun.get("failed") else "; module: %s" % str(rerun.get("msg"))[:300],
+            )
+        )
     row.in_place, row.duplicates, row.false = placed, doubled, len(wrong)
     row.statuses = "%d/%d" % (len(answered), len(listed))
     every = sorted(r.get("id") for r in results) == listed
     row.target(FAULT_TARGETS[0], "%.1f %%" % (100.0 * placed / count), 100.0 * placed / count >= 99)
     row.target(FAULT_TARGETS[1], doubled, doubled == 0)
     row.target(FAULT_TARGETS[2], len(wrong), not wrong)
-    row.target(FAULT_TARGETS[3], "%.1f %%" % (100.0 * len(answered) / max(len(listed), 1)), len(answered) >= 0.99 * len(listed) and every)
+    row.target(
+        FAULT_TARGETS[3],
+        "%.1f %%" % (100.0 * len(answered) / max(len(listed), 1)),
+        len(answered) >= 0.99 * len(listed) and every,
+    )
     row.target(FAULT_TARGETS[4].replace(" N", " %d" % count), total, converged)
     return row
 
@@ -439,7 +555,15 @@ def judge_reports(items, result, held):
         elif report.get("error"):
             if held.get(name):
                 times = len(held[name])
-                wrong.append((item["hostname"], "reported failed but exists" + (" %d times" % times if times > 1 else "") + ": " + cause(report)))
+                wrong.append(
+                    (
+                        item["hostname"],
+                        "reported failed but exists"
+                        + (" %d times" % times if times > 1 else "")
+                        + ": "
+                        + cause(report),
+                    )
+                )
         elif report.get("id") not in held.get(name, ()):
             wrong.append((item["hostname"], "reported with an id not listed under its hostname: " + cause(report)))
     return wrong
@@ -455,9 +579,17 @@ def cause(report):
 
 
 def show_run(label, seconds, sent, minimum, per, injected):
-    print("%-9s wall %6.1f s   requests %5d (minimum %d), extra per device %.2f   faults injected: %s" % (
-        label, seconds, sent, minimum, (sent - minimum) / float(max(per, 1)),
-        " ".join("%s=%d" % (mode, injected[mode]) for mode in FAULT_MODES)))
+    print(
+        "%-9s wall %6.1f s   requests %5d (minimum %d), extra per device %.2f   faults injected: %s"
+        % (
+            label,
+            seconds,
+            sent,
+            minimum,
+            (sent - minimum) / float(max(per, 1)),
+            " ".join("%s=%d" % (mode, injected[mode]) for mode in FAULT_MODES),
+        )
+    )
 
 
 def scenario_paginated(args, runner):
@@ -466,7 +598,10 @@ def scenario_paginated(args, runner):
     existing = seeds(150, "soak-pg-")
     items = [dict(hostname=record["hostname"], **SOAK) for record in existing]  # no MAC: a second copy is possible
     single = dict(items[120])
-    print("150 devices, GET /api/device paged by 100 with Link rel=\"next\" and X-Total-Count (page 2: %s ...)" % items[100]["hostname"])
+    print(
+        '150 devices, GET /api/device paged by 100 with Link rel="next" and X-Total-Count (page 2: %s ...)'
+        % items[100]["hostname"]
+    )
     with Emulator(config(devices=existing, page_size=100, page_style="link")).start() as emulator:
         reads = [("netaccess.nac.nac_device_info", {}), ("netaccess.nac.nac_dot1x_status", dict(all_devices=True))]
         (info, status), seconds = runner.run("pg-read", emulator, reads)
@@ -475,18 +610,34 @@ def scenario_paginated(args, runner):
         wrong = judge_info(info, records)
         status_wrong, answered = judge_status(status, records)
         wrong += status_wrong
-        print("read      wall %6.1f s   nac_device_info: %s devices%s; nac_dot1x_status all_devices: %d results, %d with a status%s" % (
-            seconds, len(info.get("devices") or []), " (failed: %s)" % str(info.get("msg"))[:120] if info.get("failed") else "",
-            len(status.get("results") or []), len(answered), " (failed: %s)" % str(status.get("msg"))[:120] if status.get("failed") else ""))
+        print(
+            "read      wall %6.1f s   nac_device_info: %s devices%s; nac_dot1x_status all_devices: %d results, %d with a status%s"
+            % (
+                seconds,
+                len(info.get("devices") or []),
+                " (failed: %s)" % str(info.get("msg"))[:120] if info.get("failed") else "",
+                len(status.get("results") or []),
+                len(answered),
+                " (failed: %s)" % str(status.get("msg"))[:120] if status.get("failed") else "",
+            )
+        )
 
         (bulk,), seconds = runner.run("pg-bulk", emulator, [("netaccess.nac.nac_device", dict(devices=items))])
         row.seconds += seconds
         held, records = truth(emulator)
         bulk_wrong, _contradictions = judge_devices(items, bulk, held)
         doubled = duplicates(items, held)
-        print("bulk      wall %6.1f s   the 150 existing ensured: module created %s, existing %s, failures %s%s; duplicates now %d" % (
-            seconds, bulk.get("created"), bulk.get("existing"), bulk.get("failures"),
-            " (%s)" % str(bulk.get("msg"))[:120] if bulk.get("failed") else "", doubled))
+        print(
+            "bulk      wall %6.1f s   the 150 existing ensured: module created %s, existing %s, failures %s%s; duplicates now %d"
+            % (
+                seconds,
+                bulk.get("created"),
+                bulk.get("existing"),
+                bulk.get("failures"),
+                " (%s)" % str(bulk.get("msg"))[:120] if bulk.get("failed") else "",
+                doubled,
+            )
+        )
         row.in_place = in_place(items, held)
 
         emulator.reset()
@@ -498,9 +649,15 @@ def scenario_paginated(args, runner):
         for result in results:
             single_wrong += judge_devices([single], result, held)[0]
         single_doubled = duplicates([single], held)
-        print("single    wall %6.1f s   %s ensured twice: %s; devices of that name now %d" % (
-            seconds, single["hostname"], ", ".join("changed" if r.get("changed") else "failed" if r.get("failed") else "ok" for r in results),
-            len(held.get(same(single["hostname"]), []))))
+        print(
+            "single    wall %6.1f s   %s ensured twice: %s; devices of that name now %d"
+            % (
+                seconds,
+                single["hostname"],
+                ", ".join("changed" if r.get("changed") else "failed" if r.get("failed") else "ok" for r in results),
+                len(held.get(same(single["hostname"]), [])),
+            )
+        )
     wrong += bulk_wrong + single_wrong
     explain(wrong)
     row.requested, row.duplicates, row.false = 151, doubled + single_doubled, len(wrong)
@@ -526,15 +683,19 @@ def scenario_page_signs(args, runner):
     row = Row("page-signs")
     existing = seeds(150, "soak-ps-")
     items = [dict(hostname=record["hostname"], **SOAK) for record in existing]  # no MAC: a second copy is possible
-    print("150 existing devices ensured in bulk against each other sign of a partial page (page size 100): "
-          "the complete list read, or a loud failure naming the sign before any POST")
+    print(
+        "150 existing devices ensured in bulk against each other sign of a partial page (page size 100): "
+        "the complete list read, or a loud failure naming the sign before any POST"
+    )
     outcomes = []
     with Emulator(config()).start() as foreign, Emulator(config(devices=existing, page_size=100)).start() as emulator:
         origin = "http://127.0.0.1:%d" % foreign.port
         for style, words in PAGE_SIGNS:
             emulator.reset()
             emulator.settings(page_size=100, page_style=style, page_foreign_url=origin)
-            (result,), seconds = runner.run("ps-" + style, emulator, [("netaccess.nac.nac_device", dict(devices=items))])
+            (result,), seconds = runner.run(
+                "ps-" + style, emulator, [("netaccess.nac.nac_device", dict(devices=items))]
+            )
             row.seconds += seconds
             held, _records = truth(emulator)
             posts = emulator.request_counts().get("POST /api/device", 0)
@@ -545,7 +706,12 @@ def scenario_page_signs(args, runner):
                 outcome = "FOLLOWED to another host (%d requests there: the credentials went with them)" % leaked
             elif not result.get("failed") and doubled == 0 and result.get("existing") == 150:
                 outcome = "complete (150 existing)"
-            elif result.get("failed") and posts == 0 and words and any(w in message.lower() for w in words + (origin[7:],)):
+            elif (
+                result.get("failed")
+                and posts == 0
+                and words
+                and any(w in message.lower() for w in words + (origin[7:],))
+            ):
                 outcome = "loud (no POST)"
             elif result.get("failed") and posts == 0:
                 outcome = "failed before any POST, but the message does not name the sign"
@@ -557,9 +723,16 @@ def scenario_page_signs(args, runner):
             row.in_place += in_place(items, held)
             row.duplicates += doubled
             row.false += 0 if good else 1
-            print("%-14s wall %5.1f s   %s%s" % (style, seconds, outcome, "; module: %s" % message[:160] if message else ""))
+            print(
+                "%-14s wall %5.1f s   %s%s"
+                % (style, seconds, outcome, "; module: %s" % message[:160] if message else "")
+            )
             foreign.reset()
-    row.target("styles read whole or refused loudly, no foreign request", "%d/%d" % (sum(outcomes), len(outcomes)), all(outcomes))
+    row.target(
+        "styles read whole or refused loudly, no foreign request",
+        "%d/%d" % (sum(outcomes), len(outcomes)),
+        all(outcomes),
+    )
     row.target("duplicates == 0", row.duplicates, row.duplicates == 0)
     return row
 
@@ -575,18 +748,31 @@ LOOKALIKES = (  # (listed, requested, the same name by NFC + ASCII case-insensit
 def scenario_lookalike(args, runner):
     """Point 2: straße/strasse, CAFÉ/café, NFD/NFC café, KELVIN SIGN Kiosk: ensure, info, status by name."""
     row = Row("lookalike")
-    listed = [dict(hostname=listed_name, macs=[mac(0x20000 + n)], **SOAK) for n, (listed_name, _r, _s) in enumerate(LOOKALIKES)]
+    listed = [
+        dict(hostname=listed_name, macs=[mac(0x20000 + n)], **SOAK)
+        for n, (listed_name, _r, _s) in enumerate(LOOKALIKES)
+    ]
     items = [dict(hostname=name, **SOAK) for _l, name, _s in LOOKALIKES]
     names = [item["hostname"] for item in items]
-    print("listed %s; requested %s (the same by the rule: %s)" % (
-        ", ".join(ascii(r["hostname"]) for r in listed), ", ".join(ascii(n) for n in names),
-        ", ".join(ascii(n) for _l, n, same_name in LOOKALIKES if same_name)))
+    print(
+        "listed %s; requested %s (the same by the rule: %s)"
+        % (
+            ", ".join(ascii(r["hostname"]) for r in listed),
+            ", ".join(ascii(n) for n in names),
+            ", ".join(ascii(n) for _l, n, same_name in LOOKALIKES if same_name),
+        )
+    )
     with Emulator(config(devices=listed, hostname_chars="unicode")).start() as emulator:
         before = emulator.records()
-        (ensure, info, status), seconds = runner.run("lookalike", emulator, [
-            ("netaccess.nac.nac_device", dict(devices=items)),
-            ("netaccess.nac.nac_device_info", dict(hostname=names)),
-            ("netaccess.nac.nac_dot1x_status", dict(hostname=names))])
+        (ensure, info, status), seconds = runner.run(
+            "lookalike",
+            emulator,
+            [
+                ("netaccess.nac.nac_device", dict(devices=items)),
+                ("netaccess.nac.nac_device_info", dict(hostname=names)),
+                ("netaccess.nac.nac_dot1x_status", dict(hostname=names)),
+            ],
+        )
         row.seconds = seconds
         held, records = truth(emulator)
     wrong = judge_devices(items, ensure, held)[0]
@@ -594,22 +780,44 @@ def scenario_lookalike(args, runner):
     # A requested name with a listed lookalike may be created (a warning names the lookalike) or refused (the
     # item's failure names it): issue 16 leaves the choice. Refused and named counts as handled, not as in place.
     entries = dict((e.get("hostname"), e) for e in entries_of(ensure, items))
-    refused = [item for item in items if not held.get(same(item["hostname"])) and (entries.get(item["hostname"]) or {}).get("error")
-               and not any(name == item["hostname"] for name, _why in missed)
-               and any(loose(r["hostname"]) == loose(item["hostname"]) for r in before)]
+    refused = [
+        item
+        for item in items
+        if not held.get(same(item["hostname"]))
+        and (entries.get(item["hostname"]) or {}).get("error")
+        and not any(name == item["hostname"] for name, _why in missed)
+        and any(loose(r["hostname"]) == loose(item["hostname"]) for r in before)
+    ]
     wrong += judge_info(info, records, names)
     status_wrong, answered = judge_status(status, records, names)
     wrong += status_wrong
     for item, entry in zip(items, entries_of(ensure, items)):
-        print("          %-14s -> %s id %s%s" % (ascii(item["hostname"]), "created" if entry.get("changed") else "failed" if entry.get("error")
-                                                 else "existing", entry.get("id"), "; " + texts(entry.get("warnings"))[:120]
-                                                 if entry.get("warnings") else ""))
+        print(
+            "          %-14s -> %s id %s%s"
+            % (
+                ascii(item["hostname"]),
+                "created" if entry.get("changed") else "failed" if entry.get("error") else "existing",
+                entry.get("id"),
+                "; " + texts(entry.get("warnings"))[:120] if entry.get("warnings") else "",
+            )
+        )
     explain(wrong + missed)
-    row.requested, row.in_place, row.duplicates, row.false = len(items), in_place(items, held), duplicates(items, held), len(wrong)
+    row.requested, row.in_place, row.duplicates, row.false = (
+        len(items),
+        in_place(items, held),
+        duplicates(items, held),
+        len(wrong),
+    )
     covered = sum(1 for name in names if any(same(str(r.get("hostname") or "")) == same(name) for r in answered))
-    row.statuses = "%d/%d" % (covered, row.in_place)  # requested names in place with a status (a name of two devices has two results)
-    row.target("in place, or refused naming the lookalike == %d" % len(items), "%d + %d" % (row.in_place, len(refused)),
-               row.in_place + len(refused) == len(items))
+    row.statuses = "%d/%d" % (
+        covered,
+        row.in_place,
+    )  # requested names in place with a status (a name of two devices has two results)
+    row.target(
+        "in place, or refused naming the lookalike == %d" % len(items),
+        "%d + %d" % (row.in_place, len(refused)),
+        row.in_place + len(refused) == len(items),
+    )
     row.target("duplicates == 0", row.duplicates, row.duplicates == 0)
     row.target("false reports == 0", row.false, row.false == 0)
     row.target("listed lookalikes named with their id", "%d missed" % len(missed), not missed)
@@ -620,38 +828,67 @@ def scenario_lookalike(args, runner):
 def scenario_duplicate_ids(args, runner):
     """Point 3: two records sharing an id: device_info flags it, a status of both names returns both."""
     row = Row("duplicate-ids")
-    shared = [dict(id=500, hostname="soak-shared-a", macs=[mac(0x30001)], **SOAK), dict(id=500, hostname="soak-shared-b", macs=[mac(0x30002)], **SOAK)]
+    shared = [
+        dict(id=500, hostname="soak-shared-a", macs=[mac(0x30001)], **SOAK),
+        dict(id=500, hostname="soak-shared-b", macs=[mac(0x30002)], **SOAK),
+    ]
     names = [record["hostname"] for record in shared]
     print("10 devices plus %s and %s sharing id 500" % tuple(names))
     with Emulator(config(devices=seeds(10, "soak-id-"))).start() as emulator:
         emulator.seed(shared)
-        (info, by_name, every, ensure), seconds = runner.run("duplicate-ids", emulator, [
-            ("netaccess.nac.nac_device_info", {}),
-            ("netaccess.nac.nac_dot1x_status", dict(hostname=names)),
-            ("netaccess.nac.nac_dot1x_status", dict(all_devices=True)),
-            ("netaccess.nac.nac_device", dict(devices=[dict(hostname=name, **SOAK) for name in names]))])
+        (info, by_name, every, ensure), seconds = runner.run(
+            "duplicate-ids",
+            emulator,
+            [
+                ("netaccess.nac.nac_device_info", {}),
+                ("netaccess.nac.nac_dot1x_status", dict(hostname=names)),
+                ("netaccess.nac.nac_dot1x_status", dict(all_devices=True)),
+                ("netaccess.nac.nac_device", dict(devices=[dict(hostname=name, **SOAK) for name in names])),
+            ],
+        )
         row.seconds = seconds
         held, records = truth(emulator)
     wrong = judge_info(info, records)
     flag_text = texts(info.get("warnings")) + " | " + str(info.get("msg") or "")
     flagged = mentions(flag_text, 500) and all(name in flag_text for name in names)
     if not flagged:
-        wrong.append(("device_info", "returned %d records, id 500 twice, without a warning naming the id and both hostnames"
-                      % len(info.get("devices") or [])))
+        wrong.append(
+            (
+                "device_info",
+                "returned %d records, id 500 twice, without a warning naming the id and both hostnames"
+                % len(info.get("devices") or []),
+            )
+        )
     status_wrong, answered = judge_status(by_name, records, names)
     every_wrong, every_answered = judge_status(every, records)
     wrong += status_wrong + every_wrong + judge_devices([dict(hostname=name) for name in names], ensure, held)[0]
     for label, result in (("status of both names", by_name), ("status of all", every)):
-        print("          %s: %d results (%s), warnings: %s" % (label, len(result.get("results") or []), ", ".join(
-            "%s=%s" % (r.get("hostname"), r.get("status") or r.get("error")) for r in (result.get("results") or []) if r.get("id") == 500),
-            texts(result.get("warnings"))[:160] or "none"))
-    print("          device_info: %d records, warnings: %s" % (len(info.get("devices") or []), texts(info.get("warnings"))[:200] or "none"))
+        print(
+            "          %s: %d results (%s), warnings: %s"
+            % (
+                label,
+                len(result.get("results") or []),
+                ", ".join(
+                    "%s=%s" % (r.get("hostname"), r.get("status") or r.get("error"))
+                    for r in (result.get("results") or [])
+                    if r.get("id") == 500
+                ),
+                texts(result.get("warnings"))[:160] or "none",
+            )
+        )
+    print(
+        "          device_info: %d records, warnings: %s"
+        % (len(info.get("devices") or []), texts(info.get("warnings"))[:200] or "none")
+    )
     explain(wrong)
     row.requested, row.in_place, row.false = len(names), in_place([dict(hostname=n) for n in names], held), len(wrong)
     row.statuses = "%d/%d" % (len(answered) + len(every_answered), len(names) + len(records))
     row.target("device_info flags the repeated id", "yes" if flagged else "no", flagged)
-    row.target("status of both names returns both", "%d/2" % len(set(r.get("hostname") for r in by_name.get("results") or [])),
-               not status_wrong and len(answered) == 2)
+    row.target(
+        "status of both names returns both",
+        "%d/2" % len(set(r.get("hostname") for r in by_name.get("results") or [])),
+        not status_wrong and len(answered) == 2,
+    )
     row.target("false reports == 0", row.false, row.false == 0)
     return row
 
@@ -661,13 +898,19 @@ def scenario_two_controllers(args, runner):
     row = Row("two-controllers")
     items = requested(200, "soak-cc-", macs_every=0)
     faults = dict(rate=0.1, modes=["commit_500", "commit_drop", "503"], only=["POST /api/device"], seed=16)
-    print("two ansible-playbook processes ensure the same 200 hostnames at once (each reads the list before either writes); "
-          "duplicates allowed, creations answered 201 with "
-          "an empty body (the API guide does not show one), 10 % faults on the POSTs (commit_500, commit_drop, 503), client timeout 5 s")
+    print(
+        "two ansible-playbook processes ensure the same 200 hostnames at once (each reads the list before either writes); "
+        "duplicates allowed, creations answered 201 with "
+        "an empty body (the API guide does not show one), 10 % faults on the POSTs (commit_500, commit_drop, 503), client timeout 5 s"
+    )
     with Emulator(config(creation_reply="empty"), latency=0.01, faults=faults).start() as emulator:
         gate_first_lists(emulator, 2)
-        handles = [runner.start("controller-%s" % which, emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5)
-                   for which in "ab"]
+        handles = [
+            runner.start(
+                "controller-%s" % which, emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5
+            )
+            for which in "ab"
+        ]
         finished = [runner.finish(handle) for handle in handles]
         settle(emulator, 60)
         held, _records = truth(emulator)
@@ -679,17 +922,36 @@ def scenario_two_controllers(args, runner):
         wrong += false
         contradictions += contra
         reports.append(dict((e.get("hostname"), e) for e in entries_of(result, items)))
-        print("controller %s: wall %5.1f s, created %s, existing %s, failures %s, warnings %d" % (
-            which, seconds, result.get("created"), result.get("existing"), result.get("failures"), len(result.get("warnings") or [])))
+        print(
+            "controller %s: wall %5.1f s, created %s, existing %s, failures %s, warnings %d"
+            % (
+                which,
+                seconds,
+                result.get("created"),
+                result.get("existing"),
+                result.get("failures"),
+                len(result.get("warnings") or []),
+            )
+        )
     doubled = [item["hostname"] for item in items if len(held.get(same(item["hostname"]), ())) > 1]
     for name in doubled:
-        if all(not (report.get(name) or {}).get("error") and not (report.get(name) or {}).get("warnings") for report in reports):
+        if all(
+            not (report.get(name) or {}).get("error") and not (report.get(name) or {}).get("warnings")
+            for report in reports
+        ):
             clean_both += 1
-    print("          hostnames listed twice or more: %d (duplicates %d); of them reported clean, with no warning, by both "
-          "controllers: %d (no client can see the other's later creation); contradictions %d" % (
-              len(doubled), duplicates(items, held), clean_both, len(contradictions)))
+    print(
+        "          hostnames listed twice or more: %d (duplicates %d); of them reported clean, with no warning, by both "
+        "controllers: %d (no client can see the other's later creation); contradictions %d"
+        % (len(doubled), duplicates(items, held), clean_both, len(contradictions))
+    )
     explain(wrong)
-    row.requested, row.in_place, row.duplicates, row.false = len(items), in_place(items, held), duplicates(items, held), len(wrong)
+    row.requested, row.in_place, row.duplicates, row.false = (
+        len(items),
+        in_place(items, held),
+        duplicates(items, held),
+        len(wrong),
+    )
     row.target("in place == 200", row.in_place, row.in_place == 200)
     row.target("false reports == 0", row.false, not wrong)
     row.target("contradictions within a result == 0", len(contradictions), not contradictions)
@@ -722,29 +984,54 @@ def scenario_late_commit(args, runner):
     count, delay = 20, 20.0
     items = requested(count, "soak-lc-", macs_every=0)
     faults = dict(rate=1, modes=["commit_500"], only=["POST /api/device"], limit=count, commit_delay=delay, seed=1)
-    print("%d new devices, client timeout 5 s; every first POST is answered 500 and commits %g s later (duplicates allowed)" % (count, delay))
+    print(
+        "%d new devices, client timeout 5 s; every first POST is answered 500 and commits %g s later (duplicates allowed)"
+        % (count, delay)
+    )
     with Emulator(config(), faults=faults).start() as emulator:
         started = time.monotonic()
-        (first,), seconds = runner.run("late-first", emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5)
+        (first,), seconds = runner.run(
+            "late-first", emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5
+        )
         settle(emulator, delay + 30)
         waited = time.monotonic() - started
         held, _records = truth(emulator)
         first_wrong = judge_devices(items, first, held)[0]
         clean = [name for name, why in first_wrong if "while the list shows" in why]
-        print("first run wall %5.1f s: created %s, existing %s, failures %s, warnings %d; every late commit landed %.1f s after the start" % (
-            seconds, first.get("created"), first.get("existing"), first.get("failures"), len(first.get("warnings") or []), waited))
-        (rerun,), rerun_seconds = runner.run("late-next", emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5)
+        print(
+            "first run wall %5.1f s: created %s, existing %s, failures %s, warnings %d; every late commit landed %.1f s after the start"
+            % (
+                seconds,
+                first.get("created"),
+                first.get("existing"),
+                first.get("failures"),
+                len(first.get("warnings") or []),
+                waited,
+            )
+        )
+        (rerun,), rerun_seconds = runner.run(
+            "late-next", emulator, [("netaccess.nac.nac_device", dict(devices=items))], timeout=5
+        )
         final, _records = truth(emulator)
         rerun_wrong = judge_devices(items, rerun, final)[0]
-        print("next run  wall %5.1f s: created %s, existing %s, failures %s%s" % (
-            rerun_seconds, rerun.get("created"), rerun.get("existing"), rerun.get("failures"),
-            "; module: %s" % str(rerun.get("msg"))[:200] if rerun.get("failed") else ""))
+        print(
+            "next run  wall %5.1f s: created %s, existing %s, failures %s%s"
+            % (
+                rerun_seconds,
+                rerun.get("created"),
+                rerun.get("existing"),
+                rerun.get("failures"),
+                "; module: %s" % str(rerun.get("msg"))[:200] if rerun.get("failed") else "",
+            )
+        )
     row.seconds = waited + rerun_seconds
     explain(first_wrong + rerun_wrong)
     row.requested, row.in_place, row.duplicates = count, in_place(items, held), duplicates(items, held)
     row.false = len(first_wrong) + len(rerun_wrong)
-    print("          duplicates the next run finds: %d; first-run reports of clean success while a duplicate appeared: %d"
-          % (row.duplicates, len(clean)))
+    print(
+        "          duplicates the next run finds: %d; first-run reports of clean success while a duplicate appeared: %d"
+        % (row.duplicates, len(clean))
+    )
     row.target("in place == %d" % count, row.in_place, row.in_place == count)
     row.target("duplicates on the next run == 0", row.duplicates, row.duplicates == 0)
     row.target("clean success while a duplicate appeared == 0", len(clean), not clean)
@@ -757,8 +1044,10 @@ def scenario_restart(args, runner):
     row = Row("restart")
     items = requested(200, "soak-rs-")
     outage = 30.0
-    print("connections refused for %g s from the 100th request of a 200-device bulk, then of a 200-device status batch "
-          "(default client settings)" % outage)
+    print(
+        "connections refused for %g s from the 100th request of a 200-device bulk, then of a 200-device status batch "
+        "(default client settings)" % outage
+    )
     with Emulator(config(), latency=0.01).start() as emulator:
         emulator.outage(outage, after_requests=100)
         (bulk,), seconds = runner.run("restart-bulk", emulator, [("netaccess.nac.nac_device", dict(devices=items))])
@@ -767,23 +1056,46 @@ def scenario_restart(args, runner):
         held, _records = truth(emulator)
         row.seconds += seconds
     wrong = judge_devices(items, bulk, held)[0]
-    print("bulk      wall %5.1f s: created %s, existing %s, failures %s; in place %d%s" % (
-        seconds, bulk.get("created"), bulk.get("existing"), bulk.get("failures"), in_place(items, held),
-        "; module: %s" % str(bulk.get("msg"))[:200] if bulk.get("failed") else ""))
+    print(
+        "bulk      wall %5.1f s: created %s, existing %s, failures %s; in place %d%s"
+        % (
+            seconds,
+            bulk.get("created"),
+            bulk.get("existing"),
+            bulk.get("failures"),
+            in_place(items, held),
+            "; module: %s" % str(bulk.get("msg"))[:200] if bulk.get("failed") else "",
+        )
+    )
     with Emulator(config(devices=seeds(200, "soak-rt-")), latency=0.01).start() as emulator:
         emulator.outage(outage, after_requests=100)
-        (status,), status_seconds = runner.run("restart-status", emulator, [("netaccess.nac.nac_dot1x_status", dict(all_devices=True))])
+        (status,), status_seconds = runner.run(
+            "restart-status", emulator, [("netaccess.nac.nac_dot1x_status", dict(all_devices=True))]
+        )
         wait_outage(emulator)
         _held, records = truth(emulator)
         row.seconds += status_seconds
     status_wrong, answered = judge_status(status, records)
-    errors = collections.Counter(re.sub(r"[0-9]+", "N", str(r.get("error")))[:100] for r in status.get("results") or [] if r.get("error"))
-    print("status    wall %5.1f s: %d results, %d with a status%s" % (
-        status_seconds, len(status.get("results") or []), len(answered), "; errors: %s" % "; ".join(
-            "%d x %s" % (n, e) for e, n in errors.most_common(3)) if errors else ""))
+    errors = collections.Counter(
+        re.sub(r"[0-9]+", "N", str(r.get("error")))[:100] for r in status.get("results") or [] if r.get("error")
+    )
+    print(
+        "status    wall %5.1f s: %d results, %d with a status%s"
+        % (
+            status_seconds,
+            len(status.get("results") or []),
+            len(answered),
+            "; errors: %s" % "; ".join("%d x %s" % (n, e) for e, n in errors.most_common(3)) if errors else "",
+        )
+    )
     wrong += status_wrong
     explain(wrong)
-    row.requested, row.in_place, row.duplicates, row.false = len(items), in_place(items, held), duplicates(items, held), len(wrong)
+    row.requested, row.in_place, row.duplicates, row.false = (
+        len(items),
+        in_place(items, held),
+        duplicates(items, held),
+        len(wrong),
+    )
     row.statuses = "%d/%d" % (len(answered), len(records))
     row.target("in place == 200", row.in_place, row.in_place == 200)
     row.target("duplicates == 0", row.duplicates, row.duplicates == 0)
@@ -801,34 +1113,58 @@ def wait_outage(emulator):
         time.sleep(0.1)
 
 
-SCENARIOS = collections.OrderedDict((
-    ("faults", scenario_faults),
-    ("paginated", scenario_paginated),
-    ("page-signs", scenario_page_signs),
-    ("lookalike", scenario_lookalike),
-    ("duplicate-ids", scenario_duplicate_ids),
-    ("two-controllers", scenario_two_controllers),
-    ("late-commit", scenario_late_commit),
-    ("restart", scenario_restart),
-))
+SCENARIOS = collections.OrderedDict(
+    (
+        ("faults", scenario_faults),
+        ("paginated", scenario_paginated),
+        ("page-signs", scenario_page_signs),
+        ("lookalike", scenario_lookalike),
+        ("duplicate-ids", scenario_duplicate_ids),
+        ("two-controllers", scenario_two_controllers),
+        ("late-commit", scenario_late_commit),
+        ("restart", scenario_restart),
+    )
+)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default="all", help="comma-separated scenarios to run (default all: %s)" % ", ".join(SCENARIOS))
+    parser.add_argument(
+        "--scenarios", default="all", help="comma-separated scenarios to run (default all: %s)" % ", ".join(SCENARIOS)
+    )
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     parser.add_argument("--devices", type=int, default=500, help="devices of the faults scenario (default 500)")
-    parser.add_argument("--rate", type=float, default=0.2, help="faults scenario: share of /api requests that get a fault (default 0.2)")
-    parser.add_argument("--seed", type=int, default=8, help="faults scenario: seed of the emulator's fault generator (default 8)")
-    parser.add_argument("--timeout", type=float, default=2.0, help="faults scenario: the client's timeout in seconds (default 2; collection default 30)")
-    parser.add_argument("--slow", type=float, help="faults scenario: seconds the emulator holds a slow request (default 1.5 x timeout)")
-    parser.add_argument("--latency", type=float, default=0.01, help="faults scenario: seconds the emulator adds to every /api request (default 0.01)")
+    parser.add_argument(
+        "--rate", type=float, default=0.2, help="faults scenario: share of /api requests that get a fault (default 0.2)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=8, help="faults scenario: seed of the emulator's fault generator (default 8)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=2.0,
+        help="faults scenario: the client's timeout in seconds (default 2; collection default 30)",
+    )
+    parser.add_argument(
+        "--slow", type=float, help="faults scenario: seconds the emulator holds a slow request (default 1.5 x timeout)"
+    )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.01,
+        help="faults scenario: seconds the emulator adds to every /api request (default 0.01)",
+    )
     args = parser.parse_args()
     if args.list:
         for name, function in SCENARIOS.items():
             print("%-16s %s" % (name, (function.__doc__ or "").strip().split("\n")[0]))
         return 0
-    names = list(SCENARIOS) if args.scenarios == "all" else [name.strip() for name in args.scenarios.split(",") if name.strip()]
+    names = (
+        list(SCENARIOS)
+        if args.scenarios == "all"
+        else [name.strip() for name in args.scenarios.split(",") if name.strip()]
+    )
     unknown = [name for name in names if name not in SCENARIOS]
     if unknown or not names:
         parser.error("unknown scenario(s) %s; known: %s" % (", ".join(unknown) or "(none given)", ", ".join(SCENARIOS)))
@@ -846,11 +1182,25 @@ def main():
                 print("  %s  %-58s %s" % ("PASS" if passed else "FAIL", label + ":", value))
             print("  scenario %s: %s (%.0f s)" % (name, "PASS" if row.passed else "FAIL", time.monotonic() - started))
             rows.append(row)
-    print("\n%-16s %9s %9s %10s %8s %10s %8s  %s" % ("scenario", "requested", "in place", "duplicates", "false", "statuses", "wall s", "result"))
+    print(
+        "\n%-16s %9s %9s %10s %8s %10s %8s  %s"
+        % ("scenario", "requested", "in place", "duplicates", "false", "statuses", "wall s", "result")
+    )
     for row in rows:
         failed = [label for label, _value, passed in row.targets if not passed]
-        print("%-16s %9d %9d %10d %8d %10s %8.1f  %s" % (row.name, row.requested, row.in_place, row.duplicates, row.false, row.statuses,
-                                                         row.seconds, "PASS" if row.passed else "FAIL: " + "; ".join(failed)))
+        print(
+            "%-16s %9d %9d %10d %8d %10s %8.1f  %s"
+            % (
+                row.name,
+                row.requested,
+                row.in_place,
+                row.duplicates,
+                row.false,
+                row.statuses,
+                row.seconds,
+                "PASS" if row.passed else "FAIL: " + "; ".join(failed),
+            )
+        )
     return 0 if all(row.passed for row in rows) else 1
 
 

@@ -49,9 +49,15 @@ ANSIBLE_DOCS = "https://docs.ansible.com/projects/ansible/devel/"
 ANSIBLE_LABELS = {
     # label: (page and anchor under ANSIBLE_DOCS, title)
     "common_return_values": ("reference_appendices/common_return_values.html#common-return-values", "Return Values"),
-    "ansible_configuration_settings": ("reference_appendices/config.html#ansible-configuration-settings", "Ansible Configuration Settings"),
+    "ansible_configuration_settings": (
+        "reference_appendices/config.html#ansible-configuration-settings",
+        "Ansible Configuration Settings",
+    ),
     "module_defaults": ("playbook_guide/playbooks_module_defaults.html#module-defaults", "Module defaults"),
-    "collections_installing": ("collections_guide/collections_installing.html#collections-installing", "Installing collections"),
+    "collections_installing": (
+        "collections_guide/collections_installing.html#collections-installing",
+        "Installing collections",
+    ),
     "list_of_collections": ("collections/index.html#list-of-collections", "Collection Index"),
 }
 # Environment variables of ansible-core's own options that plugin pages link to (the inventory
@@ -69,7 +75,9 @@ intersphinx_mapping = {"ansible_devel": (ANSIBLE_DOCS, STUB_INVENTORY)}
 
 def _write_stub_inventory(app):
     lines = "".join(f"{label} std:label -1 {uri} {name}\n" for label, (uri, name) in sorted(ANSIBLE_LABELS.items()))
-    lines += "".join(f"{name} std:envvar -1 reference_appendices/config.html#envvar-{name} -\n" for name in ANSIBLE_ENVVARS)
+    lines += "".join(
+        f"{name} std:envvar -1 reference_appendices/config.html#envvar-{name} -\n" for name in ANSIBLE_ENVVARS
+    )
     header = "# Sphinx inventory version 2\n# Project: Ansible\n# Version: devel\n# The remainder of this file is compressed using zlib.\n"
     (Path(app.srcdir) / STUB_INVENTORY).write_bytes(header.encode() + zlib.compress(lines.encode()))
 

@@ -126,8 +126,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidde
 
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"
-STATUS_VARS = (("nac_dot1x_status", "status"), ("nac_auth_method", "auth_method"), ("nac_username", "username"),
-               ("nac_dot1x_message", "message"), ("nac_dot1x_error_message", "error"))
+STATUS_VARS = (
+    ("nac_dot1x_status", "status"),
+    ("nac_auth_method", "auth_method"),
+    ("nac_username", "username"),
+    ("nac_dot1x_message", "message"),
+    ("nac_dot1x_error_message", "error"),
+)
 
 
 def host_names(records):
@@ -151,8 +156,10 @@ def host_names(records):
         if len(matches) == 1:
             warnings.append("device id %s has an empty hostname: its host is named %s" % (matches[0]["id"], hosts))
         else:
-            warnings.append("hostname %r is shared by %d devices (ids %s): their hosts are named %s" % (
-                matches[0]["hostname"], len(matches), ", ".join(str(record["id"]) for record in matches), hosts))
+            warnings.append(
+                "hostname %r is shared by %d devices (ids %s): their hosts are named %s"
+                % (matches[0]["hostname"], len(matches), ", ".join(str(record["id"]) for record in matches), hosts)
+            )
     return names, warnings
 
 
@@ -207,8 +214,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def cache_key(self, path):
         """The standard key of the source, narrowed by what decides the data: the API address, the tenant
         and whether statuses were queried (no credential, in any form)."""
-        settings = json.dumps([strip_userinfo(str(self.get_option("api_url"))), self.get_option("tenant"),
-                               self.get_option("dot1x_status")])
+        settings = json.dumps(
+            [
+                strip_userinfo(str(self.get_option("api_url"))),
+                self.get_option("tenant"),
+                self.get_option("dot1x_status"),
+            ]
+        )
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
@@ -223,8 +235,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
             entries = query_all(client, targets, concurrency)
-            self.display.vvv("netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
-                             % (len(entries), time.monotonic() - started, concurrency))
+            self.display.vvv(
+                "netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
+                % (len(entries), time.monotonic() - started, concurrency)
+            )
             return dict(devices=records, dot1x=entries)
         finally:
             client.close()

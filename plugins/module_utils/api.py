@@ -40,9 +40,22 @@ from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
 
 # The names other code imports from here: the client, its errors, and the options it takes.
 __all__ = (
-    "CONNECTION_OPTIONS", "DOT1X_INTENT", "DOT1X_INTENT_NAMES", "HAS_REQUESTS", "MAX_CONCURRENCY",
-    "REQUESTS_IMPORT_ERROR", "NacAuthError", "NacClient", "NacConfigError", "NacConnectionError", "NacError",
-    "NacHTTPError", "NacNotFound", "NacResponseError", "NacServerError", "ReadOnlyViolation",
+    "CONNECTION_OPTIONS",
+    "DOT1X_INTENT",
+    "DOT1X_INTENT_NAMES",
+    "HAS_REQUESTS",
+    "MAX_CONCURRENCY",
+    "REQUESTS_IMPORT_ERROR",
+    "NacAuthError",
+    "NacClient",
+    "NacConfigError",
+    "NacConnectionError",
+    "NacError",
+    "NacHTTPError",
+    "NacNotFound",
+    "NacResponseError",
+    "NacServerError",
+    "ReadOnlyViolation",
 )
 
 DOT1X_INTENT = "dot1x_status"
@@ -68,8 +81,9 @@ class NacClient(Transport):
         records = self._records("GET", "/api/device", "id", int)
         for index, record in enumerate(records):
             if not isinstance(record.get("hostname"), str):
-                raise self._shape_error("GET", "/api/device", "item %d (id %s) has no string 'hostname'"
-                                        % (index, record["id"]))
+                raise self._shape_error(
+                    "GET", "/api/device", "item %d (id %s) has no string 'hostname'" % (index, record["id"])
+                )
         return records
 
     def create_device(self, body):
@@ -84,8 +98,9 @@ class NacClient(Transport):
         path = "/api/intent/%s/fire" % tag
         reply = self.request("POST", path, body={"targetId": target_id, "additionalPayload": {"json": True}})
         if not isinstance(reply, dict):
-            raise self._shape_error("POST", path, "expected a JSON object for target %s, got %s"
-                                    % (target_id, json_type(reply)))
+            raise self._shape_error(
+                "POST", path, "expected a JSON object for target %s, got %s" % (target_id, json_type(reply))
+            )
         return reply
 
     # -- what the API's replies mean ----------------------------------------------------
@@ -97,14 +112,23 @@ class NacClient(Transport):
         for index, record in enumerate(reply):
             value = record.get(key) if isinstance(record, dict) else None
             if not isinstance(value, key_type) or isinstance(value, bool):
-                raise self._shape_error(method, path, "item %d has no %s %r: %s" % (
-                    index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80)))
+                raise self._shape_error(
+                    method,
+                    path,
+                    "item %d has no %s %r: %s"
+                    % (index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80)),
+                )
         return reply
 
     def _shape_error(self, method, path, what):
-        return self.scrubbed(NacResponseError(
-            "%s %s: unexpected reply from %s: %s" % (method, path, self.display_url, what),
-            method=method, path=path, url=self.display_url))
+        return self.scrubbed(
+            NacResponseError(
+                "%s %s: unexpected reply from %s: %s" % (method, path, self.display_url, what),
+                method=method,
+                path=path,
+                url=self.display_url,
+            )
+        )
 
     def http_error(self, method, path, response, write=False, attempts=1):
         """The NacError of a non-success reply, as the API guide reads each status. A write's error
@@ -122,23 +146,31 @@ class NacClient(Transport):
             error = NacHTTPError(
                 "The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed: set api_url to the "
                 "address the service redirects to (https:// instead of http://, for example)."
-                % (where, status, strip_userinfo(response.headers.get("Location") or "nowhere")), **details)
+                % (where, status, strip_userinfo(response.headers.get("Location") or "nowhere")),
+                **details,
+            )
         elif status == 500 and not credentials_accepted:
             error = NacAuthError(
                 "The NAC API answered 'Server error' (HTTP 500) to %s%s. The API gives this reply for an invalid "
                 "or missing API key (or a wrong username, password or tenant): check api_key / NAC_API_KEY, or "
                 "username, password and tenant. If the credentials are right, the server itself failed.%s"
-                % (where, tries, said), **details)
+                % (where, tries, said),
+                **details,
+            )
         elif status >= 500:
             accepted = ""
             if status == 500:
                 accepted = " (not of the credentials: an earlier request of this task was answered)"
             error = NacServerError(
                 "The NAC API failed on %s with HTTP %d%s: a fault of the server or of a proxy in front of it%s.%s"
-                % (where, status, tries, accepted, said), **details)
+                % (where, status, tries, accepted, said),
+                **details,
+            )
         elif status in (401, 403):
-            error = NacAuthError("Access refused (HTTP %d) to %s: the account needs %s.%s"
-                                 % (status, where, _access_needed(path), said), **details)
+            error = NacAuthError(
+                "Access refused (HTTP %d) to %s: the account needs %s.%s" % (status, where, _access_needed(path), said),
+                **details,
+            )
         elif status == 404:
             error = NacNotFound("Not found (HTTP 404): %s.%s" % (where, said), **details)
         else:

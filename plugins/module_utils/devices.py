@@ -45,31 +45,34 @@ MESSAGE_HOSTS = 10
 CREATION_WORDING = Wording(
     not_attempted="not attempted: {reason}",
     stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
-            "was not sent again: {reason}",
+    "was not sent again: {reason}",
     refused_access="a creation was refused for lack of access, so no other was sent ({error})",
     several_unidentified="created, but its id is unknown: the reply carried none and the device list shows "
-                         "{count} devices named {name} (ids {ids})",
+    "{count} devices named {name} (ids {ids})",
     several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
-                          "{attempts} times because the list did not show it within the settle window of {window}, "
-                          "so an earlier attempt was probably committed later than that (or another client created "
-                          "one meanwhile); remove the extra device in the NAC",
+    "{attempts} times because the list did not show it within the settle window of {window}, "
+    "so an earlier attempt was probably committed later than that (or another client created "
+    "one meanwhile); remove the extra device in the NAC",
     several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
-            "them in the NAC",
+    "them in the NAC",
     unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
-                           "list did not show {name} during the settle window of {window}: whether it was created is "
-                           "unknown. Check the NAC; a later run looks for it before creating anything",
+    "list did not show {name} during the settle window of {window}: whether it was created is "
+    "unknown. Check the NAC; a later run looks for it before creating anything",
     unidentified_list_failed="created, but its id is unknown: the reply carried none and listing the devices failed "
-                             "({list_error})",
+    "({list_error})",
     unknown_list_failed="{error}; whether the device was created is unknown, and listing the devices to find out "
-                        "failed too ({list_error}). Check the NAC; a later run looks for {name} before creating "
-                        "anything",
+    "failed too ({list_error}). Check the NAC; a later run looks for {name} before creating "
+    "anything",
     unknown_not_shown="{error}; the outcome is unknown: the device list did not show {name} during the settle window "
-                      "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
-                      "anything",
+    "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
+    "anything",
 )
 
-_MAC = re.compile(r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
-                  r"|[0-9a-f]{12})$", re.IGNORECASE)
+_MAC = re.compile(
+    r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
+    r"|[0-9a-f]{12})$",
+    re.IGNORECASE,
+)
 _DOTTED_QUAD = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
 
 
@@ -81,10 +84,12 @@ def normalise_mac(value):
     """'00-1A-2B-3C-4D-5E', '001a.2b3c.4d5e', '001A2B3C4D5E', any case -> '00:1a:2b:3c:4d:5e'."""
     text = value.strip() if isinstance(value, str) else ""
     if not _MAC.match(text):
-        raise ValueError("'%s' is not a MAC address (expected six colon-separated hex pairs such as 00:1a:2b:3c:4d:5e; "
-                         "00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)" % (value,))
+        raise ValueError(
+            "'%s' is not a MAC address (expected six colon-separated hex pairs such as 00:1a:2b:3c:4d:5e; "
+            "00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)" % (value,)
+        )
     digits = re.sub(r"[^0-9a-f]", "", text.lower())
-    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
 
 
 def normalise_ip(value):
@@ -144,8 +149,9 @@ def device_specs(items, name="devices"):
         if hostname_problem(spec["hostname"]) is None:
             where = "%s (%s)" % (where, spec["hostname"]) if where else spec["hostname"]
             values = [("hostname", hostname_key(spec["hostname"]), spec["hostname"])]
-            values += [(label, value, value)
-                       for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())]
+            values += [
+                (label, value, value) for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())
+            ]
             for label, key, value in values:
                 first = seen.setdefault((label, key), where)
                 if first != where:
@@ -232,22 +238,36 @@ def plan(specs, records):
         outcome = Outcome(spec)
         found = index.get(hostname_key(spec["hostname"]), [])
         if len(found) > 1:
-            outcome.fail("%d devices are named %s (ids %s): the API does not promise unique hostnames and this one is "
-                         "ambiguous; remove or rename the extra devices in the NAC"
-                         % (len(found), spec["hostname"], ", ".join(str(r["id"]) for r in found)))
+            outcome.fail(
+                "%d devices are named %s (ids %s): the API does not promise unique hostnames and this one is "
+                "ambiguous; remove or rename the extra devices in the NAC"
+                % (len(found), spec["hostname"], ", ".join(str(r["id"]) for r in found))
+            )
         elif found:
             outcome.state, outcome.id, outcome.record = EXISTING, found[0]["id"], found[0]
             differ = differences(spec, found[0])
             if differ:
-                outcome.warnings.append("device %s (id %s) exists but differs from the request: %s. Nothing was "
-                                        "changed: the API cannot update a device, change it in the NAC itself"
-                                        % (found[0]["hostname"], found[0]["id"], "; ".join(differ)))
+                outcome.warnings.append(
+                    "device %s (id %s) exists but differs from the request: %s. Nothing was "
+                    "changed: the API cannot update a device, change it in the NAC itself"
+                    % (found[0]["hostname"], found[0]["id"], "; ".join(differ))
+                )
         outcomes.append(outcome)
     return outcomes
 
 
-def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False, settle_timeout=SETTLE_TIMEOUT,
-                   max_resends=3, should_stop=None, clock=time.monotonic, sleep=time.sleep):
+def ensure_devices(
+    specs,
+    list_devices,
+    create,
+    concurrency=8,
+    check_mode=False,
+    settle_timeout=SETTLE_TIMEOUT,
+    max_resends=3,
+    should_stop=None,
+    clock=time.monotonic,
+    sleep=time.sleep,
+):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -268,16 +288,29 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
         for outcome in pending:
             outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
         return outcomes
-    settle(pending, _creation(create), lambda: index_by_hostname(list_devices()), _shows, CREATION_WORDING,
-           concurrency, settle_timeout, max_resends, should_stop, clock, sleep)
+    settle(
+        pending,
+        _creation(create),
+        lambda: index_by_hostname(list_devices()),
+        _shows,
+        CREATION_WORDING,
+        concurrency,
+        settle_timeout,
+        max_resends,
+        should_stop,
+        clock,
+        sleep,
+    )
     return outcomes
 
 
 def _check_complete(pending):
     """Raise InvalidRequest naming every device to create that lacks its group or profile."""
-    incomplete = ["%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
-                  for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending)
-                  if needs]
+    incomplete = [
+        "%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
+        for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending)
+        if needs
+    ]
     if incomplete:
         raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
 
@@ -334,4 +367,9 @@ def failure_message(outcomes):
             named += " and %d more" % (len(hosts) - MESSAGE_HOSTS)
         parts.append("%s: %s" % (named, reason))
     return "%d of %d devices failed (%d created, %d existing): %s" % (
-        counts["failures"], len(outcomes), counts["created"], counts["existing"], " | ".join(parts))
+        counts["failures"],
+        len(outcomes),
+        counts["created"],
+        counts["existing"],
+        " | ".join(parts),
+    )

@@ -54,18 +54,31 @@ class BatchStopped(NacAuthError):
 
     def __init__(self, error, results):
         answered = sum(1 for entry in results if "error" not in entry)
-        message = ("%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
-                   "(results has every target, each failed one with its error)."
-                   % (error.message, answered, len(results)))
-        super(BatchStopped, self).__init__(message, method=error.method, path=error.path, status=error.status,
-                                           reason=error.reason, url=error.url)
+        message = (
+            "%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
+            "(results has every target, each failed one with its error)." % (error.message, answered, len(results))
+        )
+        super(BatchStopped, self).__init__(
+            message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
+        )
         self.cause = error
         self.results = results
         self.report = None
 
 
-def dot1x_status(client, device_id=None, hostname=None, all_devices=False, concurrency=8, wait_for=None,
-                 wait_timeout=300, wait_interval=5.0, check_access=True, clock=time.monotonic, sleep=time.sleep):
+def dot1x_status(
+    client,
+    device_id=None,
+    hostname=None,
+    all_devices=False,
+    concurrency=8,
+    wait_for=None,
+    wait_timeout=300,
+    wait_interval=5.0,
+    check_access=True,
+    clock=time.monotonic,
+    sleep=time.sleep,
+):
     """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
 
     Raises NacConfigError for unusable options and NacAuthError when the account may not fire
@@ -94,7 +107,9 @@ def require_access(client):
             "The account may not fire the intent %s (%s): GET /api/intent does not list it. The account needs "
             "access to that intent (often the administrator role or a similar one) to query 802.1x status. "
             "No status was queried." % (DOT1X_INTENT, DOT1X_INTENT_NAMES),
-            method="GET", path="/api/intent")
+            method="GET",
+            path="/api/intent",
+        )
 
 
 def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval):
@@ -104,7 +119,8 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
     if len(given) != 1:
         raise NacConfigError(
             "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
-            % (" and ".join(given) if given else "none (all_devices: false chooses nothing)"))
+            % (" and ".join(given) if given else "none (all_devices: false chooses nothing)")
+        )
     check_concurrency(concurrency)
     if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:
         raise NacConfigError("wait_interval must be a number of seconds greater than 0, got %r" % (wait_interval,))
@@ -148,8 +164,10 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
             continue
         if len(matches) > 1 and ("name", hostname_key(name)) not in seen:
             seen.add(("name", hostname_key(name)))
-            warnings.append("hostname %s matches %d devices (ids %s): the status of each is returned"
-                            % (name, len(matches), ", ".join(str(r["id"]) for r in matches)))
+            warnings.append(
+                "hostname %s matches %d devices (ids %s): the status of each is returned"
+                % (name, len(matches), ", ".join(str(r["id"]) for r in matches))
+            )
         for record in matches:
             add(Target(record["id"], record["hostname"], None), ("id", record["id"]))
     return targets, warnings
@@ -162,19 +180,30 @@ def shape(target, reply):
     for key in ("status", "authMethod", "username", "message"):
         value = reply.get(key)
         if value is not None and not isinstance(value, str):
-            return error_entry(target, unexpected + "%r is %s %s, expected a string" % (
-                key, type(value).__name__, excerpt(json.dumps(value), 80)))
+            return error_entry(
+                target,
+                unexpected
+                + "%r is %s %s, expected a string" % (key, type(value).__name__, excerpt(json.dumps(value), 80)),
+            )
     status = reply.get("status")
     if status is None and reply.get("error"):
-        return error_entry(target, unexpected + "the reply has no status but an error: %s"
-                           % excerpt(str(reply["error"]), 200))
-    return dict(id=target.id, hostname=target.hostname, status=status or UNKNOWN,
-                auth_method=reply.get("authMethod"), username=reply.get("username"), message=reply.get("message"))
+        return error_entry(
+            target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200)
+        )
+    return dict(
+        id=target.id,
+        hostname=target.hostname,
+        status=status or UNKNOWN,
+        auth_method=reply.get("authMethod"),
+        username=reply.get("username"),
+        message=reply.get("message"),
+    )
 
 
 def error_entry(target, error):
-    return dict(id=target.id, hostname=target.hostname, status=ERROR, auth_method=None, username=None, message=None,
-                error=error)
+    return dict(
+        id=target.id, hostname=target.hostname, status=ERROR, auth_method=None, username=None, message=None, error=error
+    )
 
 
 def summarize(results):
@@ -186,8 +215,16 @@ def reached(entry, wait_for):
     return "error" not in entry and entry["status"].casefold() == wait_for.casefold()
 
 
-def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_interval=5.0,
-         clock=time.monotonic, sleep=time.sleep):
+def poll(
+    client,
+    targets,
+    concurrency,
+    wait_for=None,
+    wait_timeout=300,
+    wait_interval=5.0,
+    clock=time.monotonic,
+    sleep=time.sleep,
+):
     """One result entry per target, in the targets' order.
 
     Without ``wait_for``, every known target is queried once. With it, each round queries the
@@ -209,8 +246,11 @@ def poll(client, targets, concurrency, wait_for=None, wait_timeout=300, wait_int
             raise BatchStopped(refused[0], results)
         if wait_for is None:
             break
-        pending = [index for index, target in enumerate(targets)
-                   if target.error is None and not reached(results[index], wait_for)]
+        pending = [
+            index
+            for index, target in enumerate(targets)
+            if target.error is None and not reached(results[index], wait_for)
+        ]
         now = clock()
         if not pending or now >= deadline:
             break
@@ -282,12 +322,15 @@ def failure_message(results, wait_for=None, wait_timeout=None):
     late = [entry for entry in results if "error" not in entry and not reached(entry, wait_for)] if wait_for else []
     parts = []
     if late:
-        parts.append("%d of %d devices did not reach %s within %s s: %s." % (
-            len(late), len(results), wait_for, _seconds(wait_timeout),
-            _listing(late, _late_entry)))
+        parts.append(
+            "%d of %d devices did not reach %s within %s s: %s."
+            % (len(late), len(results), wait_for, _seconds(wait_timeout), _listing(late, _late_entry))
+        )
     if failed:
-        parts.append("%d of %d targets could not be queried: %s." % (
-            len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), e["error"]))))
+        parts.append(
+            "%d of %d targets could not be queried: %s."
+            % (len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), e["error"])))
+        )
     return " ".join(parts) or None
 
 

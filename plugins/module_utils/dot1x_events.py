@@ -29,13 +29,16 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidde
 # with the kind of a secret set to "secret" (its value is never shown, not even in a message about its type).
 CONNECTION_OPTIONS = collections.OrderedDict(
     (name, (variable, "secret" if secret else kind, default))
-    for name, (variable, kind, default, secret) in ALL_CONNECTION_OPTIONS.items())
-SOURCE_OPTIONS = collections.OrderedDict((
-    ("hostname", "list"),
-    ("interval", "float"),
-    ("concurrency", "int"),
-    ("initial", "bool"),
-))
+    for name, (variable, kind, default, secret) in ALL_CONNECTION_OPTIONS.items()
+)
+SOURCE_OPTIONS = collections.OrderedDict(
+    (
+        ("hostname", "list"),
+        ("interval", "float"),
+        ("concurrency", "int"),
+        ("initial", "bool"),
+    )
+)
 SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False)
 TRUE = frozenset(("1", "true", "yes", "on", "y", "t"))
 FALSE = frozenset(("0", "false", "no", "off", "n", "f"))
@@ -52,8 +55,10 @@ def source_options(args, environ=None):
     args = dict((name, value) for name, value in (args or {}).items() if not str(name).startswith("eda_"))
     unknown = sorted(set(args) - set(CONNECTION_OPTIONS) - set(SOURCE_OPTIONS), key=str)
     if unknown:
-        raise NacConfigError("netaccess.nac.dot1x_status: unknown argument(s) %s; the arguments are %s" % (
-            ", ".join(map(str, unknown)), ", ".join(list(CONNECTION_OPTIONS) + list(SOURCE_OPTIONS))))
+        raise NacConfigError(
+            "netaccess.nac.dot1x_status: unknown argument(s) %s; the arguments are %s"
+            % (", ".join(map(str, unknown)), ", ".join(list(CONNECTION_OPTIONS) + list(SOURCE_OPTIONS)))
+        )
     client = {}
     for name, (variable, kind, default) in CONNECTION_OPTIONS.items():
         value, where = args.get(name), name
@@ -63,12 +68,12 @@ def source_options(args, environ=None):
     if not client["api_url"]:
         raise NacConfigError("api_url is required: give the address of the NAC service as api_url or in NAC_API_URL")
     options = dict(SOURCE_DEFAULTS)
-    options.update((name, _convert(args[name], kind, name))
-                   for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None)
+    options.update(
+        (name, _convert(args[name], kind, name)) for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None
+    )
     hostnames = options["hostname"]
     if hostnames is not None and not (hostnames and all(isinstance(n, str) and n.strip() for n in hostnames)):
-        raise NacConfigError("hostname must list device names (or be left out for every device), got %r"
-                             % (hostnames,))
+        raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (hostnames,))
     if options["interval"] <= 0:
         raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
     check_concurrency(options["concurrency"])
@@ -152,7 +157,7 @@ def detect(known, results, initial=False):
             continue
         now[entry["id"]] = entry
         previous = before["status"] if isinstance(before, dict) else None
-        if (initial if first else before is not FIRST_ROUND and (before is None or previous != entry["status"])):
+        if initial if first else before is not FIRST_ROUND and (before is None or previous != entry["status"]):
             events.append(change_event(entry, previous))
     now = dict((ident, value) for ident, value in now.items() if value is not None)
     if failed:
@@ -161,9 +166,17 @@ def detect(known, results, initial=False):
 
 
 def change_event(entry, previous_status):
-    return {"nac_dot1x": dict(id=entry["id"], hostname=entry["hostname"], status=entry["status"],
-                              previous_status=previous_status, auth_method=entry.get("auth_method"),
-                              username=entry.get("username"), message=entry.get("message"))}
+    return {
+        "nac_dot1x": dict(
+            id=entry["id"],
+            hostname=entry["hostname"],
+            status=entry["status"],
+            previous_status=previous_status,
+            auth_method=entry.get("auth_method"),
+            username=entry.get("username"),
+            message=entry.get("message"),
+        )
+    }
 
 
 def error_event(message, devices=()):

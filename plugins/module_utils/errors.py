@@ -37,8 +37,14 @@ class NacError(Exception):
 
     @property
     def failure(self):
-        failure = dict(type=type(self).__name__, method=self.method, path=self.path,
-                       status=self.status, reason=self.reason, url=self.url)
+        failure = dict(
+            type=type(self).__name__,
+            method=self.method,
+            path=self.path,
+            status=self.status,
+            reason=self.reason,
+            url=self.url,
+        )
         failure = dict((k, v) for k, v in failure.items() if v is not None)
         if self._outcome_stated:
             failure["outcome_unknown"] = self.outcome_unknown

@@ -26,12 +26,17 @@ def hostname_problem(value):
     at most 253 characters, without whitespace or control characters."""
     if isinstance(value, (list, tuple, dict, set)):
         return "must be one name (a string), got a %s: %s" % (
-            "mapping" if isinstance(value, dict) else "list", excerpt(repr(value), 80))
+            "mapping" if isinstance(value, dict) else "list",
+            excerpt(repr(value), 80),
+        )
     if not isinstance(value, str) or not value:
         return "is required" if value in (None, "") else "must be a name (a string), got %r" % (value,)
     if len(value) > HOSTNAME_MAX:
         return "has %d characters, more than the %d a hostname may have: %s" % (
-            len(value), HOSTNAME_MAX, excerpt(value, 40))
+            len(value),
+            HOSTNAME_MAX,
+            excerpt(value, 40),
+        )
     if any(unicodedata.category(char)[0] in "CZ" for char in value):
         return "%r contains whitespace or a control character, which a hostname cannot have" % (value,)
     return None
@@ -45,8 +50,9 @@ def hostname_value(value):
 def check_hostnames(hostnames, name="hostname"):
     """Raise NacConfigError naming every unusable hostname of a list option; return the names as strings."""
     names = [hostname_value(value) for value in hostnames]
-    problems = ["%s[%d] %s" % (name, index, problem)
-                for index, problem in enumerate(map(hostname_problem, names)) if problem]
+    problems = [
+        "%s[%d] %s" % (name, index, problem) for index, problem in enumerate(map(hostname_problem, names)) if problem
+    ]
     if problems:
         raise NacConfigError("Invalid %s, nothing was sent: %s" % (name, "; ".join(problems)))
     return names

@@ -93,8 +93,9 @@ class NacModule:
         self.result = dict(changed=False)
         self._diffs = []
         try:
-            self.client = NacClient(read_only=read_only or self.check_mode, pool_size=pool_size,
-                                    **connection_values(self.params.get))
+            self.client = NacClient(
+                read_only=read_only or self.check_mode, pool_size=pool_size, **connection_values(self.params.get)
+            )
         except NacError as error:
             self.fail(error.message, failure=error.failure)
 
@@ -119,9 +120,11 @@ class NacModule:
         except NacError as error:
             self.fail(error.message, failure=error.failure)
         except Exception as error:  # pylint: disable=broad-except
-            self.fail("Internal error in %s: %s: %s \u2014 please report it"
-                      % (self.ansible._name, type(error).__name__, error),
-                      exception=traceback.format_exc())
+            self.fail(
+                "Internal error in %s: %s: %s \u2014 please report it"
+                % (self.ansible._name, type(error).__name__, error),
+                exception=traceback.format_exc(),
+            )
         finally:
             self.client.close()
         self.ansible.exit_json(**self._with_diff())

@@ -22,17 +22,19 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import USERI
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import check_ca_path
 
 # name -> (environment variable, type, default, secret). Each is a NacClient argument.
-CONNECTION_OPTIONS = collections.OrderedDict((
-    ("api_url", ("NAC_API_URL", "str", None, False)),
-    ("api_key", ("NAC_API_KEY", "str", None, True)),
-    ("username", ("NAC_USERNAME", "str", None, False)),
-    ("password", ("NAC_PASSWORD", "str", None, True)),
-    ("tenant", ("NAC_TENANT", "str", None, False)),  # an identifier, not a secret: never masked
-    ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True, False)),
-    ("ca_path", ("NAC_CA_PATH", "path", None, False)),
-    ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
-    ("max_retries", (None, "int", 3, False)),
-))
+CONNECTION_OPTIONS = collections.OrderedDict(
+    (
+        ("api_url", ("NAC_API_URL", "str", None, False)),
+        ("api_key", ("NAC_API_KEY", "str", None, True)),
+        ("username", ("NAC_USERNAME", "str", None, False)),
+        ("password", ("NAC_PASSWORD", "str", None, True)),
+        ("tenant", ("NAC_TENANT", "str", None, False)),  # an identifier, not a secret: never masked
+        ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True, False)),
+        ("ca_path", ("NAC_CA_PATH", "path", None, False)),
+        ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
+        ("max_retries", (None, "int", 3, False)),
+    )
+)
 SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
 
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
@@ -57,13 +59,23 @@ def settle_seconds(settle_timeout, timeout):
     """nac_device's settle window: ``settle_timeout``, by default ``timeout`` (at most SETTLE_TIMEOUT_MAX)."""
     seconds = min(timeout, SETTLE_TIMEOUT_MAX) if settle_timeout is None else settle_timeout
     if not 0 <= seconds <= SETTLE_TIMEOUT_MAX:
-        raise NacConfigError("settle_timeout must be a number of seconds from 0 to %d, got %s"
-                             % (SETTLE_TIMEOUT_MAX, seconds))
+        raise NacConfigError(
+            "settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, seconds)
+        )
     return seconds
 
 
-def check_connection(api_url, api_key=None, username=None, password=None, tenant=None, validate_certs=True,
-                     ca_path=None, timeout=30.0, max_retries=3):
+def check_connection(
+    api_url,
+    api_key=None,
+    username=None,
+    password=None,
+    tenant=None,
+    validate_certs=True,
+    ca_path=None,
+    timeout=30.0,
+    max_retries=3,
+):
     """Raise NacConfigError naming the first unusable connection option (never showing a secret)."""
     _check_api_url(api_url)
     _check_credentials(api_key, username, password, tenant)
@@ -79,24 +91,32 @@ def _check_api_url(api_url):
     if not api_url:
         raise NacConfigError("api_url is required: set the option api_url or the environment variable NAC_API_URL")
     if not isinstance(api_url, str) or not URL_FORM.match(api_url):
-        raise NacConfigError("api_url must be an http:// or https:// address such as https://nac.example.com "
-                             "(no spaces, query or fragment), got %r" % strip_userinfo(str(api_url or "")))
+        raise NacConfigError(
+            "api_url must be an http:// or https:// address such as https://nac.example.com "
+            "(no spaces, query or fragment), got %r" % strip_userinfo(str(api_url or ""))
+        )
     if USERINFO.match(api_url):
-        raise NacConfigError("api_url must not contain credentials (user:password@): give them as username and "
-                             "password, or api_key, got %r (an @ in its path must be written %%40)"
-                             % strip_userinfo(api_url))
+        raise NacConfigError(
+            "api_url must not contain credentials (user:password@): give them as username and "
+            "password, or api_key, got %r (an @ in its path must be written %%40)" % strip_userinfo(api_url)
+        )
 
 
 def _check_credentials(api_key, username, password, tenant):
     if api_key and (username or password):
-        raise NacConfigError("give either api_key or username and password, not both "
-                             "(the NAC_API_KEY, NAC_USERNAME and NAC_PASSWORD environment variables count too)")
+        raise NacConfigError(
+            "give either api_key or username and password, not both "
+            "(the NAC_API_KEY, NAC_USERNAME and NAC_PASSWORD environment variables count too)"
+        )
     if not api_key and not (username and password):
         if username or password:
-            raise NacConfigError("username and password go together: %s is missing"
-                                 % ("password (NAC_PASSWORD)" if username else "username (NAC_USERNAME)"))
-        raise NacConfigError("no credentials: set api_key (NAC_API_KEY), or username and password "
-                             "(NAC_USERNAME, NAC_PASSWORD)")
+            raise NacConfigError(
+                "username and password go together: %s is missing"
+                % ("password (NAC_PASSWORD)" if username else "username (NAC_USERNAME)")
+            )
+        raise NacConfigError(
+            "no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)"
+        )
     for name, value in (("api_key", api_key), ("username", username), ("password", password), ("tenant", tenant)):
         problem = credential_problem(name, value)
         if problem:

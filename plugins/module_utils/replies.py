@@ -24,7 +24,7 @@ def excerpt(text, limit=EXCERPT_LEN):
     text = re.sub(r"(?is)<(head|script|style)\b(?:(?!<\1\b).)*?</\1>", " ", text or "")
     text = re.sub(r"<[^<>]+>", " ", text)
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def decode_json(response):
@@ -35,8 +35,13 @@ def decode_json(response):
         raise ValueError("JSON nested too deeply") from None
 
 
-JSON_TYPES = ((bool, "a boolean"), (dict, "an object"), (list, "an array"), (str, "a string"),
-              ((int, float), "a number"))
+JSON_TYPES = (
+    (bool, "a boolean"),
+    (dict, "an object"),
+    (list, "an array"),
+    (str, "a string"),
+    ((int, float), "a number"),
+)
 
 
 def json_type(value):

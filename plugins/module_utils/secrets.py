@@ -40,16 +40,26 @@ def hidden_forms(values, api_url=None):
         values += [password, unquote(password)]
     forms = set()
     for value in values:
-        forms.update((value, repr(value)[1:-1], ascii(value)[1:-1], json.dumps(value)[1:-1],
-                      repr(value.encode("utf-8"))[2:-1],
-                      quote(value), quote(value, safe=""), quote_plus(value), quote_plus(value, safe="")))
+        forms.update(
+            (
+                value,
+                repr(value)[1:-1],
+                ascii(value)[1:-1],
+                json.dumps(value)[1:-1],
+                repr(value.encode("utf-8"))[2:-1],
+                quote(value),
+                quote(value, safe=""),
+                quote_plus(value),
+                quote_plus(value, safe=""),
+            )
+        )
     return sorted((form for form in forms if form), key=len, reverse=True)
 
 
 def strip_userinfo(url):
     """The URL without its ``user:password@`` part (everything up to its last ``@``)."""
     found = USERINFO.match(url)
-    return url[:found.start(1)] + url[found.end(0):] if found else url
+    return url[: found.start(1)] + url[found.end(0) :] if found else url
 
 
 def url_password(url):
@@ -86,8 +96,10 @@ def _character_problem(name, char, index, length):
     if unicodedata.category(char) == "Cc":
         return "contains a control character (%s), which cannot be sent in an HTTP header" % where
     if name in ("api_key", "tenant") and not (" " <= char <= "~"):
-        return ("contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only"
-                % where)
+        return (
+            "contains a character that is not ASCII (%s): it is sent as an HTTP header, which carries ASCII only"
+            % where
+        )
     if char == " " and (name == "api_key" or (name == "tenant" and index in (0, length - 1))):
         return "contains a space (%s), which the HTTP header would not carry as given" % where
     if name == "username" and char == ":":

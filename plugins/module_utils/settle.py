@@ -41,18 +41,21 @@ Written = collections.namedtuple("Written", "id record reply")
 Written.__doc__ = """What a successful write returned: the id it names (None when the reply names none), the
 record as far as known, and the reply itself (for messages)."""
 
-Wording = collections.namedtuple("Wording", (
-    "not_attempted",               # {reason}: no attempt was made, the task must stop
-    "stopped",                     # {error} {reason}: uncertain, and not sent again because the task must stop
-    "refused_access",              # {error}: the reason to stop after a write refused for lack of access
-    "several_unidentified",        # {count} {name} {ids}: a warning; done without an id, the list shows several
-    "several_after_resends",       # {count} {name} {ids} {attempts} {window}: sent again, the list shows several
-    "several",                     # {error} {count} {name} {ids}: failed or uncertain, the list shows several
-    "unidentified_not_shown",      # {said} {name} {window}: done without an id, never shown during the window
-    "unidentified_list_failed",    # {list_error}: a warning; done without an id, listing failed
-    "unknown_list_failed",         # {error} {list_error} {name}: uncertain, listing failed
-    "unknown_not_shown",           # {error} {name} {window} {each_attempt}: uncertain, never shown, no re-send left
-))
+Wording = collections.namedtuple(
+    "Wording",
+    (
+        "not_attempted",  # {reason}: no attempt was made, the task must stop
+        "stopped",  # {error} {reason}: uncertain, and not sent again because the task must stop
+        "refused_access",  # {error}: the reason to stop after a write refused for lack of access
+        "several_unidentified",  # {count} {name} {ids}: a warning; done without an id, the list shows several
+        "several_after_resends",  # {count} {name} {ids} {attempts} {window}: sent again, the list shows several
+        "several",  # {error} {count} {name} {ids}: failed or uncertain, the list shows several
+        "unidentified_not_shown",  # {said} {name} {window}: done without an id, never shown during the window
+        "unidentified_list_failed",  # {list_error}: a warning; done without an id, listing failed
+        "unknown_list_failed",  # {error} {list_error} {name}: uncertain, listing failed
+        "unknown_not_shown",  # {error} {name} {window} {each_attempt}: uncertain, never shown, no re-send left
+    ),
+)
 Wording.__doc__ = """Every sentence of the engine, as ``str.format`` templates with the fields named beside each
 field: the caller's own words for its kind of write."""
 
@@ -79,8 +82,19 @@ class Item:
         self.state, self.error, self.failure = FAILED, message, failure
 
 
-def settle(items, write, list_records, shows, wording, concurrency=8, settle_timeout=SETTLE_TIMEOUT, max_resends=3,
-           should_stop=None, clock=time.monotonic, sleep=time.sleep):
+def settle(
+    items,
+    write,
+    list_records,
+    shows,
+    wording,
+    concurrency=8,
+    settle_timeout=SETTLE_TIMEOUT,
+    max_resends=3,
+    should_stop=None,
+    clock=time.monotonic,
+    sleep=time.sleep,
+):
     """Write every item and decide each from the list (see the module's docstring); the items are updated.
 
     ``should_stop()`` is asked before each write: when it returns a reason (the controller that started
@@ -94,8 +108,11 @@ def settle(items, write, list_records, shows, wording, concurrency=8, settle_tim
         with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(to_send)))) as pool:
             list(pool.map(lambda item: _attempt(item, write, stop, wording), to_send))
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
-        unsettled = [item for item in to_send if item.state in (UNKNOWN, REFUSED)
-                     or (item.state == DONE and (item.id is None or item.attempts > 1))]
+        unsettled = [
+            item
+            for item in to_send
+            if item.state in (UNKNOWN, REFUSED) or (item.state == DONE and (item.id is None or item.attempts > 1))
+        ]
         listed = _look(unsettled, list_records, shows, window, wording)
         to_send = _after_window(unsettled, listed, window, max_resends, wording)
 
@@ -198,8 +215,9 @@ def _resolve(item, found, window, wording):
     elif item.state == DONE and item.attempts == 1:
         item.warnings.append(wording.several_unidentified.format(**fields))
     elif item.attempts > 1:
-        item.fail(wording.several_after_resends.format(attempts=item.attempts, window=window.text(), **fields),
-                  item.failure)
+        item.fail(
+            wording.several_after_resends.format(attempts=item.attempts, window=window.text(), **fields), item.failure
+        )
     else:
         item.fail(wording.several.format(error=item.error, **fields), item.failure)
 
@@ -217,10 +235,16 @@ def _after_window(unsettled, listed, window, max_resends, wording):
             else:
                 item.warnings.append(wording.unidentified_list_failed.format(list_error=listed.message))
         elif item.state in (UNKNOWN, REFUSED) and listed is not True:
-            item.fail(wording.unknown_list_failed.format(error=item.error, list_error=listed.message, name=item.name),
-                      item.failure)
+            item.fail(
+                wording.unknown_list_failed.format(error=item.error, list_error=listed.message, name=item.name),
+                item.failure,
+            )
         elif item.state in (UNKNOWN, REFUSED):
             each_attempt = "the only attempt" if item.attempts == 1 else "each of %d attempts" % item.attempts
-            item.fail(wording.unknown_not_shown.format(error=item.error, name=item.name, window=window.text(),
-                                                       each_attempt=each_attempt), item.failure)
+            item.fail(
+                wording.unknown_not_shown.format(
+                    error=item.error, name=item.name, window=window.text(), each_attempt=each_attempt
+                ),
+                item.failure,
+            )
     return resend

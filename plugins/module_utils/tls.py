@@ -35,35 +35,45 @@ def check_ca_path(ca_path):
     try:
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca_path)
     except FileNotFoundError:
-        raise NacConfigError("ca_path %s does not exist: give the path of a PEM bundle of the certificate "
-                             "authorities to trust" % ca_path) from None
+        raise NacConfigError(
+            "ca_path %s does not exist: give the path of a PEM bundle of the certificate authorities to trust" % ca_path
+        ) from None
     except PermissionError:
         raise NacConfigError("ca_path %s cannot be read (permission denied)" % ca_path) from None
     except ssl.SSLError as error:
         if "NO_CERTIFICATE" in str(error).upper():
-            raise NacConfigError("ca_path %s holds no PEM certificate (-----BEGIN CERTIFICATE-----): it must be a PEM "
-                                 "bundle of the certificate authorities to trust (convert a DER file to PEM)"
-                                 % ca_path) from None
-        raise NacConfigError("ca_path %s is not a usable PEM bundle (%s): it must hold the PEM certificates of the "
-                             "authorities to trust" % (ca_path, excerpt(str(error), 80))) from None
+            raise NacConfigError(
+                "ca_path %s holds no PEM certificate (-----BEGIN CERTIFICATE-----): it must be a PEM "
+                "bundle of the certificate authorities to trust (convert a DER file to PEM)" % ca_path
+            ) from None
+        raise NacConfigError(
+            "ca_path %s is not a usable PEM bundle (%s): it must hold the PEM certificates of the "
+            "authorities to trust" % (ca_path, excerpt(str(error), 80))
+        ) from None
     except (OSError, ValueError) as error:
-        raise NacConfigError("ca_path %s cannot be read: %s"
-                             % (ca_path, getattr(error, "strerror", None) or error)) from None
+        raise NacConfigError(
+            "ca_path %s cannot be read: %s" % (ca_path, getattr(error, "strerror", None) or error)
+        ) from None
 
 
 def tls_failure(exc, display_url, base_url, verify, timeout):
     """Why the TLS exchange with the service failed (``exc``, a requests SSLError), and what to do about it."""
     if TLS_NAME_MISMATCH.search(str(exc)):
         names = certificate_names(base_url, verify, timeout)
-        return ("TLS verification failed for %s: its certificate is for another name (%s), not %s. ca_path cannot "
-                "fix this: set api_url to an address the certificate names, or set validate_certs to false"
-                % (display_url, ", ".join(names) if names else "the names could not be read",
-                   urlsplit(base_url).hostname))
+        return (
+            "TLS verification failed for %s: its certificate is for another name (%s), not %s. ca_path cannot "
+            "fix this: set api_url to an address the certificate names, or set validate_certs to false"
+            % (display_url, ", ".join(names) if names else "the names could not be read", urlsplit(base_url).hostname)
+        )
     if "certificate" in str(exc).lower():
-        return ("TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
-                "or set validate_certs to false" % (display_url, tls_reason(exc)))
-    return ("TLS handshake with %s failed: %s. Is it an https:// service on that port (or an http:// one)?"
-            % (display_url, tls_reason(exc)))
+        return (
+            "TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
+            "or set validate_certs to false" % (display_url, tls_reason(exc))
+        )
+    return "TLS handshake with %s failed: %s. Is it an https:// service on that port (or an http:// one)?" % (
+        display_url,
+        tls_reason(exc),
+    )
 
 
 def certificate_names(base_url, verify, timeout):
@@ -71,8 +81,11 @@ def certificate_names(base_url, verify, timeout):
     against ``verify`` (as requests does) but not its name; [] when they cannot be read."""
     parts = urlsplit(base_url)
     if verify is True:
-        verify = (os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-                  or requests.utils.DEFAULT_CA_BUNDLE_PATH)
+        verify = (
+            os.environ.get("REQUESTS_CA_BUNDLE")
+            or os.environ.get("CURL_CA_BUNDLE")
+            or requests.utils.DEFAULT_CA_BUNDLE_PATH
+        )
     try:
         context = ssl.create_default_context(**{"capath" if os.path.isdir(verify) else "cafile": verify})
         context.check_hostname = False

@@ -67,9 +67,21 @@ class Transport:
     sending and receiving the complete reply.
     """
 
-    def __init__(self, api_url, api_key=None, username=None, password=None, tenant=None,
-                 validate_certs=True, ca_path=None, timeout=30.0, max_retries=3, pool_size=16,
-                 read_only=False, sleep=time.sleep):
+    def __init__(
+        self,
+        api_url,
+        api_key=None,
+        username=None,
+        password=None,
+        tenant=None,
+        validate_certs=True,
+        ca_path=None,
+        timeout=30.0,
+        max_retries=3,
+        pool_size=16,
+        read_only=False,
+        sleep=time.sleep,
+    ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
         check_connection(api_url, api_key, username, password, tenant, validate_certs, ca_path, timeout, max_retries)
@@ -108,8 +120,11 @@ class Transport:
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made)."""
         if write and self.read_only:
-            raise ReadOnlyViolation("refusing to send %s %s: the client is read-only (check mode)" % (method, path),
-                                    method=method, path=path)
+            raise ReadOnlyViolation(
+                "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
+                method=method,
+                path=path,
+            )
         url = self.base_url + path
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
         attempt = 0
@@ -138,8 +153,9 @@ class Transport:
         returned holds the body as read, in place of the stream (``raw``)."""
         deadline = time.monotonic() + self.timeout
         # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
-        response = self.session.request(method, url, json=body, timeout=self.timeout, verify=self.verify,
-                                        allow_redirects=False, stream=True)
+        response = self.session.request(
+            method, url, json=body, timeout=self.timeout, verify=self.verify, allow_redirects=False, stream=True
+        )
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
             chunks = []
@@ -165,10 +181,16 @@ class Transport:
         except ValueError:
             if write:
                 return None  # a write's reply body is not documented: the caller re-reads
-            raise self.scrubbed(NacResponseError(
-                "%s %s: expected a JSON reply but got %s: %r" % (
-                    method, path, response.headers.get("Content-Type", "no content type"), excerpt(response.text)),
-                method=method, path=path, status=response.status_code, url=self.display_url)) from None
+            raise self.scrubbed(
+                NacResponseError(
+                    "%s %s: expected a JSON reply but got %s: %r"
+                    % (method, path, response.headers.get("Content-Type", "no content type"), excerpt(response.text)),
+                    method=method,
+                    path=path,
+                    status=response.status_code,
+                    url=self.display_url,
+                )
+            ) from None
 
     def http_error(self, method, path, response, write=False, attempts=1):
         """The NacError of a non-success reply (``attempts`` requests were sent): what each status means
@@ -193,7 +215,11 @@ class Transport:
         elif isinstance(exc, exceptions.ConnectionError):
             unknown = True
             text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
-                url, method, path, excerpt(str(exc), 200))
+                url,
+                method,
+                path,
+                excerpt(str(exc), 200),
+            )
         else:
             text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200))
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
@@ -243,8 +269,16 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
 def _refused_before_sending(exc):
     """True when the connection was never made (refused, DNS failure), so nothing was sent."""
     text = repr(exc)
-    return any(word in text for word in ("NewConnectionError", "NameResolutionError", "Connection refused",
-                                         "Name or service not known", "nodename nor servname"))
+    return any(
+        word in text
+        for word in (
+            "NewConnectionError",
+            "NameResolutionError",
+            "Connection refused",
+            "Name or service not known",
+            "nodename nor servname",
+        )
+    )
 
 
 def _connect_reason(exc):

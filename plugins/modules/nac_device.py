@@ -295,9 +295,16 @@ def ensure(nac):
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
-        outcomes = ensure_devices(specs, nac.client.list_devices, nac.client.create_device, concurrency, nac.check_mode,
-                                  settle_timeout=settle_timeout, max_resends=nac.client.max_retries,
-                                  should_stop=controller_watch())
+        outcomes = ensure_devices(
+            specs,
+            nac.client.list_devices,
+            nac.client.create_device,
+            concurrency,
+            nac.check_mode,
+            settle_timeout=settle_timeout,
+            max_resends=nac.client.max_retries,
+            should_stop=controller_watch(),
+        )
     except InvalidRequest as error:
         raise TaskFailed(str(error)) from None
     for outcome in outcomes:
@@ -320,12 +327,13 @@ def ensure(nac):
 def main():
     NacModule(
         argument_spec=dict(
-            devices=dict(type="list", elements="dict",
-                         options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))),
+            devices=dict(
+                type="list", elements="dict", options=dict(DEVICE_OPTIONS, hostname=dict(type="raw", required=True))
+            ),
             state=dict(type="str", default="present", choices=["present"]),
             concurrency=dict(type="int", default=8),
             settle_timeout=dict(type="float"),
-            **DEVICE_OPTIONS
+            **DEVICE_OPTIONS,
         ),
         mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],
         required_one_of=[("hostname", "devices")],

@@ -260,8 +260,16 @@ summary:
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import BatchStopped, dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 
-OPTIONS = ("device_id", "hostname", "all_devices", "concurrency", "wait_for", "wait_timeout", "wait_interval",
-           "check_access")
+OPTIONS = (
+    "device_id",
+    "hostname",
+    "all_devices",
+    "concurrency",
+    "wait_for",
+    "wait_timeout",
+    "wait_interval",
+    "check_access",
+)
 
 
 def query_status(nac):
@@ -271,8 +279,9 @@ def query_status(nac):
         report = stopped.report
         for warning in report.warnings:
             nac.warn(warning)
-        raise TaskFailed(report.failure, results=report.results, summary=report.summary, stopped=True,
-                         failure=stopped.failure) from None
+        raise TaskFailed(
+            report.failure, results=report.results, summary=report.summary, stopped=True, failure=stopped.failure
+        ) from None
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:

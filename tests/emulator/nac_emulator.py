@@ -7,7 +7,8 @@ Importable (``Emulator``, ``DEFAULT_CONFIG``, ``load_config``) and runnable as a
 see tests/emulator/README.md for the CLI, the config format and the admin endpoints.
 """
 
-from __future__ import (absolute_import, division, print_function)
+from __future__ import absolute_import, division, print_function
+
 __metaclass__ = type
 
 import argparse
@@ -26,8 +27,8 @@ import re
 import signal
 import socket
 import socketserver
-import ssl
 import sqlite3
+import ssl
 import struct
 import sys
 import threading
@@ -44,12 +45,22 @@ DEFAULT_CONFIG = {
         {"tag": "who_is_logged_in", "name": "Who is logged in"},
     ],
     "accounts": [
-        {"name": "admin", "api_key": "nac-demo-admin-key", "privileges": ["public_api"],
-         "intents": ["dot1x_status", "ping", "who_is_logged_in"]},
+        {
+            "name": "admin",
+            "api_key": "nac-demo-admin-key",
+            "privileges": ["public_api"],
+            "intents": ["dot1x_status", "ping", "who_is_logged_in"],
+        },
         {"name": "auditor", "api_key": "nac-demo-noaccess-key", "privileges": ["public_api"], "intents": ["ping"]},
         {"name": "nopriv", "api_key": "nac-demo-nopriv-key", "privileges": [], "intents": ["dot1x_status"]},
-        {"name": "svc-ansible", "username": "svc-ansible", "password": "nac-demo-password", "tenant": "nac-demo-tenant",
-         "privileges": ["public_api"], "intents": ["dot1x_status"]},
+        {
+            "name": "svc-ansible",
+            "username": "svc-ansible",
+            "password": "nac-demo-password",
+            "tenant": "nac-demo-tenant",
+            "privileges": ["public_api"],
+            "intents": ["dot1x_status"],
+        },
     ],
     "groups": [
         {"name": "Cameras", "subnet": "10.20.0.0/24"},
@@ -63,11 +74,34 @@ DEFAULT_CONFIG = {
         {"name": "Workstation", "max_pairs": 2, "host_start": 10, "host_end": 1000},
     ],
     "devices": [
-        {"hostname": "cam-01", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:10"], "ips": ["10.20.0.10"]},
-        {"hostname": "cam-02", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:11"], "ips": ["10.20.0.11"]},
-        {"hostname": "printer-01", "group": "Printers", "profile": "Printer", "macs": ["02:00:00:30:00:10"], "ips": ["10.30.0.10"]},
-        {"hostname": "ws-01", "group": "Workstations", "profile": "Workstation",
-         "macs": ["02:00:00:40:00:10", "02:00:00:40:00:11"], "ips": ["10.40.0.10", "10.40.0.11"]},
+        {
+            "hostname": "cam-01",
+            "group": "Cameras",
+            "profile": "Camera",
+            "macs": ["02:00:00:20:00:10"],
+            "ips": ["10.20.0.10"],
+        },
+        {
+            "hostname": "cam-02",
+            "group": "Cameras",
+            "profile": "Camera",
+            "macs": ["02:00:00:20:00:11"],
+            "ips": ["10.20.0.11"],
+        },
+        {
+            "hostname": "printer-01",
+            "group": "Printers",
+            "profile": "Printer",
+            "macs": ["02:00:00:30:00:10"],
+            "ips": ["10.30.0.10"],
+        },
+        {
+            "hostname": "ws-01",
+            "group": "Workstations",
+            "profile": "Workstation",
+            "macs": ["02:00:00:40:00:10", "02:00:00:40:00:11"],
+            "ips": ["10.40.0.10", "10.40.0.11"],
+        },
         {"hostname": "ws-02", "group": "Workstations", "profile": "Workstation", "ips": ["10.40.0.12"]},
     ],
     "dot1x": {"auth_delay": 2.0, "auth_method": "EAP-TLS", "overrides": {}},
@@ -88,15 +122,31 @@ DEFAULT_CONFIG = {
 CREATION_REPLIES = ("record", "empty", "id")
 # What a faulty network or load balancer in front of the service does to a request (README, "Faults").
 FAULT_MODES = ("500", "502", "503", "429", "reset", "commit_drop", "commit_500", "slow")
-FAULT_DEFAULTS = {"rate": 0.0, "modes": list(FAULT_MODES), "seed": None, "retry_after": 1, "slow": 31.0,
-                  "only": None, "limit": None, "commit_delay": 0.0}
+FAULT_DEFAULTS = {
+    "rate": 0.0,
+    "modes": list(FAULT_MODES),
+    "seed": None,
+    "retry_after": 1,
+    "slow": 31.0,
+    "only": None,
+    "limit": None,
+    "commit_delay": 0.0,
+}
 FAULT_ONLY_RE = re.compile(r"^[A-Z]+ /\S*$")
 # Server variants (README, "Server variants"): the settings of GET/POST /_emulator/settings, kept in the config.
 HOSTNAME_MATCHES = ("exact", "ascii-nocase", "casefold")
 HOSTNAME_CHARS = ("ldh", "unicode")
 PAGE_STYLES = ("link", "link-relative", "total-only", "content-range", "body-next", "link-loop", "link-foreign")
-SETTINGS = ("allow_duplicate_hostnames", "hostname_match", "hostname_chars", "page_size", "page_style", "page_foreign_url",
-            "pad_list_bytes", "pad_list_chunked")
+SETTINGS = (
+    "allow_duplicate_hostnames",
+    "hostname_match",
+    "hostname_chars",
+    "page_size",
+    "page_style",
+    "page_foreign_url",
+    "pad_list_bytes",
+    "pad_list_chunked",
+)
 ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 HOST_HEADER_RE = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 ASCII_LOWER = dict((code, code + 32) for code in range(ord("A"), ord("Z") + 1))
@@ -164,7 +214,9 @@ def server_error():
 
 def fault_settings(current, changes):
     """(``current`` updated with ``changes``, {key: problem}) for the fault settings of FAULT_DEFAULTS."""
-    problems = dict((key, "unknown setting (known: %s)" % ", ".join(FAULT_DEFAULTS)) for key in changes if key not in FAULT_DEFAULTS)
+    problems = dict(
+        (key, "unknown setting (known: %s)" % ", ".join(FAULT_DEFAULTS)) for key in changes if key not in FAULT_DEFAULTS
+    )
     settings = dict(current)
     settings.update((key, value) for key, value in changes.items() if key in FAULT_DEFAULTS)
     modes = settings["modes"]
@@ -181,9 +233,14 @@ def fault_settings(current, changes):
     if not is_number(settings["slow"]) or settings["slow"] < 0:
         problems["slow"] = "must be a number of seconds, 0 or more"
     only = settings["only"]
-    if only is not None and (not isinstance(only, list) or not only
-                             or not all(isinstance(item, str) and FAULT_ONLY_RE.match(item) for item in only)):
-        problems["only"] = "must be null (every /api request) or a non-empty list of 'METHOD /path' such as 'POST /api/device'"
+    if only is not None and (
+        not isinstance(only, list)
+        or not only
+        or not all(isinstance(item, str) and FAULT_ONLY_RE.match(item) for item in only)
+    ):
+        problems["only"] = (
+            "must be null (every /api request) or a non-empty list of 'METHOD /path' such as 'POST /api/device'"
+        )
     if settings["limit"] is not None and (not is_int(settings["limit"]) or settings["limit"] < 0):
         problems["limit"] = "must be null (no limit) or a whole number of faults, 0 or more"
     if not is_number(settings["commit_delay"]) or settings["commit_delay"] < 0:
@@ -195,7 +252,9 @@ class FaultSettingsError(ValueError):
     """Fault settings that are not usable; ``problems`` maps each bad key to what is wrong."""
 
     def __init__(self, problems):
-        super(FaultSettingsError, self).__init__("fault settings: " + "; ".join("%s %s" % item for item in sorted(problems.items())))
+        super(FaultSettingsError, self).__init__(
+            "fault settings: " + "; ".join("%s %s" % item for item in sorted(problems.items()))
+        )
         self.problems = problems
 
 
@@ -215,7 +274,9 @@ def settings_problems(changes):
             problems[key] = "must be one of %s" % ", ".join(PAGE_STYLES)
         elif key in ("page_size", "pad_list_bytes") and (not is_int(value) or value < 0):
             problems[key] = "must be a whole number, 0 or more (0: off)"
-        elif key == "page_foreign_url" and value is not None and not (isinstance(value, str) and ORIGIN_RE.match(value)):
+        elif (
+            key == "page_foreign_url" and value is not None and not (isinstance(value, str) and ORIGIN_RE.match(value))
+        ):
             problems[key] = "must be null or a scheme://host[:port] origin such as http://127.0.0.2:8787 (no path)"
     return problems
 
@@ -335,8 +396,10 @@ class NacModel:
             self.db.execute("PRAGMA synchronous=OFF")  # committed on every write, but no fsync: it is an emulator
             # One row per device; ids may repeat (seeded records of a faulty server). Files of the
             # earlier schema (table device, id as primary key) are still read.
-            self.db.execute("CREATE TABLE IF NOT EXISTS device_row (row INTEGER PRIMARY KEY, id INTEGER NOT NULL, hostname TEXT NOT NULL,"
-                            " grp TEXT, profile TEXT, macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL, shown TEXT)")
+            self.db.execute(
+                "CREATE TABLE IF NOT EXISTS device_row (row INTEGER PRIMARY KEY, id INTEGER NOT NULL, hostname TEXT NOT NULL,"
+                " grp TEXT, profile TEXT, macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL, shown TEXT)"
+            )
             self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self.db.commit()
             if self._load_state():
@@ -398,8 +461,17 @@ class NacModel:
                     profile = self.profiles[seed["profile"]]
                     ips = self._free_ips(self.groups[seed["group"]], profile, len(macs) or profile["max_pairs"])
                 created = now if seed.get("authenticated") is False else now - SETTLED_AGE
-                self._add(dict(id=device_id, hostname=seed["hostname"], group=seed["group"], profile=seed["profile"],
-                               macs=macs, ips=ips, created=created))
+                self._add(
+                    dict(
+                        id=device_id,
+                        hostname=seed["hostname"],
+                        group=seed["group"],
+                        profile=seed["profile"],
+                        macs=macs,
+                        ips=ips,
+                        created=created,
+                    )
+                )
             if self.config["seed_devices"]:
                 self._bulk_locked(self.config["seed_devices"], "bulk-", 1, write=False)
             self._write_state()
@@ -439,14 +511,29 @@ class NacModel:
             return False
         self.advance = float(meta.get("advance", 0.0))
         offset = time.time() - time.monotonic()  # created is stored as wall time, held as clock time
-        rows = list(self.db.execute("SELECT row, id, hostname, grp, profile, macs, ips, created, shown FROM device_row ORDER BY row"))
+        rows = list(
+            self.db.execute(
+                "SELECT row, id, hostname, grp, profile, macs, ips, created, shown FROM device_row ORDER BY row"
+            )
+        )
         legacy = self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'device'").fetchone()
         if not rows and legacy:
-            rows = [(None,) + row + (None,) for row in self.db.execute(
-                "SELECT id, hostname, grp, profile, macs, ips, created FROM device ORDER BY id")]
+            rows = [
+                (None,) + row + (None,)
+                for row in self.db.execute(
+                    "SELECT id, hostname, grp, profile, macs, ips, created FROM device ORDER BY id"
+                )
+            ]
         for row in rows:
-            device = dict(id=row[1], hostname=row[2], group=row[3], profile=row[4], macs=json.loads(row[5]),
-                          ips=json.loads(row[6]), created=row[7] - offset)
+            device = dict(
+                id=row[1],
+                hostname=row[2],
+                group=row[3],
+                profile=row[4],
+                macs=json.loads(row[5]),
+                ips=json.loads(row[6]),
+                created=row[7] - offset,
+            )
             if row[0] is not None:
                 device["row"] = row[0]
             if row[8] is not None:
@@ -467,11 +554,27 @@ class NacModel:
         if devices is None:
             self.db.execute("DELETE FROM device_row")
             devices = list(self.devices.values())
-        self.db.executemany("INSERT INTO device_row VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            [(d["row"], d["id"], d["hostname"], d["group"], d["profile"], json.dumps(d["macs"]), json.dumps(d["ips"]),
-                              d["created"] + offset, json.dumps(d["shown"]) if d.get("shown") is not None else None) for d in devices])
-        self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                            [("next_id", str(self.next_id)), ("advance", repr(self.advance))])
+        self.db.executemany(
+            "INSERT INTO device_row VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    d["row"],
+                    d["id"],
+                    d["hostname"],
+                    d["group"],
+                    d["profile"],
+                    json.dumps(d["macs"]),
+                    json.dumps(d["ips"]),
+                    d["created"] + offset,
+                    json.dumps(d["shown"]) if d.get("shown") is not None else None,
+                )
+                for d in devices
+            ],
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("next_id", str(self.next_id)), ("advance", repr(self.advance))],
+        )
         self.db.commit()
 
     def advance_clock(self, seconds):
@@ -539,11 +642,19 @@ class NacModel:
             added = []
             for record in records:
                 device_id = record["id"] if "id" in record else self.next_id
-                shown = collections.OrderedDict((k, v) for k, v in record.items() if k not in ("id", "hostname", "authenticated"))
-                device = dict(id=device_id, hostname=record["hostname"], created=now if record.get("authenticated") is False else now - SETTLED_AGE,
-                              group=record["group"] if isinstance(record.get("group"), str) else None,
-                              profile=record["profile"] if isinstance(record.get("profile"), str) else None,
-                              macs=self._strings(record.get("macs"), str.lower), ips=self._strings(record.get("ips")), shown=shown)
+                shown = collections.OrderedDict(
+                    (k, v) for k, v in record.items() if k not in ("id", "hostname", "authenticated")
+                )
+                device = dict(
+                    id=device_id,
+                    hostname=record["hostname"],
+                    created=now if record.get("authenticated") is False else now - SETTLED_AGE,
+                    group=record["group"] if isinstance(record.get("group"), str) else None,
+                    profile=record["profile"] if isinstance(record.get("profile"), str) else None,
+                    macs=self._strings(record.get("macs"), str.lower),
+                    ips=self._strings(record.get("ips")),
+                    shown=shown,
+                )
                 self._add(device)
                 added.append(device)
             self._write_state(added)
@@ -568,7 +679,11 @@ class NacModel:
         self._add_bulk_group()
         network = int(ipaddress.IPv4Network(BULK_GROUP["subnet"]).network_address)
         # prefix + digits: when the prefix is its own key (ASCII, no upper case), so is every hostname
-        key = (lambda name: name) if prefix.isascii() and hostname_key(prefix, self.settings["hostname_match"]) == prefix else None
+        key = (
+            (lambda name: name)
+            if prefix.isascii() and hostname_key(prefix, self.settings["hostname_match"]) == prefix
+            else None
+        )
         created = self.clock() - SETTLED_AGE
         first = self.next_id
         devices, by_id, by_host, by_mac, by_ip = self.devices, self.by_id, self.by_host, self.by_mac, self.by_ip
@@ -577,10 +692,24 @@ class NacModel:
         for offset in range(count):
             device_id = first + offset
             hostname = "%s%06d" % (prefix, start + offset)
-            mac = "02:b0:%02x:%02x:%02x:%02x" % (device_id >> 24 & 255, device_id >> 16 & 255, device_id >> 8 & 255, device_id & 255)
+            mac = "02:b0:%02x:%02x:%02x:%02x" % (
+                device_id >> 24 & 255,
+                device_id >> 16 & 255,
+                device_id >> 8 & 255,
+                device_id & 255,
+            )
             address = network + device_id
             ip = "%d.%d.%d.%d" % (address >> 24, address >> 16 & 255, address >> 8 & 255, address & 255)
-            device = dict(row=row, id=device_id, hostname=hostname, group=group, profile=profile, macs=[mac], ips=[ip], created=created)
+            device = dict(
+                row=row,
+                id=device_id,
+                hostname=hostname,
+                group=group,
+                profile=profile,
+                macs=[mac],
+                ips=[ip],
+                created=created,
+            )
             devices[row] = device
             by_id.setdefault(device_id, []).append(row)
             by_host.setdefault(key(hostname) if key else hostname_key(hostname, rule), set()).add(row)
@@ -642,14 +771,27 @@ class NacModel:
             rels.append(("last", last))
             scheme, _sep, netloc = base.partition("://")
             port = netloc.rsplit(":", 1)[1] if ":" in netloc and not netloc.endswith("]") else None
-            foreign = settings["page_foreign_url"] or "%s://nac-elsewhere.invalid%s" % (scheme or "http", ":" + port if port else "")
-            headers.append(("Link", ", ".join('<%s>; rel="%s"' % (url(number, foreign if style == "link-foreign" and rel == "next" else origin), rel)
-                                              for rel, number in rels)))
+            foreign = settings["page_foreign_url"] or "%s://nac-elsewhere.invalid%s" % (
+                scheme or "http",
+                ":" + port if port else "",
+            )
+            headers.append(
+                (
+                    "Link",
+                    ", ".join(
+                        '<%s>; rel="%s"'
+                        % (url(number, foreign if style == "link-foreign" and rel == "next" else origin), rel)
+                        for rel, number in rels
+                    ),
+                )
+            )
             headers.append(("X-Total-Count", str(total)))
         elif style == "total-only":
             headers.append(("X-Total-Count", str(total)))
         elif style == "content-range":
-            headers.append(("Content-Range", "items %d-%d/%d" % (start, stop - 1, total) if stop > start else "items */%d" % total))
+            headers.append(
+                ("Content-Range", "items %d-%d/%d" % (start, stop - 1, total) if stop > start else "items */%d" % total)
+            )
         if style == "body-next":
             tail = ', "next": %s, "total": %d}' % (json.dumps(url(next_page) if next_page else None), total)
             body = self._json_array(here, pad, prefix=b'{"items": ', suffix=tail.encode("ascii"))
@@ -698,7 +840,9 @@ class NacModel:
             except (binascii.Error, ValueError):
                 user, password = None, ""
             account = self.users.get(user)
-            if account is not None and not hmac.compare_digest(password.encode(), str(account.get("password")).encode()):
+            if account is not None and not hmac.compare_digest(
+                password.encode(), str(account.get("password")).encode()
+            ):
                 account = None
         if account is None:
             raise server_error()
@@ -723,8 +867,12 @@ class NacModel:
             if match:
                 allowed.append(route_method)
         if allowed:
-            raise error(405, "Method not allowed", "%s is not allowed on %s (allowed: %s)" % (method, path, ", ".join(allowed)),
-                        headers=[("Allow", ", ".join(allowed))])
+            raise error(
+                405,
+                "Method not allowed",
+                "%s is not allowed on %s (allowed: %s)" % (method, path, ", ".join(allowed)),
+                headers=[("Allow", ", ".join(allowed))],
+            )
         raise error(404, "Not found", "No endpoint %s %s" % (method, path))
 
     def account_intents(self, account):
@@ -733,7 +881,10 @@ class NacModel:
     # ---- endpoints --------------------------------------------------------------------------
 
     def list_intents(self, account, params, _body):
-        parts = [json.dumps({"tag": tag, "name": self.intents[tag].get("name", tag)}).encode("utf-8") for tag in self.account_intents(account)]
+        parts = [
+            json.dumps({"tag": tag, "name": self.intents[tag].get("name", tag)}).encode("utf-8")
+            for tag in self.account_intents(account)
+        ]
         with self.lock:
             return self._paged_reply(parts, params or {}, "/api/intent")
 
@@ -764,7 +915,9 @@ class NacModel:
         if hostname and len(hostname) > 63:
             fields["hostname"] = "must be at most 63 characters long"
         elif hostname and not (unicode_hostname_ok(hostname) if unicode_names else HOSTNAME_RE.match(hostname)):
-            fields["hostname"] = "may contain only letters, %sdigits, hyphens and dots" % ("marks, " if unicode_names else "")
+            fields["hostname"] = "may contain only letters, %sdigits, hyphens and dots" % (
+                "marks, " if unicode_names else ""
+            )
         group = self._known_name(data, "group", self.groups, fields)
         profile = self._known_name(data, "profile", self.profiles, fields)
         network = self.groups.get(group)
@@ -789,20 +942,36 @@ class NacModel:
         if clash and not self.settings["allow_duplicate_hostnames"]:
             owner = min((self.devices[row] for row in clash), key=lambda d: (d["id"], d["row"]))
             listed = "" if owner["hostname"] == hostname else "; it is listed as %s" % owner["hostname"]
-            raise error(409, "Conflict", "A device with hostname %s already exists (id %d)%s" % (hostname, owner["id"], listed))
+            raise error(
+                409, "Conflict", "A device with hostname %s already exists (id %d)%s" % (hostname, owner["id"], listed)
+            )
         for kind, values, index in (("MAC address", macs, self.by_mac), ("IP address", ips, self.by_ip)):
             for value in values:
                 if value in index:
                     owner = self.devices[index[value]]
-                    raise error(409, "Conflict", "%s %s is already used by device %s (id %d)" % (kind, value, owner["hostname"], owner["id"]))
+                    raise error(
+                        409,
+                        "Conflict",
+                        "%s %s is already used by device %s (id %d)" % (kind, value, owner["hostname"], owner["id"]),
+                    )
         if not ips:  # rule 1 (no MACs: every pair the profile allows) and "not shown" (one IP per given MAC)
             needed = len(macs) or profile["max_pairs"]
             ips = self._free_ips(self.groups[group], profile, needed)
             if len(ips) < needed:
                 span = "range .%d-.%d" % (profile["host_start"], profile["host_end"])
                 what = "No free IP address" if not ips else "Not enough free IP addresses (%d needed)" % needed
-                raise error(409, "Conflict", "%s left for profile %s in group %s (%s)" % (what, profile["name"], group, span))
-        device = dict(id=self.next_id, hostname=hostname, group=group, profile=profile["name"], macs=macs, ips=ips, created=self.clock())
+                raise error(
+                    409, "Conflict", "%s left for profile %s in group %s (%s)" % (what, profile["name"], group, span)
+                )
+        device = dict(
+            id=self.next_id,
+            hostname=hostname,
+            group=group,
+            profile=profile["name"],
+            macs=macs,
+            ips=ips,
+            created=self.clock(),
+        )
         self._add(device)
         self._write_state([device])
         return device
@@ -872,7 +1041,9 @@ class NacModel:
             address = None
         if address is None:
             return None, "%s is not an IPv4 address in dotted notation" % ip
-        if network is not None and (address not in network or address in (network.network_address, network.broadcast_address)):
+        if network is not None and (
+            address not in network or address in (network.network_address, network.broadcast_address)
+        ):
             return None, "%s is not a host address of subnet %s of group %s" % (ip, network, group)
         return str(address), None
 
@@ -910,11 +1081,26 @@ class NacModel:
 
     def dot1x_result(self, device):
         if not device["macs"]:
-            result = {"status": "UNAUTHENTICATED", "authMethod": None, "username": None, "message": "No MAC address registered for this device"}
+            result = {
+                "status": "UNAUTHENTICATED",
+                "authMethod": None,
+                "username": None,
+                "message": "No MAC address registered for this device",
+            }
         elif self.clock() - device["created"] >= float(self.dot1x["auth_delay"]):
-            result = {"status": "AUTHENTICATED", "authMethod": self.dot1x["auth_method"], "username": device["hostname"].lower(), "message": None}
+            result = {
+                "status": "AUTHENTICATED",
+                "authMethod": self.dot1x["auth_method"],
+                "username": device["hostname"].lower(),
+                "message": None,
+            }
         else:
-            result = {"status": "CONNECTING", "authMethod": None, "username": None, "message": "Authentication in progress"}
+            result = {
+                "status": "CONNECTING",
+                "authMethod": None,
+                "username": None,
+                "message": "Authentication in progress",
+            }
         override = dict(self.overrides.get(device["hostname"].lower()) or {})
         override.update(self.id_overrides.get(device["id"]) or {})
         result.update((key, override[key]) for key in RESULT_KEYS if key in override)
@@ -942,7 +1128,9 @@ class NacModel:
             raise error(404, "Not found", "No emulator endpoint %s" % path)
         if method not in methods:
             allowed = ", ".join(sorted(methods))
-            raise error(405, "Method not allowed", "%s is not allowed on %s" % (method, path), headers=[("Allow", allowed)])
+            raise error(
+                405, "Method not allowed", "%s is not allowed on %s" % (method, path), headers=[("Allow", allowed)]
+            )
         return json_reply(200, getattr(self, methods[method])(body))
 
     def admin_health(self, _body):
@@ -970,8 +1158,12 @@ class NacModel:
         data = parse_object(body)
         unknown = sorted(set(data) - set(RESULT_KEYS) - {"id", "hostname", "omit_status", "clear"})
         if unknown or ("id" in data) == ("hostname" in data):
-            raise validation_error({"body": "give id or hostname, and any of %s, omit_status, clear%s" % (
-                ", ".join(RESULT_KEYS), "; unknown: " + ", ".join(unknown) if unknown else "")})
+            raise validation_error(
+                {
+                    "body": "give id or hostname, and any of %s, omit_status, clear%s"
+                    % (", ".join(RESULT_KEYS), "; unknown: " + ", ".join(unknown) if unknown else "")
+                }
+            )
         override = dict((key, data[key]) for key in RESULT_KEYS + ("omit_status",) if key in data)
         with self.lock:
             if "id" in data:
@@ -1021,7 +1213,11 @@ class NacModel:
         if isinstance(data, list):
             data = {"devices": data}
         if not isinstance(data, dict) or ("devices" in data) == ("count" in data):
-            raise validation_error({"body": "give {\"devices\": [records]} (or the list itself), or {\"count\": N, \"prefix\": \"bulk-\", \"start\": 1}"})
+            raise validation_error(
+                {
+                    "body": 'give {"devices": [records]} (or the list itself), or {"count": N, "prefix": "bulk-", "start": 1}'
+                }
+            )
         if "devices" in data:
             unknown = sorted(set(data) - {"devices"})
             if unknown:
@@ -1070,7 +1266,7 @@ class Faults:
         self.settings = dict(settings)
         if reseed:
             if self.settings["seed"] is None:
-                self.settings["seed"] = random.SystemRandom().randrange(2 ** 32)
+                self.settings["seed"] = random.SystemRandom().randrange(2**32)
             self.random = random.Random(self.settings["seed"])
 
     def configure(self, changes):
@@ -1103,8 +1299,11 @@ class Faults:
             return server_error().reply
         if mode == "429":
             seconds = self.settings["retry_after"]
-            return json_reply(429, {"error": "Too many requests", "message": "Rate limit exceeded, retry in %d s" % seconds},
-                              headers=[("Retry-After", str(seconds))])
+            return json_reply(
+                429,
+                {"error": "Too many requests", "message": "Rate limit exceeded, retry in %d s" % seconds},
+                headers=[("Retry-After", str(seconds))],
+            )
         status = int(mode)
         reason = BaseHTTPRequestHandler.responses[status][0]
         return (status, "text/html", GATEWAY_HTML % (status, reason.encode(), status, reason.encode()), ())
@@ -1348,9 +1547,13 @@ class _Handler(BaseHTTPRequestHandler):
         status, content_type, body, headers = reply
         stream = body if isinstance(body, Stream) else None
         framing = "Transfer-Encoding: chunked" if stream and stream.chunked else "Content-Length: %d" % len(body)
-        lines = ["%s %d %s" % (self.protocol_version, status, self.responses.get(status, ("",))[0]),
-                 "Server: " + self.server_version, "Date: " + self.date_time_string(),
-                 "Content-Type: " + content_type, framing]
+        lines = [
+            "%s %d %s" % (self.protocol_version, status, self.responses.get(status, ("",))[0]),
+            "Server: " + self.server_version,
+            "Date: " + self.date_time_string(),
+            "Content-Type: " + content_type,
+            framing,
+        ]
         lines.extend("%s: %s" % header for header in headers)
         if self.close_connection:
             lines.append("Connection: close")
@@ -1377,8 +1580,17 @@ class _Handler(BaseHTTPRequestHandler):
 class Emulator:
     """The NAC API emulator: ``Emulator(config, latency, state_path).start()``; see the README."""
 
-    def __init__(self, config=None, latency=0.0, state_path=None, verbose=False, tls_cert=None, tls_key=None, faults=None,
-                 outage=None):
+    def __init__(
+        self,
+        config=None,
+        latency=0.0,
+        state_path=None,
+        verbose=False,
+        tls_cert=None,
+        tls_key=None,
+        faults=None,
+        outage=None,
+    ):
         self.model = NacModel(config, state_path, faults)
         self.latency = float(latency)
         self.verbose = verbose
@@ -1389,7 +1601,9 @@ class Emulator:
         if outage:  # scheduled at start: {"seconds", "mode", "delay", "after_requests"} (README, "Outages")
             outage = dict(dict(mode="refuse", delay=0.0, after_requests=None), **outage)
             problems = outage_problems(outage.get("seconds"), outage["mode"], outage["delay"], outage["after_requests"])
-            problems.update((key, "unknown key") for key in set(outage) - {"seconds", "mode", "delay", "after_requests"})
+            problems.update(
+                (key, "unknown key") for key in set(outage) - {"seconds", "mode", "delay", "after_requests"}
+            )
             if problems:
                 raise OutageError(problems)
         self._start_outage = outage
@@ -1425,7 +1639,9 @@ class Emulator:
         if self.tls:
             # The handshake happens in the connection's own thread, on its first read.
             server.socket = self.tls.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="nac-emulator", daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="nac-emulator", daemon=True
+        )
         thread.start()
         self._server, self._thread = server, thread
 
@@ -1505,8 +1721,15 @@ class Emulator:
             self._outage_token += 1
             token = self._outage_token
             threshold = self.model.total_requests() + after_requests if after_requests else None
-            self._outage = dict(state="scheduled", mode=mode, seconds=seconds, delay=delay, after_requests=after_requests,
-                                threshold=threshold, ends=None)
+            self._outage = dict(
+                state="scheduled",
+                mode=mode,
+                seconds=seconds,
+                delay=delay,
+                after_requests=after_requests,
+                threshold=threshold,
+                ends=None,
+            )
             if delay > 0:
                 self._timer(delay, self._begin_outage, token)
             return token, delay <= 0 and threshold is None
@@ -1572,7 +1795,10 @@ class Emulator:
                         break
                     except OSError as exc:
                         if time.monotonic() > deadline:
-                            sys.stderr.write("nac_emulator: cannot listen on port %s again after the outage: %s\n" % (self._port, exc))
+                            sys.stderr.write(
+                                "nac_emulator: cannot listen on port %s again after the outage: %s\n"
+                                % (self._port, exc)
+                            )
                             self._running = False
                             break
                         time.sleep(0.1)
@@ -1626,16 +1852,27 @@ class Emulator:
         if method == "GET":
             return json_reply(200, self.outage_state()), None
         if method != "POST":
-            raise error(405, "Method not allowed", "%s is not allowed on /_emulator/outage" % method, headers=[("Allow", "GET, POST")])
+            raise error(
+                405,
+                "Method not allowed",
+                "%s is not allowed on /_emulator/outage" % method,
+                headers=[("Allow", "GET, POST")],
+            )
         data = parse_object(body)
         if data.get("cancel") is True and set(data) == {"cancel"}:
             return json_reply(200, self.cancel_outage()), None
         unknown = sorted(set(data) - {"seconds", "mode", "delay", "after_requests"})
         if unknown:
-            raise validation_error(dict((key, "unknown key (known: seconds, mode, delay, after_requests; or cancel alone)") for key in unknown))
+            raise validation_error(
+                dict(
+                    (key, "unknown key (known: seconds, mode, delay, after_requests; or cancel alone)")
+                    for key in unknown
+                )
+            )
         try:
-            token, now = self._schedule_outage(data.get("seconds"), data.get("mode", "refuse"), data.get("delay", 0.0),
-                                               data.get("after_requests"))
+            token, now = self._schedule_outage(
+                data.get("seconds"), data.get("mode", "refuse"), data.get("delay", 0.0), data.get("after_requests")
+            )
         except OutageError as exc:
             raise validation_error(exc.problems)
         cut = self._activate(token) if now else None  # active before this reply; the listener closes after it
@@ -1669,7 +1906,9 @@ class Emulator:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst).")
+    parser = argparse.ArgumentParser(
+        description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst)."
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8787, help="port to listen on, 0 for a free one (default 8787)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds of delay added to every /api request")
@@ -1680,61 +1919,154 @@ def main(argv=None):
     parser.add_argument("--verbose", action="store_true", help="log every request line to stderr")
     parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert (if not in the certificate file)")
-    parser.add_argument("--allow-duplicate-hostnames", action="store_true",
-                        help="create a device whose hostname is in use (MAC and IP conflicts still apply)")
-    variants = parser.add_argument_group("server variants (README, Server variants); the defaults are the plain emulator")
-    variants.add_argument("--hostname-match", choices=HOSTNAME_MATCHES,
-                          help="when a POSTed hostname duplicates a listed one (duplicates refused): exact code points, ASCII "
-                               "letters without case after NFC (RFC 4343), or str.casefold() (default ascii-nocase)")
-    variants.add_argument("--hostname-chars", choices=HOSTNAME_CHARS,
-                          help="hostnames a creation accepts: ldh (ASCII letters, digits, hyphens, dots; default) or unicode "
-                               "(letters, marks and digits of any script, hyphens, dots)")
-    variants.add_argument("--page-size", type=int, metavar="N", help="paginate GET /api/device and /api/intent, N records a page (0: off)")
+    parser.add_argument(
+        "--allow-duplicate-hostnames",
+        action="store_true",
+        help="create a device whose hostname is in use (MAC and IP conflicts still apply)",
+    )
+    variants = parser.add_argument_group(
+        "server variants (README, Server variants); the defaults are the plain emulator"
+    )
+    variants.add_argument(
+        "--hostname-match",
+        choices=HOSTNAME_MATCHES,
+        help="when a POSTed hostname duplicates a listed one (duplicates refused): exact code points, ASCII "
+        "letters without case after NFC (RFC 4343), or str.casefold() (default ascii-nocase)",
+    )
+    variants.add_argument(
+        "--hostname-chars",
+        choices=HOSTNAME_CHARS,
+        help="hostnames a creation accepts: ldh (ASCII letters, digits, hyphens, dots; default) or unicode "
+        "(letters, marks and digits of any script, hyphens, dots)",
+    )
+    variants.add_argument(
+        "--page-size", type=int, metavar="N", help="paginate GET /api/device and /api/intent, N records a page (0: off)"
+    )
     variants.add_argument("--page-style", choices=PAGE_STYLES, help="how a page says there is more (default link)")
-    variants.add_argument("--page-foreign-url", metavar="ORIGIN",
-                          help="scheme://host[:port] of the next link of --page-style link-foreign (default http://nac-elsewhere.invalid:PORT)")
-    variants.add_argument("--pad-list-bytes", type=int, metavar="N", help="make every GET /api/device reply N bytes larger (streamed)")
-    variants.add_argument("--pad-list-chunked", action="store_true", help="send a padded list chunked instead of with a Content-Length")
-    variants.add_argument("--seed-devices", type=int, metavar="N", help="also seed N bulk devices (bulk-000001, ...; group and profile Bulk)")
+    variants.add_argument(
+        "--page-foreign-url",
+        metavar="ORIGIN",
+        help="scheme://host[:port] of the next link of --page-style link-foreign (default http://nac-elsewhere.invalid:PORT)",
+    )
+    variants.add_argument(
+        "--pad-list-bytes", type=int, metavar="N", help="make every GET /api/device reply N bytes larger (streamed)"
+    )
+    variants.add_argument(
+        "--pad-list-chunked", action="store_true", help="send a padded list chunked instead of with a Content-Length"
+    )
+    variants.add_argument(
+        "--seed-devices",
+        type=int,
+        metavar="N",
+        help="also seed N bulk devices (bulk-000001, ...; group and profile Bulk)",
+    )
     faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
-    faults.add_argument("--faults", type=float, default=0.0, metavar="RATE", help="share of /api requests that get a fault, 0 to 1")
-    faults.add_argument("--fault-modes", default=",".join(FAULT_MODES), metavar="LIST",
-                        help="comma-separated fault modes to choose from (default all: %(default)s)")
-    faults.add_argument("--fault-seed", type=int, help="seed of the fault generator (default: random, shown by GET /_emulator/faults)")
-    faults.add_argument("--fault-retry-after", type=int, default=FAULT_DEFAULTS["retry_after"], metavar="SECONDS",
-                        help="Retry-After of a 429 fault (default %(default)s)")
-    faults.add_argument("--fault-slow", type=float, default=FAULT_DEFAULTS["slow"], metavar="SECONDS",
-                        help="how long a slow request is held before it is processed (default %(default)s)")
-    faults.add_argument("--fault-only", metavar="LIST",
-                        help="comma-separated 'METHOD /path' that may get faults, e.g. 'POST /api/device' (default every /api request)")
-    faults.add_argument("--fault-limit", type=int, metavar="N", help="inject at most N faults in all (default no limit)")
-    faults.add_argument("--commit-delay", type=float, default=FAULT_DEFAULTS["commit_delay"], metavar="SECONDS",
-                        help="commit_drop and commit_500 lose the reply at once and commit SECONDS later (default 0: at once)")
+    faults.add_argument(
+        "--faults", type=float, default=0.0, metavar="RATE", help="share of /api requests that get a fault, 0 to 1"
+    )
+    faults.add_argument(
+        "--fault-modes",
+        default=",".join(FAULT_MODES),
+        metavar="LIST",
+        help="comma-separated fault modes to choose from (default all: %(default)s)",
+    )
+    faults.add_argument(
+        "--fault-seed", type=int, help="seed of the fault generator (default: random, shown by GET /_emulator/faults)"
+    )
+    faults.add_argument(
+        "--fault-retry-after",
+        type=int,
+        default=FAULT_DEFAULTS["retry_after"],
+        metavar="SECONDS",
+        help="Retry-After of a 429 fault (default %(default)s)",
+    )
+    faults.add_argument(
+        "--fault-slow",
+        type=float,
+        default=FAULT_DEFAULTS["slow"],
+        metavar="SECONDS",
+        help="how long a slow request is held before it is processed (default %(default)s)",
+    )
+    faults.add_argument(
+        "--fault-only",
+        metavar="LIST",
+        help="comma-separated 'METHOD /path' that may get faults, e.g. 'POST /api/device' (default every /api request)",
+    )
+    faults.add_argument(
+        "--fault-limit", type=int, metavar="N", help="inject at most N faults in all (default no limit)"
+    )
+    faults.add_argument(
+        "--commit-delay",
+        type=float,
+        default=FAULT_DEFAULTS["commit_delay"],
+        metavar="SECONDS",
+        help="commit_drop and commit_500 lose the reply at once and commit SECONDS later (default 0: at once)",
+    )
     outage = parser.add_argument_group("an outage, scheduled at start (README, Outages)")
-    outage.add_argument("--outage", type=float, metavar="SECONDS", help="be unreachable for SECONDS, then come back with the state intact")
-    outage.add_argument("--outage-mode", choices=OUTAGE_MODES, default="refuse",
-                        help="refuse: connections refused (listening socket closed, open connections cut); silent: accepted, never answered")
-    outage.add_argument("--outage-delay", type=float, default=0.0, metavar="SECONDS", help="begin SECONDS after start (default 0)")
-    outage.add_argument("--outage-after-requests", type=int, metavar="N", help="begin once N /api requests were counted")
+    outage.add_argument(
+        "--outage",
+        type=float,
+        metavar="SECONDS",
+        help="be unreachable for SECONDS, then come back with the state intact",
+    )
+    outage.add_argument(
+        "--outage-mode",
+        choices=OUTAGE_MODES,
+        default="refuse",
+        help="refuse: connections refused (listening socket closed, open connections cut); silent: accepted, never answered",
+    )
+    outage.add_argument(
+        "--outage-delay", type=float, default=0.0, metavar="SECONDS", help="begin SECONDS after start (default 0)"
+    )
+    outage.add_argument(
+        "--outage-after-requests", type=int, metavar="N", help="begin once N /api requests were counted"
+    )
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config) if args.config else complete_config(None)
         if args.allow_duplicate_hostnames:
             config["allow_duplicate_hostnames"] = True
-        for key in ("hostname_match", "hostname_chars", "page_size", "page_style", "page_foreign_url", "pad_list_bytes", "seed_devices"):
+        for key in (
+            "hostname_match",
+            "hostname_chars",
+            "page_size",
+            "page_style",
+            "page_foreign_url",
+            "pad_list_bytes",
+            "seed_devices",
+        ):
             if getattr(args, key) is not None:
                 config[key] = getattr(args, key)
         if args.pad_list_chunked:
             config["pad_list_chunked"] = True
-        fault_config = dict(rate=args.faults, modes=[m.strip() for m in args.fault_modes.split(",") if m.strip()],
-                            seed=args.fault_seed, retry_after=args.fault_retry_after, slow=args.fault_slow,
-                            only=[m.strip() for m in args.fault_only.split(",") if m.strip()] if args.fault_only else None,
-                            limit=args.fault_limit, commit_delay=args.commit_delay)
+        fault_config = dict(
+            rate=args.faults,
+            modes=[m.strip() for m in args.fault_modes.split(",") if m.strip()],
+            seed=args.fault_seed,
+            retry_after=args.fault_retry_after,
+            slow=args.fault_slow,
+            only=[m.strip() for m in args.fault_only.split(",") if m.strip()] if args.fault_only else None,
+            limit=args.fault_limit,
+            commit_delay=args.commit_delay,
+        )
         scheduled = None
         if args.outage is not None:
-            scheduled = dict(seconds=args.outage, mode=args.outage_mode, delay=args.outage_delay, after_requests=args.outage_after_requests)
-        emulator = Emulator(config, latency=args.latency, state_path=args.state, verbose=args.verbose,
-                            tls_cert=args.tls_cert, tls_key=args.tls_key, faults=fault_config, outage=scheduled).start(args.host, args.port)
+            scheduled = dict(
+                seconds=args.outage,
+                mode=args.outage_mode,
+                delay=args.outage_delay,
+                after_requests=args.outage_after_requests,
+            )
+        emulator = Emulator(
+            config,
+            latency=args.latency,
+            state_path=args.state,
+            verbose=args.verbose,
+            tls_cert=args.tls_cert,
+            tls_key=args.tls_key,
+            faults=fault_config,
+            outage=scheduled,
+        ).start(args.host, args.port)
     except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
         sys.stderr.write("nac_emulator: cannot start: %s\n" % exc)
         return 2

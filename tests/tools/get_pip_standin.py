@@ -23,7 +23,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-GET_PIP_ONLY_OPTIONS = frozenset(('--no-setuptools', '--no-wheel'))
+GET_PIP_ONLY_OPTIONS = frozenset(("--no-setuptools", "--no-wheel"))
 
 
 def main(argv):
@@ -31,13 +31,13 @@ def main(argv):
     args = [arg for arg in argv if arg not in GET_PIP_ONLY_OPTIONS]
 
     # Works in a venv created with --without-pip; harmless when pip exists.
-    subprocess.check_call([sys.executable, '-m', 'ensurepip', '--default-pip'])
+    subprocess.check_call([sys.executable, "-m", "ensurepip", "--default-pip"])
 
     if args:
-        subprocess.check_call([sys.executable, '-m', 'pip', 'install', '--upgrade'] + args)
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--upgrade"] + args)
 
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

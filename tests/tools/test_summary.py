@@ -36,28 +36,28 @@ import sys
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_TARGETS = os.path.join(HERE, os.pardir, 'integration', 'targets')
-TEST_STAGES = ('sanity', 'units', 'integration')
+DEFAULT_TARGETS = os.path.join(HERE, os.pardir, "integration", "targets")
+TEST_STAGES = ("sanity", "units", "integration")
 # Columns of the time table; the docs toolchain's install is counted with the venv.
-TIME_COLUMNS = ('venv', 'build', 'lint', 'docs', 'sanity', 'units', 'integration')
-SKIP_ALIASES = ('disabled', 'unsupported', 'hidden')
+TIME_COLUMNS = ("venv", "build", "lint", "docs", "sanity", "units", "integration")
+SKIP_ALIASES = ("disabled", "unsupported", "hidden")
 
-Counts = collections.namedtuple('Counts', 'passed failed skipped')
+Counts = collections.namedtuple("Counts", "passed failed skipped")
 
 
 def read_stages(results):
     """{(version, stage): (exit status, seconds)} from stages.tsv; a stage run twice keeps its last run."""
     stages = {}
-    path = os.path.join(results, 'stages.tsv')
+    path = os.path.join(results, "stages.tsv")
     if os.path.exists(path):
-        with open(path, encoding='utf-8') as handle:
+        with open(path, encoding="utf-8") as handle:
             for line in handle:
-                fields = line.rstrip('\n').split('\t')
+                fields = line.rstrip("\n").split("\t")
                 if len(fields) != 4:
                     continue
                 version, stage, status, seconds = fields
-                if stage == 'docs-toolchain':
-                    stage = 'venv'
+                if stage == "docs-toolchain":
+                    stage = "venv"
                     previous = stages.get((version, stage), (0, 0))
                     stages[(version, stage)] = (max(previous[0], int(status)), previous[1] + int(seconds))
                     continue
@@ -70,11 +70,11 @@ def junit_counts(paths):
     passed = failed = skipped = 0
     for path in paths:
         root = ET.parse(path).getroot()
-        for case in root.iter('testcase'):
+        for case in root.iter("testcase"):
             tags = set(child.tag for child in case)
-            if tags & {'failure', 'error'}:
+            if tags & {"failure", "error"}:
                 failed += 1
-            elif 'skipped' in tags:
+            elif "skipped" in tags:
                 skipped += 1
             else:
                 passed += 1
@@ -86,12 +86,12 @@ def expected_targets(targets_dir):
     names = []
     for name in sorted(os.listdir(targets_dir)):
         path = os.path.join(targets_dir, name)
-        if not os.path.isdir(path) or name.startswith(('setup_', 'prepare_')):
+        if not os.path.isdir(path) or name.startswith(("setup_", "prepare_")):
             continue
         aliases = []
-        if os.path.exists(os.path.join(path, 'aliases')):
-            with open(os.path.join(path, 'aliases'), encoding='utf-8') as handle:
-                aliases = [line.split('#', 1)[0].strip() for line in handle]
+        if os.path.exists(os.path.join(path, "aliases")):
+            with open(os.path.join(path, "aliases"), encoding="utf-8") as handle:
+                aliases = [line.split("#", 1)[0].strip() for line in handle]
         if not any(alias in SKIP_ALIASES for alias in aliases):
             names.append(name)
     return names
@@ -100,9 +100,9 @@ def expected_targets(targets_dir):
 def integration_passed(stage_dir):
     """Names of the targets that passed, from the data file(s) of the integration run."""
     passed = set()
-    for path in sorted(glob.glob(os.path.join(stage_dir, 'data', 'integration-*.json'))):
-        with open(path, encoding='utf-8') as handle:
-            passed.update(json.load(handle).get('targets', {}))
+    for path in sorted(glob.glob(os.path.join(stage_dir, "data", "integration-*.json"))):
+        with open(path, encoding="utf-8") as handle:
+            passed.update(json.load(handle).get("targets", {}))
     return passed
 
 
@@ -110,43 +110,48 @@ def stage_counts(results, version, stage, targets):
     """(Counts, notes) of one ansible-test stage of one version, from its results."""
     stage_dir = os.path.join(results, version, stage)
     notes = []
-    if stage == 'sanity':
-        counts = junit_counts(sorted(glob.glob(os.path.join(stage_dir, 'junit', 'ansible-test-sanity-*.xml'))))
-    elif stage == 'units':
-        counts = junit_counts(sorted(glob.glob(os.path.join(stage_dir, 'junit', 'python*-units.xml'))))
+    if stage == "sanity":
+        counts = junit_counts(sorted(glob.glob(os.path.join(stage_dir, "junit", "ansible-test-sanity-*.xml"))))
+    elif stage == "units":
+        counts = junit_counts(sorted(glob.glob(os.path.join(stage_dir, "junit", "python*-units.xml"))))
     else:
         passed = integration_passed(stage_dir)
         missing = [name for name in targets if name not in passed]
         counts = Counts(len(passed), len(missing), 0)
         if missing and os.path.isdir(stage_dir):
-            notes.append('not passed: %s' % ', '.join(missing))
+            notes.append("not passed: %s" % ", ".join(missing))
     return counts, notes
 
 
 def describe(results, version):
-    """"ansible-core X / Python Y" as the version's ansible-test stages recorded it."""
+    """ "ansible-core X / Python Y" as the version's ansible-test stages recorded it."""
     for stage in TEST_STAGES:
-        path = os.path.join(results, version, stage, 'version')
+        path = os.path.join(results, version, stage, "version")
         if os.path.exists(path):
-            with open(path, encoding='utf-8') as handle:
+            with open(path, encoding="utf-8") as handle:
                 return handle.read().strip()
-    return 'not run'
+    return "not run"
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument('results')
-    parser.add_argument('--version', action='append', required=True, metavar='V=STAGE+STAGE...',
-                        help='a version of the matrix and the stages expected of it')
-    parser.add_argument('--targets', default=DEFAULT_TARGETS, help='tests/integration/targets')
-    parser.add_argument('--label', default='tests', help='the word before the closing counts')
+    parser.add_argument("results")
+    parser.add_argument(
+        "--version",
+        action="append",
+        required=True,
+        metavar="V=STAGE+STAGE...",
+        help="a version of the matrix and the stages expected of it",
+    )
+    parser.add_argument("--targets", default=DEFAULT_TARGETS, help="tests/integration/targets")
+    parser.add_argument("--label", default="tests", help="the word before the closing counts")
     args = parser.parse_args(argv)
     matrix = []
     for spec in args.version:
-        version, _sep, stages = spec.partition('=')
+        version, _sep, stages = spec.partition("=")
         if not version or not stages:
-            parser.error('--version wants V=STAGE+STAGE..., got %r' % spec)
-        matrix.append((version, stages.split('+')))
+            parser.error("--version wants V=STAGE+STAGE..., got %r" % spec)
+        matrix.append((version, stages.split("+")))
     return args, matrix
 
 
@@ -159,7 +164,7 @@ def main(argv):
     bad_versions = []
 
     for version, expected in matrix:
-        print('%s (%s)' % (version, describe(args.results, version)))
+        print("%s (%s)" % (version, describe(args.results, version)))
         version_failed = 0
         times = {}
         for stage in expected:
@@ -169,23 +174,29 @@ def main(argv):
                 counts, notes = stage_counts(args.results, version, stage, targets)
                 if status is None:
                     counts = Counts(0, max(counts.failed, 1), 0)
-                    notes.insert(0, 'NOT RUN (a stage it needs failed)')
+                    notes.insert(0, "NOT RUN (a stage it needs failed)")
                 elif status != 0 and counts.failed == 0:
                     counts = Counts(counts.passed, 1, counts.skipped)
-                    notes.insert(0, 'FAILED: exit status %d' % status)
-                what = 'targets' if stage == 'integration' else 'tests'
-                line = '  %-12s %4d passed, %d failed, %d skipped %s' % (stage, counts.passed, counts.failed, counts.skipped, what)
+                    notes.insert(0, "FAILED: exit status %d" % status)
+                what = "targets" if stage == "integration" else "tests"
+                line = "  %-12s %4d passed, %d failed, %d skipped %s" % (
+                    stage,
+                    counts.passed,
+                    counts.failed,
+                    counts.skipped,
+                    what,
+                )
                 if notes:
-                    line += ' (%s)' % '; '.join(notes)
+                    line += " (%s)" % "; ".join(notes)
                 print(line)
                 total = Counts(*(a + b for a, b in zip(total, counts)))
                 version_failed += counts.failed
-            elif status is None and stage != 'venv':
-                print('  %-12s NOT RUN (a stage it needs failed)' % stage)
+            elif status is None and stage != "venv":
+                print("  %-12s NOT RUN (a stage it needs failed)" % stage)
                 total = Counts(total.passed, total.failed + 1, total.skipped)
                 version_failed += 1
             elif status:
-                print('  %-12s FAILED (exit status %d)' % (stage, status))
+                print("  %-12s FAILED (exit status %d)" % (stage, status))
                 total = Counts(total.passed, total.failed + 1, total.skipped)
                 version_failed += 1
         if version_failed:
@@ -195,7 +206,7 @@ def main(argv):
     # Stage times: every stage that ran, per version, then the sum.
     print()
     print('stage times in seconds (a venv that was up to date is not made again: "-"):')
-    header = '  %-8s' % 'version' + ''.join('%13s' % column for column in TIME_COLUMNS) + '%9s' % 'total'
+    header = "  %-8s" % "version" + "".join("%13s" % column for column in TIME_COLUMNS) + "%9s" % "total"
     print(header)
     grand = 0
     for version, times in rows:
@@ -203,23 +214,23 @@ def main(argv):
         version_total = 0
         for column in TIME_COLUMNS:
             if column not in times:
-                cells.append('')
+                cells.append("")
             elif times[column] is None:
-                cells.append('-')
+                cells.append("-")
             else:
                 cells.append(str(times[column]))
                 version_total += times[column]
         grand += version_total
-        print('  %-8s' % version + ''.join('%13s' % cell for cell in cells) + '%9d' % version_total)
-    print('  total: %d s (%d min %02d s)' % (grand, grand // 60, grand % 60))
+        print("  %-8s" % version + "".join("%13s" % cell for cell in cells) + "%9d" % version_total)
+    print("  total: %d s (%d min %02d s)" % (grand, grand // 60, grand % 60))
     print()
     if bad_versions:
-        print('FAILED on %s' % ', '.join(bad_versions))
+        print("FAILED on %s" % ", ".join(bad_versions))
     else:
-        print('every version passed: %s' % ', '.join(version for version, _stages in matrix))
-    print('%s: %d passed, %d failed, %d skipped' % (args.label, total.passed, total.failed, total.skipped))
+        print("every version passed: %s" % ", ".join(version for version, _stages in matrix))
+    print("%s: %d passed, %d failed, %d skipped" % (args.label, total.passed, total.failed, total.skipped))
     return 1 if total.failed else 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

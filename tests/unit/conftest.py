@@ -21,7 +21,9 @@ TEST_TIMEOUT = 60  # seconds; the slowest test (ansible-playbook started and kil
 
 def pytest_configure(config):
     if not config.pluginmanager.hasplugin("timeout"):  # pytest-timeout's entry point
-        raise pytest.UsageError("pytest-timeout is required (tests/unit/requirements.txt): without it a hanging test hangs the run")
+        raise pytest.UsageError(
+            "pytest-timeout is required (tests/unit/requirements.txt): without it a hanging test hangs the run"
+        )
 
 
 def pytest_collection_modifyitems(items):

@@ -32,7 +32,7 @@ def test_every_module_documents_its_group_and_connection_options():
         with open(os.path.join(ROOT, "plugins", "modules", name + ".py")) as handle:
             source = handle.read()
         start = source.index('DOCUMENTATION = r"""') + len('DOCUMENTATION = r"""')
-        doc = yaml.safe_load(source[start:source.index('"""', start)])
+        doc = yaml.safe_load(source[start : source.index('"""', start)])
         fragments = doc.get("extends_documentation_fragment", [])
         assert "netaccess.nac.connection" in fragments, name
         assert "netaccess.nac.attributes" in fragments, name

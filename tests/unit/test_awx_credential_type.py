@@ -35,12 +35,19 @@ def _self_signed_pem():
     from cryptography.x509.oid import NameOID
 
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, u"Internal CA")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Internal CA")])
     now = datetime.datetime(2026, 1, 1)
-    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-                   .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
-                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-                   .sign(key, hashes.SHA256()))
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     return certificate.public_bytes(serialization.Encoding.PEM).decode("ascii")
 
 
@@ -128,8 +135,10 @@ def inject(credential_type, inputs, directory):
             handle.write(sandbox.from_string(template).render(**namespace))
         files[name] = path
     namespace["tower"] = SimpleNamespace(filename=SimpleNamespace(**files))
-    environment = dict((name, sandbox.from_string(template).render(**namespace))
-                       for name, template in credential_type["injectors"]["env"].items())
+    environment = dict(
+        (name, sandbox.from_string(template).render(**namespace))
+        for name, template in credential_type["injectors"]["env"].items()
+    )
     return environment, files
 
 
@@ -162,12 +171,16 @@ def test_every_secret_input_is_marked_secret(credential_type):
 
 
 def test_injected_variables_are_the_ones_the_modules_read(credential_type):
-    fallbacks = set(name for spec in connection_argument_spec().values() for name in spec.get("fallback", (None, []))[1])
+    fallbacks = set(
+        name for spec in connection_argument_spec().values() for name in spec.get("fallback", (None, []))[1]
+    )
     assert set(credential_type["injectors"]["env"]) <= fallbacks
 
 
 def test_an_api_key_credential_gives_a_bearer_client(credential_type, tmp_path, monkeypatch):
-    environment, dummy = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k-123", validate_certs=True), tmp_path)
+    environment, dummy = inject(
+        credential_type, dict(api_url="https://nac.example.com", api_key="k-123", validate_certs=True), tmp_path
+    )
     assert environment["NAC_API_KEY"] == "k-123" and environment["NAC_USERNAME"] == ""
     client = client_from_environment(environment, monkeypatch)
     headers = client.session.prepare_request(requests.Request("GET", client.base_url)).headers
@@ -197,7 +210,9 @@ def test_injectors_are_what_awx_accepts(credential_type):
     # Several files need the multi-file syntax only (AWX refuses a mix with the unnamed "template").
     assert all(label.startswith("template.") for label in injectors.get("file", {}))
     namespace = dict((field["id"], "EXAMPLE") for field in credential_type["inputs"]["fields"])
-    namespace["tower"] = SimpleNamespace(filename=SimpleNamespace(**dict((name, "EXAMPLE_FILENAME") for name in file_names(credential_type))))
+    namespace["tower"] = SimpleNamespace(
+        filename=SimpleNamespace(**dict((name, "EXAMPLE_FILENAME") for name in file_names(credential_type)))
+    )
     sandbox = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
     templates = list(injectors.get("file", {}).values()) + list(injectors["env"].values())
     for template in templates:
@@ -214,7 +229,9 @@ def test_tls_and_time_out_inputs_exist_and_the_ca_bundle_is_no_secret(credential
 
 
 def test_defaults_verify_certificates_with_the_modules_time_out(credential_type, tmp_path, monkeypatch):
-    environment, files = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=True), tmp_path)
+    environment, files = inject(
+        credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=True), tmp_path
+    )
     assert environment["NAC_VALIDATE_CERTS"] == "true" and environment["NAC_CA_PATH"] == ""
     client = client_from_environment(environment, monkeypatch)
     assert client.verify is True
@@ -229,7 +246,9 @@ def test_only_an_explicit_false_turns_verification_off_in_the_template(credentia
 
 
 def test_validate_certs_off_turns_verification_off(credential_type, tmp_path, monkeypatch):
-    environment, files = inject(credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=False), tmp_path)
+    environment, files = inject(
+        credential_type, dict(api_url="https://nac.example.com", api_key="k", validate_certs=False), tmp_path
+    )
     assert environment["NAC_VALIDATE_CERTS"] == "false"
     assert client_from_environment(environment, monkeypatch).verify is False
 

@@ -109,12 +109,16 @@ def config_with(**changes):
 
 # ---- 4.1 GET /api/intent ---------------------------------------------------------------------
 
+
 def test_api_4_1_intent_list_is_array_of_records_with_tag(api):
     reply = api.get("/api/intent")
     assert reply.status_code == 200
     assert reply.headers["Content-Type"] == "application/json"
-    assert reply.json() == [{"tag": "dot1x_status", "name": "Check 802.1x"}, {"tag": "ping", "name": "Ping"},
-                            {"tag": "who_is_logged_in", "name": "Who is logged in"}]
+    assert reply.json() == [
+        {"tag": "dot1x_status", "name": "Check 802.1x"},
+        {"tag": "ping", "name": "Ping"},
+        {"tag": "who_is_logged_in", "name": "Who is logged in"},
+    ]
 
 
 def test_api_5_4_intent_list_shows_only_the_intents_of_the_account(api):
@@ -132,12 +136,19 @@ def test_api_4_1_other_intents_fire_ok_and_unknown_tag_is_404(api):
 
 # ---- 4.2 GET /api/device ---------------------------------------------------------------------
 
+
 def test_api_4_2_device_list_items_have_integer_id_and_hostname(api):
     devices = api.devices()
     assert [d["id"] for d in devices] == [1, 2, 3, 4]
     assert all(isinstance(d["id"], int) and isinstance(d["hostname"], str) for d in devices)
-    assert devices[0] == {"id": 1, "hostname": "seed-cam-01", "group": "Cameras", "profile": "Camera",
-                          "macs": ["02:00:00:20:00:10"], "ips": ["10.20.0.10"]}
+    assert devices[0] == {
+        "id": 1,
+        "hostname": "seed-cam-01",
+        "group": "Cameras",
+        "profile": "Camera",
+        "macs": ["02:00:00:20:00:10"],
+        "ips": ["10.20.0.10"],
+    }
 
 
 def test_api_4_2_device_list_ids_ascending_and_includes_created_devices(api):
@@ -148,6 +159,7 @@ def test_api_4_2_device_list_ids_ascending_and_includes_created_devices(api):
 
 
 # ---- 4.3 POST /api/device --------------------------------------------------------------------
+
 
 def test_api_4_3_rule1_no_macs_no_ips_allocates_one_ip_per_pair(api):
     reply = api.create(hostname="ws-new", group="Workstations", profile="Workstation")
@@ -175,8 +187,13 @@ def test_api_4_3_rule2_ips_without_macs_creates_device_without_macs(api):
 
 
 def test_api_4_3_rule3_macs_and_ips_creates_device_with_both(api):
-    reply = api.create(hostname="ws-both", group="Workstations", profile="Workstation",
-                       macs=["02:AA:BB:CC:DD:01", "02:aa:bb:cc:dd:02"], ips=["10.40.1.1", "10.40.1.2"])
+    reply = api.create(
+        hostname="ws-both",
+        group="Workstations",
+        profile="Workstation",
+        macs=["02:AA:BB:CC:DD:01", "02:aa:bb:cc:dd:02"],
+        ips=["10.40.1.1", "10.40.1.2"],
+    )
     assert reply.status_code == 201, reply.text
     record = reply.json()
     assert record["macs"] == ["02:aa:bb:cc:dd:01", "02:aa:bb:cc:dd:02"]  # stored lower-case
@@ -185,22 +202,33 @@ def test_api_4_3_rule3_macs_and_ips_creates_device_with_both(api):
 
 
 def test_api_4_3_not_shown_macs_without_ips_allocates_one_ip_per_mac(api):
-    record = api.create(hostname="ws-mac", group="Workstations", profile="Workstation", macs=["02:00:00:00:00:aa"]).json()
+    record = api.create(
+        hostname="ws-mac", group="Workstations", profile="Workstation", macs=["02:00:00:00:00:aa"]
+    ).json()
     assert record["macs"] == ["02:00:00:00:00:aa"] and record["ips"] == ["10.40.0.12"]
 
 
 def test_api_4_3_not_shown_hostname_group_profile_are_required(api):
     reply = api.create()
     assert reply.status_code == 400
-    assert reply.json() == {"error": "Validation failed",
-                            "fields": {"hostname": "is required", "group": "is required", "profile": "is required"}}
+    assert reply.json() == {
+        "error": "Validation failed",
+        "fields": {"hostname": "is required", "group": "is required", "profile": "is required"},
+    }
     fields = api.create(hostname="", group=" ", profile=7).json()["fields"]
     assert fields == {"hostname": "must not be empty", "group": "must not be empty", "profile": "must be a string"}
 
 
 def test_api_4_3_not_shown_hostname_is_at_most_63_letters_digits_hyphens_dots(api):
-    assert api.create(hostname="a" * 64, group="Cameras", profile="Camera").json()["fields"]["hostname"].startswith("must be at most 63")
-    assert "letters, digits" in api.create(hostname="bad host", group="Cameras", profile="Camera").json()["fields"]["hostname"]
+    assert (
+        api.create(hostname="a" * 64, group="Cameras", profile="Camera")
+        .json()["fields"]["hostname"]
+        .startswith("must be at most 63")
+    )
+    assert (
+        "letters, digits"
+        in api.create(hostname="bad host", group="Cameras", profile="Camera").json()["fields"]["hostname"]
+    )
     assert api.create(hostname="a" * 60 + ".b-", group="Cameras", profile="Camera").status_code == 201
 
 
@@ -211,34 +239,50 @@ def test_api_4_3_not_shown_unknown_group_or_profile_names_the_known_ones(api):
 
 
 def test_api_4_3_not_shown_invalid_mac_is_reported_by_index(api):
-    reply = api.create(hostname="x1", group="Cameras", profile="Camera", macs=["02:00:00:00:00:01", "02-00-00-00-00-02"])
+    reply = api.create(
+        hostname="x1", group="Cameras", profile="Camera", macs=["02:00:00:00:00:01", "02-00-00-00-00-02"]
+    )
     assert reply.status_code == 400
     assert list(reply.json()["fields"]) == ["macs[1]"]
     assert api.create(hostname="x1", group="Cameras", profile="Camera", macs="02:00:00:00:00:01").json()["fields"] == {
-        "macs": "must be a list of strings"}
+        "macs": "must be a list of strings"
+    }
     assert "macs[0]" in api.create(hostname="x1", group="Cameras", profile="Camera", macs=[1]).json()["fields"]
 
 
-@pytest.mark.parametrize("ip", ["10.20.0.256", "10.20.0", "10.20.0.1.2", "ten", "10.30.0.5", "10.20.0.0", "10.20.0.255"])
+@pytest.mark.parametrize(
+    "ip", ["10.20.0.256", "10.20.0", "10.20.0.1.2", "ten", "10.30.0.5", "10.20.0.0", "10.20.0.255"]
+)
 def test_api_4_3_not_shown_ips_must_be_dotted_ipv4_hosts_of_group_subnet(api, ip):
     reply = api.create(hostname="x1", group="Cameras", profile="Camera", ips=[ip])
     assert reply.status_code == 400 and list(reply.json()["fields"]) == ["ips[0]"]
 
 
 def test_api_4_3_not_shown_more_pairs_than_profile_allows_is_400(api):
-    reply = api.create(hostname="x1", group="Cameras", profile="Camera", macs=["02:00:00:00:00:01", "02:00:00:00:00:02"])
+    reply = api.create(
+        hostname="x1", group="Cameras", profile="Camera", macs=["02:00:00:00:00:01", "02:00:00:00:00:02"]
+    )
     assert reply.status_code == 400
     assert "Camera" in reply.json()["fields"]["macs"] and "at most 1" in reply.json()["fields"]["macs"]
     reply = api.create(hostname="x1", group="Cameras", profile="Camera", ips=["10.20.0.50", "10.20.0.51"])
     assert "at most 1" in reply.json()["fields"]["ips"]
 
 
-@pytest.mark.parametrize("fields, fragment", [
-    ({"hostname": "x1", "macs": ["02:00:00:20:00:10"]}, "MAC address 02:00:00:20:00:10 is already used by device seed-cam-01"),
-    ({"hostname": "x1", "macs": ["02:00:00:20:00:10".upper()]}, "MAC address 02:00:00:20:00:10"),
-    ({"hostname": "x1", "ips": ["10.20.0.10"]}, "IP address 10.20.0.10 is already used by device seed-cam-01 (id 1)"),
-    ({"hostname": "SEED-CAM-01"}, "hostname SEED-CAM-01 already exists (id 1)"),
-])
+@pytest.mark.parametrize(
+    "fields, fragment",
+    [
+        (
+            {"hostname": "x1", "macs": ["02:00:00:20:00:10"]},
+            "MAC address 02:00:00:20:00:10 is already used by device seed-cam-01",
+        ),
+        ({"hostname": "x1", "macs": ["02:00:00:20:00:10".upper()]}, "MAC address 02:00:00:20:00:10"),
+        (
+            {"hostname": "x1", "ips": ["10.20.0.10"]},
+            "IP address 10.20.0.10 is already used by device seed-cam-01 (id 1)",
+        ),
+        ({"hostname": "SEED-CAM-01"}, "hostname SEED-CAM-01 already exists (id 1)"),
+    ],
+)
 def test_api_4_3_not_shown_mac_ip_or_hostname_in_use_is_conflict(api, fields, fragment):
     reply = api.create(group="Cameras", profile="Camera", **fields)
     assert reply.status_code == 409
@@ -256,13 +300,18 @@ def test_api_4_3_not_shown_exhausted_profile_range_is_conflict(api):
     assert api.create(hostname="tiny-2", group="Lab", profile="Tiny").json()["ips"] == ["10.99.0.11"]
     reply = api.create(hostname="tiny-3", group="Lab", profile="Tiny")
     assert reply.status_code == 409
-    assert reply.json() == {"error": "Conflict", "message": "No free IP address left for profile Tiny in group Lab (range .10-.11)"}
+    assert reply.json() == {
+        "error": "Conflict",
+        "message": "No free IP address left for profile Tiny in group Lab (range .10-.11)",
+    }
     assert by_hostname(api.devices(), "tiny-3") == []
 
 
 @pytest.mark.parametrize("body", [b"not json", b"[]", b"", b'"text"', b"\xff"])
 def test_api_4_3_not_shown_body_must_be_a_json_object(api, body):
-    reply = api.session.post(api.url + "/api/device", data=body, headers={"Content-Type": "application/json"}, timeout=10)
+    reply = api.session.post(
+        api.url + "/api/device", data=body, headers={"Content-Type": "application/json"}, timeout=10
+    )
     assert reply.status_code == 400 and reply.json()["error"] == "Bad request"
 
 
@@ -287,10 +336,16 @@ def test_api_4_3_not_shown_invalid_creation_reply_config_is_refused():
 
 # ---- 4.4 POST /api/intent/dot1x_status/fire --------------------------------------------------
 
+
 def test_api_4_4_fire_dot1x_status_with_json_true_returns_status_result(api):
     reply = api.fire(1, JSON_TRUE)
     assert reply.status_code == 200 and reply.headers["Content-Type"] == "application/json"
-    assert reply.json() == {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "seed-cam-01", "message": None}
+    assert reply.json() == {
+        "status": "AUTHENTICATED",
+        "authMethod": "EAP-TLS",
+        "username": "seed-cam-01",
+        "message": None,
+    }
 
 
 @pytest.mark.parametrize("payload", [None, {}, {"json": False}, {"json": "true"}, {"json": 1}])
@@ -306,8 +361,17 @@ def test_api_4_4_not_shown_unknown_target_id_is_404(api):
     assert reply.json() == {"error": "Not found", "message": "No device with id 999"}
 
 
-@pytest.mark.parametrize("body", [{}, {"targetId": "1"}, {"targetId": 1.0}, {"targetId": True}, {"targetId": None},
-                                  {"targetId": 1, "additionalPayload": "json"}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"targetId": "1"},
+        {"targetId": 1.0},
+        {"targetId": True},
+        {"targetId": None},
+        {"targetId": 1, "additionalPayload": "json"},
+    ],
+)
 def test_api_4_4_not_shown_target_id_must_be_an_integer(api, body):
     reply = api.post(FIRE, body)
     assert reply.status_code == 400 and reply.json()["error"] == "Validation failed"
@@ -320,29 +384,48 @@ def test_api_4_4_not_shown_fire_body_must_be_a_json_object(api):
 
 # ---- 4.5 batch use ---------------------------------------------------------------------------
 
+
 def test_api_4_5_batch_lists_devices_then_fires_once_per_device(emu, api):
     statuses = {}
     for device in api.devices():
         statuses.setdefault(device["hostname"], []).append(api.status(device["id"]).get("status", "UNKNOWN"))
-    assert statuses == {"seed-cam-01": ["AUTHENTICATED"], "seed-printer-01": ["UNAUTHENTICATED"],
-                        "dup-host": ["AUTHENTICATED", "AUTHENTICATED"]}
+    assert statuses == {
+        "seed-cam-01": ["AUTHENTICATED"],
+        "seed-printer-01": ["UNAUTHENTICATED"],
+        "dup-host": ["AUTHENTICATED", "AUTHENTICATED"],
+    }
     assert emu.request_counts() == {"GET /api/device": 1, "POST " + FIRE: 4}
 
 
 # ---- 3 states and transitions (the 802.1x model) ---------------------------------------------
 
+
 def test_api_3_known_state_authenticated_after_onboarding_delay(api):
     device = api.create(hostname="cam-onboard", group="Cameras", profile="Camera", macs=["02:00:00:00:01:01"]).json()
-    assert api.status(device["id"]) == {"status": "CONNECTING", "authMethod": None, "username": None,
-                                        "message": "Authentication in progress"}
+    assert api.status(device["id"]) == {
+        "status": "CONNECTING",
+        "authMethod": None,
+        "username": None,
+        "message": "Authentication in progress",
+    }
     advance(api, 0.5)
     assert api.status(device["id"])["status"] == "CONNECTING"
     advance(api, 0.5)  # auth_delay of the integration config is 1.0
-    assert api.status(device["id"]) == {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "cam-onboard", "message": None}
+    assert api.status(device["id"]) == {
+        "status": "AUTHENTICATED",
+        "authMethod": "EAP-TLS",
+        "username": "cam-onboard",
+        "message": None,
+    }
 
 
 def test_api_3_not_shown_device_without_mac_is_unauthenticated(api):
-    expected = {"status": "UNAUTHENTICATED", "authMethod": None, "username": None, "message": "No MAC address registered for this device"}
+    expected = {
+        "status": "UNAUTHENTICATED",
+        "authMethod": None,
+        "username": None,
+        "message": "No MAC address registered for this device",
+    }
     assert api.status(2) == expected
     device = api.create(hostname="no-mac", group="Cameras", profile="Camera").json()
     advance(api, 3600)
@@ -354,8 +437,17 @@ def test_api_3_not_shown_seeded_devices_are_already_settled(api):
 
 
 def test_api_3_not_shown_seed_not_authenticated_onboards_from_start():
-    config = config_with(devices=[{"hostname": "fresh", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:00:00:01"],
-                                   "authenticated": False}])
+    config = config_with(
+        devices=[
+            {
+                "hostname": "fresh",
+                "group": "Cameras",
+                "profile": "Camera",
+                "macs": ["02:00:00:00:00:01"],
+                "authenticated": False,
+            }
+        ]
+    )
     with Emulator(config).start() as running:
         client = Api(running.url)
         assert client.status(1)["status"] == "CONNECTING"
@@ -365,9 +457,16 @@ def test_api_3_not_shown_seed_not_authenticated_onboards_from_start():
 
 def test_api_3_not_shown_override_replaces_fields_also_for_later_devices(api):
     never = api.create(hostname="never-auth-01", group="Cameras", profile="Camera", macs=["02:00:00:00:02:01"]).json()
-    held = api.create(hostname="HELD-01", group="Cameras", profile="Camera", ips=["10.20.0.77"], macs=["02:00:00:00:02:02"]).json()
+    held = api.create(
+        hostname="HELD-01", group="Cameras", profile="Camera", ips=["10.20.0.77"], macs=["02:00:00:00:02:02"]
+    ).json()
     advance(api, 10)
-    assert api.status(never["id"]) == {"status": "UNAUTHENTICATED", "authMethod": None, "username": None, "message": "Certificate rejected"}
+    assert api.status(never["id"]) == {
+        "status": "UNAUTHENTICATED",
+        "authMethod": None,
+        "username": None,
+        "message": "Certificate rejected",
+    }
     assert api.status(held["id"]) == {"status": "HELD", "authMethod": "MAB", "username": "held-01", "message": None}
 
 
@@ -380,6 +479,7 @@ def test_api_3_missing_status_reads_unknown_override_omits_status_key(api):
 
 
 # ---- 5 authentication and 7 errors -----------------------------------------------------------
+
 
 def test_api_5_1_bearer_api_key_authenticates(api):
     assert api.get("/api/device").status_code == 200
@@ -401,8 +501,18 @@ def test_api_5_3_fire_dot1x_status_without_intent_access_is_forbidden(api):
     assert auditor.post("/api/intent/ping/fire", {"targetId": 1}).json() == {"result": "ok"}
 
 
-@pytest.mark.parametrize("authorization", ["Bearer wrong-key", "Bearer ", "Bearer nac-demo-admin-key-x", "Token nac-demo-admin-key",
-                                           "Basic !!!", "nac-demo-admin-key", None])
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        "Bearer wrong-key",
+        "Bearer ",
+        "Bearer nac-demo-admin-key-x",
+        "Token nac-demo-admin-key",
+        "Basic !!!",
+        "nac-demo-admin-key",
+        None,
+    ],
+)
 def test_api_5_5_invalid_key_is_server_error(api, authorization):
     headers = {"Authorization": authorization} if authorization else {}
     reply = requests.get(api.url + "/api/device", headers=headers, timeout=10)
@@ -410,8 +520,17 @@ def test_api_5_5_invalid_key_is_server_error(api, authorization):
     assert reply.headers["Content-Type"] == "text/html" and reply.text == SERVER_ERROR_HTML
 
 
-@pytest.mark.parametrize("method, path", [("GET", "/api/intent"), ("GET", "/api/device"), ("POST", "/api/device"),
-                                          ("POST", FIRE), ("GET", "/api/unknown"), ("DELETE", "/api/device")])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("GET", "/api/intent"),
+        ("GET", "/api/device"),
+        ("POST", "/api/device"),
+        ("POST", FIRE),
+        ("GET", "/api/unknown"),
+        ("DELETE", "/api/device"),
+    ],
+)
 def test_api_7_invalid_key_is_server_error_on_every_endpoint(api, method, path):
     reply = Api(api.url, "invalid").request(method, path, json={"targetId": 1})
     assert reply.status_code == 500 and reply.text == SERVER_ERROR_HTML
@@ -423,15 +542,24 @@ def test_facts_basic_auth_with_x_tenant_authenticates(api):
     assert basic.status(1)["status"] == "AUTHENTICATED"
 
 
-@pytest.mark.parametrize("user, password, tenant", [(BASIC_USER, BASIC_PASSWORD, None), (BASIC_USER, BASIC_PASSWORD, "other-tenant"),
-                                                    (BASIC_USER, "wrong", TENANT), ("nobody", BASIC_PASSWORD, TENANT)])
+@pytest.mark.parametrize(
+    "user, password, tenant",
+    [
+        (BASIC_USER, BASIC_PASSWORD, None),
+        (BASIC_USER, BASIC_PASSWORD, "other-tenant"),
+        (BASIC_USER, "wrong", TENANT),
+        ("nobody", BASIC_PASSWORD, TENANT),
+    ],
+)
 def test_facts_basic_auth_wrong_password_or_tenant_is_server_error(api, user, password, tenant):
     reply = Api(api.url, key=None, basic=(user, password), tenant=tenant).get("/api/device")
     assert reply.status_code == 500 and reply.text == SERVER_ERROR_HTML
 
 
 def test_facts_bearer_account_with_tenant_requires_matching_x_tenant():
-    accounts = [{"name": "site", "api_key": "site-key", "tenant": "site-a", "privileges": ["public_api"], "intents": []}]
+    accounts = [
+        {"name": "site", "api_key": "site-key", "tenant": "site-a", "privileges": ["public_api"], "intents": []}
+    ]
     with Emulator(config_with(accounts=accounts)).start() as running:
         assert Api(running.url, "site-key", tenant="site-a").get("/api/device").status_code == 200
         assert Api(running.url, "site-key", tenant="site-b").get("/api/device").status_code == 500
@@ -440,11 +568,14 @@ def test_facts_bearer_account_with_tenant_requires_matching_x_tenant():
 
 def test_facts_basic_header_built_by_hand_is_accepted(api):
     token = base64.b64encode(("%s:%s" % (BASIC_USER, BASIC_PASSWORD)).encode()).decode()
-    reply = requests.get(api.url + "/api/intent", headers={"Authorization": "Basic " + token, "X-Tenant": TENANT}, timeout=10)
+    reply = requests.get(
+        api.url + "/api/intent", headers={"Authorization": "Basic " + token, "X-Tenant": TENANT}, timeout=10
+    )
     assert reply.status_code == 200
 
 
 # ---- 9 paths and methods ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", ["/api", "/api/devices", "/api/v1/device", "/api/intent/dot1x_status"])
 def test_api_9_unknown_api_path_is_404_json(api, path):
@@ -452,8 +583,15 @@ def test_api_9_unknown_api_path_is_404_json(api, path):
     assert reply.status_code == 404 and reply.json()["error"] == "Not found"
 
 
-@pytest.mark.parametrize("method, path, allow", [("PUT", "/api/device", "GET, POST"), ("DELETE", "/api/intent", "GET"),
-                                                 ("GET", FIRE, "POST"), ("PATCH", "/api/device", "GET, POST")])
+@pytest.mark.parametrize(
+    "method, path, allow",
+    [
+        ("PUT", "/api/device", "GET, POST"),
+        ("DELETE", "/api/intent", "GET"),
+        ("GET", FIRE, "POST"),
+        ("PATCH", "/api/device", "GET, POST"),
+    ],
+)
 def test_api_9_wrong_method_is_405_json(api, method, path, allow):
     reply = api.request(method, path)
     assert reply.status_code == 405 and reply.json()["error"] == "Method not allowed"
@@ -462,6 +600,7 @@ def test_api_9_wrong_method_is_405_json(api, method, path, allow):
 
 # ---- the emulator itself ---------------------------------------------------------------------
 
+
 def test_emulator_latency_does_not_serialise_concurrent_requests():
     with Emulator(latency=0.3).start() as running:
         barrier = threading.Barrier(32, timeout=10)
@@ -469,7 +608,11 @@ def test_emulator_latency_does_not_serialise_concurrent_requests():
 
         def worker():
             barrier.wait()
-            results.append(requests.get(running.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=10).status_code)
+            results.append(
+                requests.get(
+                    running.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=10
+                ).status_code
+            )
 
         threads = [threading.Thread(target=worker) for _index in range(32)]
         for thread in threads:
@@ -488,6 +631,7 @@ def test_emulator_latency_does_not_serialise_concurrent_requests():
 def test_emulator_keeps_connections_alive_and_answers_without_nagle_stalls(emu):
     # The speed itself is measured by benchmarks/bench_dot1x_status.py; here, what makes it possible.
     from ansible_collections.netaccess.nac.tests.emulator import nac_emulator
+
     assert nac_emulator._Handler.protocol_version == "HTTP/1.1"
     assert nac_emulator._Handler.disable_nagle_algorithm is True
     before = emu.server_stats()["connections"]
@@ -542,7 +686,12 @@ def test_emulator_admin_dot1x_sets_and_clears_a_status_by_id_or_hostname(emu, ap
     assert api.status(1)["status"] == "AUTHENTICATED" and api.status(3)["status"] == "AUTHENTICATED"
     reply = set_dot1x(api, id=1, status="UNAUTHENTICATED", message="Certificate revoked")
     assert reply.json() == {"ok": True, "override": {"status": "UNAUTHENTICATED", "message": "Certificate revoked"}}
-    assert api.status(1) == {"status": "UNAUTHENTICATED", "authMethod": "EAP-TLS", "username": "seed-cam-01", "message": "Certificate revoked"}
+    assert api.status(1) == {
+        "status": "UNAUTHENTICATED",
+        "authMethod": "EAP-TLS",
+        "username": "seed-cam-01",
+        "message": "Certificate revoked",
+    }
     assert api.status(3)["status"] == "AUTHENTICATED"  # only that device
     assert set_dot1x(api, hostname="SEED-CAM-01", status="HELD").status_code == 200
     assert api.status(1)["status"] == "UNAUTHENTICATED"  # the id's override wins over the hostname's
@@ -556,9 +705,17 @@ def test_emulator_admin_dot1x_sets_and_clears_a_status_by_id_or_hostname(emu, ap
     assert emu.request_counts() == {"POST " + FIRE: 1}  # since the reset; admin calls are never counted
 
 
-@pytest.mark.parametrize("body, status", [({"status": "HELD"}, 400), ({"id": 1, "hostname": "x", "status": "HELD"}, 400),
-                                          ({"id": 1, "colour": "red"}, 400), ({"hostname": "", "status": "HELD"}, 400),
-                                          ({"id": 999, "status": "HELD"}, 404), ({"id": "1", "status": "HELD"}, 404)])
+@pytest.mark.parametrize(
+    "body, status",
+    [
+        ({"status": "HELD"}, 400),
+        ({"id": 1, "hostname": "x", "status": "HELD"}, 400),
+        ({"id": 1, "colour": "red"}, 400),
+        ({"hostname": "", "status": "HELD"}, 400),
+        ({"id": 999, "status": "HELD"}, 404),
+        ({"id": "1", "status": "HELD"}, 404),
+    ],
+)
 def test_emulator_admin_dot1x_rejects_bad_bodies(api, body, status):
     assert set_dot1x(api, **body).status_code == status
     assert api.status(1)["status"] == "AUTHENTICATED"
@@ -588,10 +745,20 @@ def test_emulator_concurrent_creations_get_unique_ids_and_ips(api):
 
 
 def test_emulator_handles_a_thousand_devices():
-    config = config_with(groups=[{"name": "Big", "subnet": "10.0.0.0/16"}],
-                         profiles=[{"name": "Host", "max_pairs": 1, "host_start": 1, "host_end": 65000}],
-                         devices=[{"hostname": "host-%04d" % i, "group": "Big", "profile": "Host", "macs": ["02:00:00:00:%02x:%02x" % divmod(i, 256)],
-                                   "ips": ["10.0.%d.%d" % divmod(i + 1, 256)]} for i in range(1000)])
+    config = config_with(
+        groups=[{"name": "Big", "subnet": "10.0.0.0/16"}],
+        profiles=[{"name": "Host", "max_pairs": 1, "host_start": 1, "host_end": 65000}],
+        devices=[
+            {
+                "hostname": "host-%04d" % i,
+                "group": "Big",
+                "profile": "Host",
+                "macs": ["02:00:00:00:%02x:%02x" % divmod(i, 256)],
+                "ips": ["10.0.%d.%d" % divmod(i + 1, 256)],
+            }
+            for i in range(1000)
+        ],
+    )
     with Emulator(config).start() as running:
         client = Api(running.url)
         devices = client.devices()
@@ -637,14 +804,22 @@ def test_emulator_persistence_round_trip_via_sqlite(tmp_path):
     state = str(tmp_path / "state.sqlite")
     config = load_config(INTEGRATION_CONFIG)
     with Emulator(config, state_path=state).start() as first:
-        created = Api(first.url).create(hostname="kept", group="Cameras", profile="Camera", macs=["02:00:00:00:09:01"]).json()
+        created = (
+            Api(first.url).create(hostname="kept", group="Cameras", profile="Camera", macs=["02:00:00:00:09:01"]).json()
+        )
         assert Api(first.url).status(created["id"])["status"] == "CONNECTING"
         first.advance_clock(5)
     changed = copy.deepcopy(config)
     changed["devices"] = []  # a file that holds state wins over the config devices
     with Emulator(changed, state_path=state).start() as second:
         client = Api(second.url)
-        assert [d["hostname"] for d in client.devices()] == ["seed-cam-01", "seed-printer-01", "dup-host", "dup-host", "kept"]
+        assert [d["hostname"] for d in client.devices()] == [
+            "seed-cam-01",
+            "seed-printer-01",
+            "dup-host",
+            "dup-host",
+            "kept",
+        ]
         assert client.status(created["id"])["status"] == "AUTHENTICATED"
         assert client.create(hostname="next", group="Cameras", profile="Camera").json()["id"] == 6
         second.reset()  # back to the (changed) config, and the file is rewritten
@@ -654,10 +829,15 @@ def test_emulator_persistence_round_trip_via_sqlite(tmp_path):
 
 # ---- command line ----------------------------------------------------------------------------
 
+
 def start_cli(tmp_path, *extra):
     port_file = tmp_path / "port"
-    process = subprocess.Popen([sys.executable, SCRIPT, "--port", "0", "--port-file", str(port_file)] + list(extra),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    process = subprocess.Popen(
+        [sys.executable, SCRIPT, "--port", "0", "--port-file", str(port_file)] + list(extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+    )
     deadline = time.monotonic() + 10
     while not (port_file.exists() and port_file.read_text().strip()):
         assert process.poll() is None, process.communicate()
@@ -673,21 +853,29 @@ def test_cli_start_stop_with_port_file_and_no_secret_in_output(tmp_path, stop_si
         url = "http://127.0.0.1:%d" % port
         assert requests.get(url + "/_emulator/health", timeout=10).json() == {"ok": True}
         assert Api(url).get("/api/device").status_code == 200
-        assert Api(url, key=None, basic=(BASIC_USER, BASIC_PASSWORD), tenant=TENANT).get("/api/intent").status_code == 200
+        assert (
+            Api(url, key=None, basic=(BASIC_USER, BASIC_PASSWORD), tenant=TENANT).get("/api/intent").status_code == 200
+        )
     finally:
         process.send_signal(stop_signal)
         stdout, stderr = process.communicate(timeout=10)
     assert process.returncode == 0, stderr
     assert stdout == "NAC emulator listening on http://127.0.0.1:%d\n" % port
     assert "GET /api/device" in stderr  # --verbose logs request lines ...
-    assert not [secret for secret in SECRETS + (base64.b64encode(b"svc-ansible:nac-demo-password").decode(),)
-                if secret in stdout + stderr]  # ... and never credentials
+    assert not [
+        secret
+        for secret in SECRETS + (base64.b64encode(b"svc-ansible:nac-demo-password").decode(),)
+        if secret in stdout + stderr
+    ]  # ... and never credentials
 
 
 def test_cli_quiet_with_state_and_latency(tmp_path):
     process, port = start_cli(tmp_path, "--quiet", "--latency", "0.01", "--state", str(tmp_path / "s.sqlite"))
     try:
-        assert Api("http://127.0.0.1:%d" % port).create(hostname="cli-dev", group="Cameras", profile="Camera").status_code == 201
+        assert (
+            Api("http://127.0.0.1:%d" % port).create(hostname="cli-dev", group="Cameras", profile="Camera").status_code
+            == 201
+        )
     finally:
         process.terminate()
         stdout, stderr = process.communicate(timeout=10)
@@ -698,6 +886,12 @@ def test_cli_quiet_with_state_and_latency(tmp_path):
 def test_cli_bad_config_exits_with_message(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
-    result = subprocess.run([sys.executable, SCRIPT, "--config", str(bad), "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=10, check=False)
+    result = subprocess.run(
+        [sys.executable, SCRIPT, "--config", str(bad), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=10,
+        check=False,
+    )
     assert result.returncode == 2 and "cannot start" in result.stderr

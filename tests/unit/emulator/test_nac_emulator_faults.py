@@ -48,6 +48,7 @@ def hostnames(api):
 
 # ---- off in normal use -----------------------------------------------------------------------
 
+
 def test_faults_are_off_unless_asked_for(emu, api):
     for _index in range(200):
         assert api.get("/api/device").status_code == 200
@@ -58,12 +59,16 @@ def test_faults_are_off_unless_asked_for(emu, api):
 
 # ---- each mode -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode, status, content_type, text", [
-    ("500", 500, "text/html", "Server error"),
-    ("502", 502, "text/html", "502 Bad Gateway"),
-    ("503", 503, "text/html", "503 Service Unavailable"),
-    ("429", 429, "application/json", "Too many requests"),
-])
+
+@pytest.mark.parametrize(
+    "mode, status, content_type, text",
+    [
+        ("500", 500, "text/html", "Server error"),
+        ("502", 502, "text/html", "502 Bad Gateway"),
+        ("503", 503, "text/html", "503 Service Unavailable"),
+        ("429", 429, "application/json", "Too many requests"),
+    ],
+)
 def test_fault_answered_in_front_of_the_service_processes_nothing(emu, api, mode, status, content_type, text):
     emu.faults(rate=1, modes=[mode], retry_after=7)
     reply = api.create(hostname="flt-front", **CAMERA)
@@ -123,6 +128,7 @@ def test_fault_slow_reply_arrives_for_a_patient_client(emu, api):
 
 # ---- scope, mix, reproducibility -------------------------------------------------------------
 
+
 def test_faults_never_touch_the_admin_endpoints(emu, api):
     emu.faults(rate=1, modes=["reset", "500"])
     for _index in range(30):
@@ -151,7 +157,9 @@ def test_fault_rate_and_mode_mix_follow_the_settings():
 
 def test_fault_sequence_is_reproducible_from_the_seed():
     def sequence(seed):
-        with Emulator(faults=dict(rate=0.5, modes=["500", "502", "503", "429"], seed=seed, retry_after=0)).start() as running:
+        with Emulator(
+            faults=dict(rate=0.5, modes=["500", "502", "503", "429"], seed=seed, retry_after=0)
+        ).start() as running:
             session = Api(running.url)
             return [session.get("/api/intent").status_code for _index in range(60)]
 
@@ -171,24 +179,40 @@ def test_status_faults_keep_the_connection_alive(emu, api):
 
 # ---- admin endpoint and reset ----------------------------------------------------------------
 
+
 def test_admin_faults_endpoint_sets_and_shows_settings_and_counters(emu, api):
     reply = admin(api, "/_emulator/faults", {"rate": 1, "modes": ["503"], "seed": 5, "retry_after": 2, "slow": 0.5})
     assert reply.status_code == 200
     assert api.get("/api/device").status_code == 503
     shown = admin(api, "/_emulator/faults").json()
     assert dict((k, shown[k]) for k in ("rate", "modes", "seed", "retry_after", "slow")) == {
-        "rate": 1, "modes": ["503"], "seed": 5, "retry_after": 2, "slow": 0.5}
+        "rate": 1,
+        "modes": ["503"],
+        "seed": 5,
+        "retry_after": 2,
+        "slow": 0.5,
+    }
     assert shown["injected"]["503"] == 1 and shown["total"] == 1 and shown["holding"] == 0
     assert admin(api, "/_emulator/faults", {"rate": 0}).json()["modes"] == ["503"]  # omitted settings are kept
     assert api.get("/api/device").status_code == 200
 
 
-@pytest.mark.parametrize("body, bad", [
-    ({"rate": 1.5}, "rate"), ({"rate": "0.2"}, "rate"), ({"rate": True}, "rate"),
-    ({"modes": []}, "modes"), ({"modes": ["500", "teapot"]}, "modes"), ({"modes": "500"}, "modes"),
-    ({"seed": "x"}, "seed"), ({"retry_after": -1}, "retry_after"), ({"retry_after": 0.5}, "retry_after"),
-    ({"slow": -1}, "slow"), ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    "body, bad",
+    [
+        ({"rate": 1.5}, "rate"),
+        ({"rate": "0.2"}, "rate"),
+        ({"rate": True}, "rate"),
+        ({"modes": []}, "modes"),
+        ({"modes": ["500", "teapot"]}, "modes"),
+        ({"modes": "500"}, "modes"),
+        ({"seed": "x"}, "seed"),
+        ({"retry_after": -1}, "retry_after"),
+        ({"retry_after": 0.5}, "retry_after"),
+        ({"slow": -1}, "slow"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_admin_faults_endpoint_refuses_bad_settings_and_changes_nothing(emu, api, body, bad):
     reply = admin(api, "/_emulator/faults", dict(body, rate=body.get("rate", 1)))
     assert reply.status_code == 400 and list(reply.json()["fields"]) == [bad]
@@ -214,10 +238,14 @@ def test_a_null_seed_is_replaced_by_a_shown_random_one():
 
 # ---- duplicate hostnames ---------------------------------------------------------------------
 
+
 def test_duplicate_hostnames_are_refused_unless_allowed(emu, api):
     assert admin(api, "/_emulator/settings").json()["allow_duplicate_hostnames"] is False
     assert api.create(hostname="SEED-CAM-01", **CAMERA).status_code == 409
-    assert admin(api, "/_emulator/settings", {"allow_duplicate_hostnames": True}).json()["allow_duplicate_hostnames"] is True
+    assert (
+        admin(api, "/_emulator/settings", {"allow_duplicate_hostnames": True}).json()["allow_duplicate_hostnames"]
+        is True
+    )
     reply = api.create(hostname="SEED-CAM-01", **CAMERA)
     assert reply.status_code == 201
     assert [d["id"] for d in api.devices() if d["hostname"].lower() == "seed-cam-01"] == [1, reply.json()["id"]]
@@ -236,7 +264,9 @@ def test_duplicate_hostnames_from_the_config_and_its_check():
     config = load_config(INTEGRATION_CONFIG)
     config["allow_duplicate_hostnames"] = True
     with Emulator(config).start() as running:
-        assert Api(running.url).create(hostname="dup-host", group="Workstations", profile="Workstation").status_code == 201
+        assert (
+            Api(running.url).create(hostname="dup-host", group="Workstations", profile="Workstation").status_code == 201
+        )
     config["allow_duplicate_hostnames"] = "yes"
     with pytest.raises(ValueError, match="allow_duplicate_hostnames"):
         Emulator(config)
@@ -244,9 +274,23 @@ def test_duplicate_hostnames_from_the_config_and_its_check():
 
 # ---- command line ----------------------------------------------------------------------------
 
+
 def test_cli_fault_flags(tmp_path):
-    process, port = start_cli(tmp_path, "--quiet", "--faults", "1", "--fault-modes", "429", "--fault-retry-after", "3",
-                              "--fault-seed", "9", "--fault-slow", "0.5", "--allow-duplicate-hostnames")
+    process, port = start_cli(
+        tmp_path,
+        "--quiet",
+        "--faults",
+        "1",
+        "--fault-modes",
+        "429",
+        "--fault-retry-after",
+        "3",
+        "--fault-seed",
+        "9",
+        "--fault-slow",
+        "0.5",
+        "--allow-duplicate-hostnames",
+    )
     try:
         url = "http://127.0.0.1:%d" % port
         reply = Api(url).get("/api/device")
@@ -259,8 +303,16 @@ def test_cli_fault_flags(tmp_path):
         process.communicate(timeout=10)
 
 
-@pytest.mark.parametrize("flags, named", [(["--faults", "2"], "rate"), (["--faults", "0.2", "--fault-modes", "500,teapot"], "modes")])
+@pytest.mark.parametrize(
+    "flags, named", [(["--faults", "2"], "rate"), (["--faults", "0.2", "--fault-modes", "500,teapot"], "modes")]
+)
 def test_cli_bad_fault_flags_exit_with_message(flags, named):
-    result = subprocess.run([sys.executable, SCRIPT, "--port", "0"] + flags, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True, timeout=10, check=False)
+    result = subprocess.run(
+        [sys.executable, SCRIPT, "--port", "0"] + flags,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=10,
+        check=False,
+    )
     assert result.returncode == 2 and "cannot start" in result.stderr and named in result.stderr

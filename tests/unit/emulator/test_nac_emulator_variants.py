@@ -4,7 +4,8 @@
 """Tests of the emulator's server variants (README, "Server variants"): pagination, hostname rules, seeded
 records (repeated ids, bulk), late commits, outages and padded replies."""
 
-from __future__ import (absolute_import, division, print_function)
+from __future__ import absolute_import, division, print_function
+
 __metaclass__ = type
 
 import json
@@ -19,9 +20,21 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import (
-    PAGE_STYLES, Emulator, OutageError, Stream, hostname_key, load_config)
+    PAGE_STYLES,
+    Emulator,
+    OutageError,
+    Stream,
+    hostname_key,
+    load_config,
+)
 from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
-    ADMIN_KEY, INTEGRATION_CONFIG, Api, api, emu, start_cli)
+    ADMIN_KEY,
+    INTEGRATION_CONFIG,
+    Api,
+    api,
+    emu,
+    start_cli,
+)
 
 CAMERA = dict(group="Cameras", profile="Camera")
 NFC_CAFE, NFD_CAFE = unicodedata.normalize("NFC", "café-01"), unicodedata.normalize("NFD", "café-01")
@@ -55,10 +68,18 @@ def seeded(emu, api):
 
 # ---- defaults: the plain emulator ------------------------------------------------------------
 
+
 def test_defaults_are_the_plain_emulator(emu, api):
-    assert emu.settings() == {"allow_duplicate_hostnames": False, "hostname_match": "ascii-nocase", "hostname_chars": "ldh",
-                              "page_size": 0, "page_style": "link", "page_foreign_url": None, "pad_list_bytes": 0,
-                              "pad_list_chunked": False}
+    assert emu.settings() == {
+        "allow_duplicate_hostnames": False,
+        "hostname_match": "ascii-nocase",
+        "hostname_chars": "ldh",
+        "page_size": 0,
+        "page_style": "link",
+        "page_foreign_url": None,
+        "pad_list_bytes": 0,
+        "pad_list_chunked": False,
+    }
     reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as before
     assert len(reply.json()) == 4 and "Link" not in reply.headers and "X-Total-Count" not in reply.headers
     assert reply.headers["Content-Length"] == str(len(reply.content))
@@ -68,6 +89,7 @@ def test_defaults_are_the_plain_emulator(emu, api):
 
 
 # ---- pagination ------------------------------------------------------------------------------
+
 
 def test_link_pages_are_followed_to_the_end_with_absolute_urls(emu, seeded):
     emu.settings(page_size=3)
@@ -80,9 +102,16 @@ def test_link_pages_are_followed_to_the_end_with_absolute_urls(emu, seeded):
         url = links(reply).get("next")
     assert seen == list(range(1, 9)) and len(replies) == 3
     first, last = links(replies[0]), links(replies[-1])
-    assert first == {"first": seeded.url + "/api/device?page=1&per_page=3", "next": seeded.url + "/api/device?page=2&per_page=3",
-                     "last": seeded.url + "/api/device?page=3&per_page=3"}
-    assert last == {"first": first["first"], "prev": seeded.url + "/api/device?page=2&per_page=3", "last": first["last"]}
+    assert first == {
+        "first": seeded.url + "/api/device?page=1&per_page=3",
+        "next": seeded.url + "/api/device?page=2&per_page=3",
+        "last": seeded.url + "/api/device?page=3&per_page=3",
+    }
+    assert last == {
+        "first": first["first"],
+        "prev": seeded.url + "/api/device?page=2&per_page=3",
+        "last": first["last"],
+    }
     assert all(r.headers["X-Total-Count"] == "8" for r in replies)
     assert emu.request_counts() == {"GET /api/device": 3}  # the query string is not part of the counted path
 
@@ -101,7 +130,9 @@ def test_per_page_is_honoured_up_to_the_page_size_and_pages_past_the_end_are_emp
     assert past.status_code == 200 and past.json() == [] and "next" not in links(past)
 
 
-@pytest.mark.parametrize("query, name", [("page=0", "page"), ("page=x", "page"), ("per_page=-1", "per_page"), ("per_page=", "per_page")])
+@pytest.mark.parametrize(
+    "query, name", [("page=0", "page"), ("page=x", "page"), ("per_page=-1", "per_page"), ("per_page=", "per_page")]
+)
 def test_bad_page_parameters_are_400(emu, seeded, query, name):
     emu.settings(page_size=3)
     reply = seeded.get("/api/device?" + query)
@@ -182,10 +213,19 @@ def test_pagination_settings_from_config_admin_endpoint_and_reset(api):
         assert len(Api(running.url).devices()) == 1
 
 
-@pytest.mark.parametrize("body, bad", [({"page_size": -1}, "page_size"), ({"page_size": 1.5}, "page_size"), ({"page_style": "links"}, "page_style"),
-                                       ({"page_foreign_url": "http://x/path"}, "page_foreign_url"), ({"pad_list_bytes": "1"}, "pad_list_bytes"),
-                                       ({"hostname_match": "nfkc"}, "hostname_match"), ({"hostname_chars": "any"}, "hostname_chars"),
-                                       ({"pad_list_chunked": 1}, "pad_list_chunked")])
+@pytest.mark.parametrize(
+    "body, bad",
+    [
+        ({"page_size": -1}, "page_size"),
+        ({"page_size": 1.5}, "page_size"),
+        ({"page_style": "links"}, "page_style"),
+        ({"page_foreign_url": "http://x/path"}, "page_foreign_url"),
+        ({"pad_list_bytes": "1"}, "pad_list_bytes"),
+        ({"hostname_match": "nfkc"}, "hostname_match"),
+        ({"hostname_chars": "any"}, "hostname_chars"),
+        ({"pad_list_chunked": 1}, "pad_list_chunked"),
+    ],
+)
 def test_bad_settings_are_refused_and_change_nothing(emu, api, body, bad):
     reply = admin(api.url, "/_emulator/settings", dict(body, page_size=body.get("page_size", 3)))
     assert reply.status_code == 400 and list(reply.json()["fields"]) == [bad]
@@ -196,14 +236,20 @@ def test_bad_settings_are_refused_and_change_nothing(emu, api, body, bad):
 
 # ---- hostname rules --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("listed, posted, exact, ascii_nocase, casefold", [
-    ("seed-cam-01", "SEED-CAM-01", 201, 409, 409),
-    ("straße-01", "strasse-01", 201, 201, 409),   # casefold turns ß into ss; RFC 4343 does not
-    (NFC_CAFE, NFD_CAFE, 201, 409, 201),           # canonically equivalent: the same name after NFC
-    ("CAFÉ-02", "café-02", 201, 201, 409),         # not ASCII: case matters for RFC 4343
-    (KELVIN_KIOSK, "kiosk-01", 201, 409, 409),     # KELVIN SIGN: K after NFC, k after casefold
-])
-def test_hostname_match_decides_which_creation_duplicates_a_listed_name(emu, api, listed, posted, exact, ascii_nocase, casefold):
+
+@pytest.mark.parametrize(
+    "listed, posted, exact, ascii_nocase, casefold",
+    [
+        ("seed-cam-01", "SEED-CAM-01", 201, 409, 409),
+        ("straße-01", "strasse-01", 201, 201, 409),  # casefold turns ß into ss; RFC 4343 does not
+        (NFC_CAFE, NFD_CAFE, 201, 409, 201),  # canonically equivalent: the same name after NFC
+        ("CAFÉ-02", "café-02", 201, 201, 409),  # not ASCII: case matters for RFC 4343
+        (KELVIN_KIOSK, "kiosk-01", 201, 409, 409),  # KELVIN SIGN: K after NFC, k after casefold
+    ],
+)
+def test_hostname_match_decides_which_creation_duplicates_a_listed_name(
+    emu, api, listed, posted, exact, ascii_nocase, casefold
+):
     emu.settings(hostname_chars="unicode")
     emu.seed([{"hostname": listed, "group": "Cameras", "profile": "Camera"}])
     for rule, status in (("exact", exact), ("ascii-nocase", ascii_nocase), ("casefold", casefold)):
@@ -220,12 +266,19 @@ def test_hostname_match_decides_which_creation_duplicates_a_listed_name(emu, api
 
 def test_hostname_key_rules():
     assert hostname_key("Straße-01", "exact") == "Straße-01"
-    assert hostname_key("Straße-01", "ascii-nocase") == "straße-01" and hostname_key("Straße-01", "casefold") == "strasse-01"
+    assert (
+        hostname_key("Straße-01", "ascii-nocase") == "straße-01"
+        and hostname_key("Straße-01", "casefold") == "strasse-01"
+    )
     assert hostname_key(NFD_CAFE, "ascii-nocase") == NFC_CAFE and hostname_key("É", "ascii-nocase") == "É"
 
 
 def test_hostname_chars_unicode_accepts_letters_of_any_script_only(emu, api):
-    assert api.create(hostname="straße-01", **CAMERA).json()["fields"]["hostname"].startswith("may contain only letters, digits")
+    assert (
+        api.create(hostname="straße-01", **CAMERA)
+        .json()["fields"]["hostname"]
+        .startswith("may contain only letters, digits")
+    )
     emu.settings(hostname_chars="unicode")
     for good in ("straße-01", NFD_CAFE, "кіоск-01", KELVIN_KIOSK):
         assert api.create(hostname=good, **CAMERA).status_code == 201, good
@@ -239,24 +292,62 @@ def test_changing_the_rule_at_run_time_applies_to_the_devices_already_listed(emu
     assert api.create(hostname="straße-01", **CAMERA).status_code == 201
     assert api.create(hostname="strasse-01", **CAMERA).status_code == 201
     emu.settings(hostname_match="casefold")
-    assert api.create(hostname="STRASSE-01", **CAMERA).json()["message"].startswith("A device with hostname STRASSE-01 already exists (id 5)")
+    assert (
+        api.create(hostname="STRASSE-01", **CAMERA)
+        .json()["message"]
+        .startswith("A device with hostname STRASSE-01 already exists (id 5)")
+    )
 
 
 # ---- seeded records --------------------------------------------------------------------------
 
+
 def test_seeded_records_are_listed_as_given_with_repeated_ids(emu, api):
-    reply = admin(api.url, "/_emulator/devices", {"devices": [
-        {"id": 40, "hostname": "shared-a", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:00:40:01"]},
-        {"id": 40, "hostname": "shared-b", "group": {"name": "Cameras"}, "profile": "Camera", "macs": ["02:00:00:00:40:02"],
-         "location": "hall"},
-        {"hostname": "no-id", "authenticated": False, "macs": ["02:00:00:00:40:03"]},
-        {"id": 3, "hostname": "also-three"}]})
+    reply = admin(
+        api.url,
+        "/_emulator/devices",
+        {
+            "devices": [
+                {
+                    "id": 40,
+                    "hostname": "shared-a",
+                    "group": "Cameras",
+                    "profile": "Camera",
+                    "macs": ["02:00:00:00:40:01"],
+                },
+                {
+                    "id": 40,
+                    "hostname": "shared-b",
+                    "group": {"name": "Cameras"},
+                    "profile": "Camera",
+                    "macs": ["02:00:00:00:40:02"],
+                    "location": "hall",
+                },
+                {"hostname": "no-id", "authenticated": False, "macs": ["02:00:00:00:40:03"]},
+                {"id": 3, "hostname": "also-three"},
+            ]
+        },
+    )
     assert reply.status_code == 200 and reply.json() == {"ok": True, "ids": [40, 40, 41, 3]}
     listed = api.devices()
-    assert [(d["id"], d["hostname"]) for d in listed] == [(1, "seed-cam-01"), (2, "seed-printer-01"), (3, "dup-host"), (3, "also-three"),
-                                                          (4, "dup-host"), (40, "shared-a"), (40, "shared-b"), (41, "no-id")]
-    assert listed[6] == {"id": 40, "hostname": "shared-b", "group": {"name": "Cameras"}, "profile": "Camera",
-                         "macs": ["02:00:00:00:40:02"], "location": "hall"}
+    assert [(d["id"], d["hostname"]) for d in listed] == [
+        (1, "seed-cam-01"),
+        (2, "seed-printer-01"),
+        (3, "dup-host"),
+        (3, "also-three"),
+        (4, "dup-host"),
+        (40, "shared-a"),
+        (40, "shared-b"),
+        (41, "no-id"),
+    ]
+    assert listed[6] == {
+        "id": 40,
+        "hostname": "shared-b",
+        "group": {"name": "Cameras"},
+        "profile": "Camera",
+        "macs": ["02:00:00:00:40:02"],
+        "location": "hall",
+    }
     assert listed[7] == {"id": 41, "hostname": "no-id", "macs": ["02:00:00:00:40:03"]}  # only what was given
     assert api.status(40)["username"] == "shared-a"  # a repeated id: the first of its records answers
     assert api.status(41)["status"] == "CONNECTING"  # "authenticated": false, as in the config
@@ -273,9 +364,22 @@ def test_seeded_lookalike_hostnames_are_kept_apart_byte_for_byte(emu, api):
     assert json.loads(api.get("/api/device").content)[-1]["hostname"] == NFD_CAFE
 
 
-@pytest.mark.parametrize("body", [{}, {"devices": "x"}, {"devices": [{"id": 1}]}, {"devices": [{"hostname": 7}]},
-                                  {"devices": [{"hostname": "x", "id": "1"}]}, {"devices": [], "count": 1}, {"devices": [], "x": 1},
-                                  {"count": -1}, {"count": 1, "prefix": 5}, {"count": 1, "colour": "red"}, [5]])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"devices": "x"},
+        {"devices": [{"id": 1}]},
+        {"devices": [{"hostname": 7}]},
+        {"devices": [{"hostname": "x", "id": "1"}]},
+        {"devices": [], "count": 1},
+        {"devices": [], "x": 1},
+        {"count": -1},
+        {"count": 1, "prefix": 5},
+        {"count": 1, "colour": "red"},
+        [5],
+    ],
+)
 def test_bad_seed_bodies_are_400_and_add_nothing(api, body):
     assert admin(api.url, "/_emulator/devices", body).status_code == 400
     assert len(api.devices()) == 4
@@ -320,8 +424,10 @@ def test_seeded_records_with_repeated_ids_survive_a_restart(tmp_path):
 def test_a_state_file_of_the_earlier_schema_is_still_read(tmp_path):
     state = str(tmp_path / "old.sqlite")
     db = sqlite3.connect(state)
-    db.execute("CREATE TABLE device (id INTEGER PRIMARY KEY, hostname TEXT NOT NULL, grp TEXT NOT NULL, profile TEXT NOT NULL,"
-               " macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL)")
+    db.execute(
+        "CREATE TABLE device (id INTEGER PRIMARY KEY, hostname TEXT NOT NULL, grp TEXT NOT NULL, profile TEXT NOT NULL,"
+        " macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL)"
+    )
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO device VALUES (7, 'old-cam', 'Cameras', 'Camera', '[]', '[\"10.20.0.50\"]', 0)")
     db.executemany("INSERT INTO meta VALUES (?, ?)", [("next_id", "8"), ("advance", "0.0")])
@@ -334,6 +440,7 @@ def test_a_state_file_of_the_earlier_schema_is_still_read(tmp_path):
 
 
 # ---- late commits and fault scope ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mode", ["commit_500", "commit_drop"])
 def test_late_commit_loses_the_reply_now_and_commits_later(emu, api, mode):
@@ -364,7 +471,9 @@ def test_a_late_commit_still_obeys_the_rules_when_it_lands(emu, api):
     assert api.create(hostname="late-03", **CAMERA).status_code == 500
     assert api.create(hostname="late-03", **CAMERA).status_code == 201
     wait_for(lambda: emu.faults()["holding"] == 0, what="the late commit")
-    assert [d["hostname"] for d in api.devices()].count("late-03") == 2  # duplicates allowed: the late one is a second device
+    assert [d["hostname"] for d in api.devices()].count(
+        "late-03"
+    ) == 2  # duplicates allowed: the late one is a second device
 
 
 def test_reset_drops_a_late_commit_still_held(emu, api):
@@ -382,15 +491,25 @@ def test_fault_limit_stops_injecting(emu, api):
     assert emu.faults()["total"] == 2
 
 
-@pytest.mark.parametrize("body, bad", [({"only": []}, "only"), ({"only": ["/api/device"]}, "only"), ({"only": "POST /api/device"}, "only"),
-                                       ({"limit": -1}, "limit"), ({"limit": 1.0}, "limit"), ({"commit_delay": -1}, "commit_delay"),
-                                       ({"commit_delay": "1"}, "commit_delay")])
+@pytest.mark.parametrize(
+    "body, bad",
+    [
+        ({"only": []}, "only"),
+        ({"only": ["/api/device"]}, "only"),
+        ({"only": "POST /api/device"}, "only"),
+        ({"limit": -1}, "limit"),
+        ({"limit": 1.0}, "limit"),
+        ({"commit_delay": -1}, "commit_delay"),
+        ({"commit_delay": "1"}, "commit_delay"),
+    ],
+)
 def test_bad_fault_scope_settings_are_refused(emu, api, body, bad):
     reply = admin(api.url, "/_emulator/faults", body)
     assert reply.status_code == 400 and list(reply.json()["fields"]) == [bad]
 
 
 # ---- outages ---------------------------------------------------------------------------------
+
 
 def test_refuse_outage_closes_the_port_cuts_connections_and_comes_back_with_the_state(emu, api):
     created = api.create(hostname="before-outage", **CAMERA).json()
@@ -420,7 +539,9 @@ def test_silent_outage_accepts_and_never_answers_then_drops_what_it_held(emu, ap
         held.get(api.url + "/api/intent", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=5)
     assert time.monotonic() - started >= 0.5
     assert Api(api.url).get("/api/intent").status_code == 200
-    assert emu.outage_state()["unanswered"] == 2 and emu.request_counts() == {"GET /api/intent": 2}  # never reached the service
+    assert emu.outage_state()["unanswered"] == 2 and emu.request_counts() == {
+        "GET /api/intent": 2
+    }  # never reached the service
 
 
 def test_outage_after_a_number_of_requests_lets_those_through_first(emu, api):
@@ -452,9 +573,18 @@ def test_outage_over_http_begins_once_its_reply_is_sent(emu, api):
     assert admin(api.url, "/_emulator/outage", {"cancel": True}).json()["state"] == "over"  # nothing left to cancel
 
 
-@pytest.mark.parametrize("body, bad", [({"seconds": 0}, "seconds"), ({"seconds": "5"}, "seconds"), ({"seconds": 1, "mode": "crash"}, "mode"),
-                                       ({"seconds": 1, "delay": -1}, "delay"), ({"seconds": 1, "after_requests": 0}, "after_requests"),
-                                       ({"seconds": 1, "delay": 1, "after_requests": 2}, "after_requests"), ({"seconds": 1, "x": 1}, "x")])
+@pytest.mark.parametrize(
+    "body, bad",
+    [
+        ({"seconds": 0}, "seconds"),
+        ({"seconds": "5"}, "seconds"),
+        ({"seconds": 1, "mode": "crash"}, "mode"),
+        ({"seconds": 1, "delay": -1}, "delay"),
+        ({"seconds": 1, "after_requests": 0}, "after_requests"),
+        ({"seconds": 1, "delay": 1, "after_requests": 2}, "after_requests"),
+        ({"seconds": 1, "x": 1}, "x"),
+    ],
+)
 def test_bad_outage_requests_are_400(emu, api, body, bad):
     before = emu.outage_state()
     reply = admin(api.url, "/_emulator/outage", body)
@@ -487,8 +617,15 @@ def test_cli_schedules_an_outage(tmp_path):
         assert answers()["state"] in ("scheduled", "over")  # scheduled, unless this machine stalled for a second
         wait_for(lambda: answers() is None, what="the refused connections")
         wait_for(lambda: answers() is not None, what="the end of the outage")
-        assert answers() == {"state": "over", "mode": "refuse", "seconds": 0.5, "delay": 0.5, "after_requests": None,
-                             "outages": 1, "unanswered": 0}
+        assert answers() == {
+            "state": "over",
+            "mode": "refuse",
+            "seconds": 0.5,
+            "delay": 0.5,
+            "after_requests": None,
+            "outages": 1,
+            "unanswered": 0,
+        }
     finally:
         process.terminate()
         process.communicate(timeout=10)
@@ -496,6 +633,7 @@ def test_cli_schedules_an_outage(tmp_path):
 
 
 # ---- padded (huge) replies -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
 def test_padding_makes_the_list_larger_by_exactly_that_many_notes(emu, api, chunked):
@@ -539,7 +677,9 @@ def test_a_huge_padded_reply_is_streamed_never_held_whole(emu, api):
 
 def test_a_client_that_gives_up_on_a_huge_reply_leaves_the_emulator_serving(emu, api):
     emu.settings(pad_list_bytes=64 * 1024 * 1024)
-    with requests.get(api.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}, stream=True, timeout=10) as reply:
+    with requests.get(
+        api.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}, stream=True, timeout=10
+    ) as reply:
         next(reply.iter_content(65536))
     emu.settings(pad_list_bytes=0)
     assert len(Api(api.url).devices()) == 4
@@ -553,15 +693,43 @@ def test_stream_pieces_are_bounded_and_exact():
 
 
 def test_cli_variant_flags(tmp_path):
-    process, port = start_cli(tmp_path, "--quiet", "--page-size", "2", "--page-style", "content-range", "--hostname-match", "exact",
-                              "--hostname-chars", "unicode", "--pad-list-bytes", "10", "--pad-list-chunked", "--seed-devices", "3",
-                              "--commit-delay", "0.5", "--fault-only", "POST /api/device", "--fault-limit", "4",
-                              "--page-foreign-url", "http://127.0.0.2:1")
+    process, port = start_cli(
+        tmp_path,
+        "--quiet",
+        "--page-size",
+        "2",
+        "--page-style",
+        "content-range",
+        "--hostname-match",
+        "exact",
+        "--hostname-chars",
+        "unicode",
+        "--pad-list-bytes",
+        "10",
+        "--pad-list-chunked",
+        "--seed-devices",
+        "3",
+        "--commit-delay",
+        "0.5",
+        "--fault-only",
+        "POST /api/device",
+        "--fault-limit",
+        "4",
+        "--page-foreign-url",
+        "http://127.0.0.2:1",
+    )
     try:
         url = "http://127.0.0.1:%d" % port
         assert requests.get(url + "/_emulator/settings", timeout=5).json() == {
-            "allow_duplicate_hostnames": False, "hostname_match": "exact", "hostname_chars": "unicode", "page_size": 2,
-            "page_style": "content-range", "page_foreign_url": "http://127.0.0.2:1", "pad_list_bytes": 10, "pad_list_chunked": True}
+            "allow_duplicate_hostnames": False,
+            "hostname_match": "exact",
+            "hostname_chars": "unicode",
+            "page_size": 2,
+            "page_style": "content-range",
+            "page_foreign_url": "http://127.0.0.2:1",
+            "pad_list_bytes": 10,
+            "pad_list_chunked": True,
+        }
         faults = requests.get(url + "/_emulator/faults", timeout=5).json()
         assert (faults["only"], faults["limit"], faults["commit_delay"]) == (["POST /api/device"], 4, 0.5)
         assert Api(url).get("/api/device").headers["Content-Range"] == "items 0-1/8"
@@ -570,12 +738,27 @@ def test_cli_variant_flags(tmp_path):
         process.communicate(timeout=10)
 
 
-@pytest.mark.parametrize("flags, named", [(["--page-size", "-2"], "page_size"), (["--outage", "0"], "seconds"),
-                                          (["--fault-only", "device"], "only"), (["--seed-devices", "-1"], "seed_devices")])
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--page-size", "-2"], "page_size"),
+        (["--outage", "0"], "seconds"),
+        (["--fault-only", "device"], "only"),
+        (["--seed-devices", "-1"], "seed_devices"),
+    ],
+)
 def test_cli_bad_variant_flags_exit_with_message(flags, named):
     import subprocess
     import sys
+
     from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import SCRIPT
-    result = subprocess.run([sys.executable, SCRIPT, "--port", "0"] + flags, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True, timeout=10, check=False)
+
+    result = subprocess.run(
+        [sys.executable, SCRIPT, "--port", "0"] + flags,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        timeout=10,
+        check=False,
+    )
     assert result.returncode == 2 and "cannot start" in result.stderr and named in result.stderr

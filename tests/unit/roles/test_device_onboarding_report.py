@@ -18,21 +18,56 @@ from ansible.template import Templar
 try:
     from ansible.template import trust_as_template
 except ImportError:  # ansible-core before 2.19 trusts every template
+
     def trust_as_template(template):
         return template
 
-TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
-                         "roles", "device_onboarding", "templates")
+
+TEMPLATES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+    "roles",
+    "device_onboarding",
+    "templates",
+)
 
 RESULTS = [
-    dict(id=3, hostname="cam-lobby-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="cam-lobby-01", message=None,
-         expected_status="AUTHENTICATED"),
-    dict(id=4, hostname="prn-02", status="UNAUTHENTICATED", auth_method=None, username=None,
-         message='Certificate rejected, "expired" |\nrenew it', expected_status="AUTHENTICATED"),
-    dict(id=None, hostname="ghost-01", status="ERROR", auth_method=None, username=None, message=None,
-         error="not in the device list (GET /api/device)", expected_status="AUTHENTICATED"),
-    dict(id=7, hostname="prn-nomac-01", status="UNAUTHENTICATED", auth_method=None, username=None,
-         message="No MAC address registered for this device", expected_status="UNAUTHENTICATED"),
+    dict(
+        id=3,
+        hostname="cam-lobby-01",
+        status="AUTHENTICATED",
+        auth_method="EAP-TLS",
+        username="cam-lobby-01",
+        message=None,
+        expected_status="AUTHENTICATED",
+    ),
+    dict(
+        id=4,
+        hostname="prn-02",
+        status="UNAUTHENTICATED",
+        auth_method=None,
+        username=None,
+        message='Certificate rejected, "expired" |\nrenew it',
+        expected_status="AUTHENTICATED",
+    ),
+    dict(
+        id=None,
+        hostname="ghost-01",
+        status="ERROR",
+        auth_method=None,
+        username=None,
+        message=None,
+        error="not in the device list (GET /api/device)",
+        expected_status="AUTHENTICATED",
+    ),
+    dict(
+        id=7,
+        hostname="prn-nomac-01",
+        status="UNAUTHENTICATED",
+        auth_method=None,
+        username=None,
+        message="No MAC address registered for this device",
+        expected_status="UNAUTHENTICATED",
+    ),
 ]
 
 
@@ -56,7 +91,15 @@ def test_csv_report_quotes_what_needs_quoting_and_reads_back():
         ["cam-lobby-01", "3", "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "cam-lobby-01", ""],
         ["prn-02", "4", "AUTHENTICATED", "UNAUTHENTICATED", "", "", 'Certificate rejected, "expired" |\nrenew it'],
         ["ghost-01", "", "AUTHENTICATED", "ERROR", "", "", "not in the device list (GET /api/device)"],
-        ["prn-nomac-01", "7", "UNAUTHENTICATED", "UNAUTHENTICATED", "", "", "No MAC address registered for this device"],
+        [
+            "prn-nomac-01",
+            "7",
+            "UNAUTHENTICATED",
+            "UNAUTHENTICATED",
+            "",
+            "",
+            "No MAC address registered for this device",
+        ],
     ]
 
 
@@ -70,8 +113,10 @@ def test_markdown_report_has_counts_and_one_escaped_row_per_device():
         "| ✅ | cam-lobby-01 | 3 | AUTHENTICATED | AUTHENTICATED | EAP-TLS | cam-lobby-01 |  |",
         '| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | Certificate rejected, "expired" &#124; renew it |',
         "| ❌ | ghost-01 |  | AUTHENTICATED | ERROR |  |  | not in the device list (GET /api/device) |",
-        ("| ✅ | prn-nomac-01 | 7 | UNAUTHENTICATED | UNAUTHENTICATED |  |  | "
-         "No MAC address registered for this device |"),
+        (
+            "| ✅ | prn-nomac-01 | 7 | UNAUTHENTICATED | UNAUTHENTICATED |  |  | "
+            "No MAC address registered for this device |"
+        ),
     ]
     assert text.startswith("# 802.1x status after onboarding\n")
 

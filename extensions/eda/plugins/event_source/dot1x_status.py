@@ -142,15 +142,20 @@ async def main(queue, args):
     client = NacClient(**client_kwargs)
     secrets = secret_forms(client_kwargs)
     loop = asyncio.get_running_loop()
-    LOGGER.info("polling the 802.1x status of %s at %s every %g s", ", ".join(options["hostname"] or ["every device"]),
-                client.display_url, options["interval"])
+    LOGGER.info(
+        "polling the 802.1x status of %s at %s every %g s",
+        ", ".join(options["hostname"] or ["every device"]),
+        client.display_url,
+        options["interval"],
+    )
     known, warnings = None, []
     try:
         while True:
             started = loop.time()
             try:
-                result = await loop.run_in_executor(None, poll_once, client, options["hostname"],
-                                                    options["concurrency"], options["initial"], known)
+                result = await loop.run_in_executor(
+                    None, poll_once, client, options["hostname"], options["concurrency"], options["initial"], known
+                )
             except Exception as bug:  # pylint: disable=broad-except
                 result = bug_round(bug, known, warnings, secrets)  # a bug must not end the watch
             known = result.known

@@ -105,23 +105,45 @@ def run(flips, timeout):
     workdir = tempfile.mkdtemp(prefix="eda-dot1x-")
     reports = os.path.join(workdir, "reports")
     with open(os.path.join(workdir, "inventory.yml"), "w") as handle:
-        handle.write("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n      ansible_python_interpreter: %s\n"
-                     % json.dumps(sys.executable))
+        handle.write(
+            "all:\n  hosts:\n    localhost:\n      ansible_connection: local\n      ansible_python_interpreter: %s\n"
+            % json.dumps(sys.executable)
+        )
     with open(os.path.join(workdir, "vars.yml"), "w") as handle:
         handle.write("bad_api_key: %s\nreport_dir: %s\n" % (json.dumps(BAD_KEY), json.dumps(reports)))
     emulator = Emulator().start()  # cam-01, cam-02, printer-01, ws-01: AUTHENTICATED; ws-02: UNAUTHENTICATED
     env = dict((k, v) for k, v in os.environ.items() if not k.startswith("NAC_"))
     env.update(NAC_API_URL=emulator.url, NAC_API_KEY=GOOD_KEY, PYTHONUNBUFFERED="1", ANSIBLE_NOCOLOR="1")
     rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
-    command = [rulebook, "-i", os.path.join(workdir, "inventory.yml"), "-r", os.path.join(HERE, "rulebook.yml"),
-               "--vars", os.path.join(workdir, "vars.yml"), "--print-events", "--shutdown-delay", "20"]
-    process = subprocess.Popen(command, cwd=workdir, env=java_environment(env), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    command = [
+        rulebook,
+        "-i",
+        os.path.join(workdir, "inventory.yml"),
+        "-r",
+        os.path.join(HERE, "rulebook.yml"),
+        "--vars",
+        os.path.join(workdir, "vars.yml"),
+        "--print-events",
+        "--shutdown-delay",
+        "20",
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=workdir,
+        env=java_environment(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
     output = Output(process.stdout)
     latencies = []
     try:
+
         def two_rounds():
-            return emulator.request_counts().get("POST /api/intent/dot1x_status/fire", 0) >= 10 or process.poll() is not None
+            return (
+                emulator.request_counts().get("POST /api/intent/dot1x_status/fire", 0) >= 10
+                or process.poll() is not None
+            )
 
         wait_until(two_rounds, deadline, "two rounds of the source (5 devices each)")
         assert process.poll() is None, "ansible-rulebook ended early"
@@ -129,7 +151,9 @@ def run(flips, timeout):
         flipped = admin(emulator, hostname="cam-01", status="UNAUTHENTICATED", message="Certificate revoked")
         output.wait(lambda: output.starting("RULE lost"), deadline, "the rule 'lost'")
         latencies.append(output.starting("RULE lost")[0][0] - flipped)
-        wait_until(lambda: glob.glob(os.path.join(reports, "*.json")), deadline, "the report of netaccess.nac.dot1x_requery")
+        wait_until(
+            lambda: glob.glob(os.path.join(reports, "*.json")), deadline, "the report of netaccess.nac.dot1x_requery"
+        )
         output.wait(lambda: len(output.starting("RULE error")) >= 2, deadline, "two nac_dot1x_error events")
 
         status = "UNAUTHENTICATED"
@@ -137,7 +161,9 @@ def run(flips, timeout):
             time.sleep(random.uniform(0.0, 1.0))  # a random phase of the source's 1 s interval
             status = "CONNECTING" if status == "UNAUTHENTICATED" else "UNAUTHENTICATED"
             flipped = admin(emulator, hostname="ws-02", status=status)
-            output.wait(lambda: len(output.starting("RULE change ws-02")) > number, deadline, "flip %d of ws-02" % (number + 1))
+            output.wait(
+                lambda: len(output.starting("RULE change ws-02")) > number, deadline, "flip %d of ws-02" % (number + 1)
+            )
             latencies.append(output.starting("RULE change ws-02")[number][0] - flipped)
 
         time.sleep(1.5)  # one more round: nothing else may fire
@@ -168,22 +194,33 @@ def check(returncode, output, text, reports, flips):
     lost = [line for _t, line in output.starting("RULE lost")]
     assert lost == ["RULE lost cam-01 AUTHENTICATED UNAUTHENTICATED"], lost
     changes = [line for _t, line in output.starting("RULE change")]
-    expected = ["RULE change ws-02 %s" % pair for pair in (["UNAUTHENTICATED CONNECTING", "CONNECTING UNAUTHENTICATED"] * flips)[:flips]]
+    expected = [
+        "RULE change ws-02 %s" % pair
+        for pair in (["UNAUTHENTICATED CONNECTING", "CONNECTING UNAUTHENTICATED"] * flips)[:flips]
+    ]
     assert changes == expected, "unexpected rules fired: %s" % changes
     errors = [line for _t, line in output.starting("RULE error")]
-    assert errors and all(line.startswith("RULE error [bad key] 0 ") and "Server error" in line for line in errors), errors
+    assert errors and all(line.startswith("RULE error [bad key] 0 ") and "Server error" in line for line in errors), (
+        errors
+    )
     (report_path,) = glob.glob(os.path.join(reports, "*.json"))
     with open(report_path) as handle:
         report_text = handle.read()
     report = json.loads(report_text)
     assert report["device"]["hostname"] == "cam-01" and report["event"]["previous_status"] == "AUTHENTICATED", report
     assert report["requery"]["status"] == "UNAUTHENTICATED" and report["requery"]["recovered"] is False, report
-    assert "nac_dot1x_error" in text and "'previous_status': 'AUTHENTICATED'" in text  # --print-events printed the events
+    assert (
+        "nac_dot1x_error" in text and "'previous_status': 'AUTHENTICATED'" in text
+    )  # --print-events printed the events
     for secret in (GOOD_KEY, BAD_KEY):
-        assert secret not in text and secret not in report_text, "a key (%d characters) appears in the output" % len(secret)
-    print("eda_dot1x_status: 1 rule 'lost' with previous_status AUTHENTICATED, the report written, %d changes of ws-02, "
-          "%d nac_dot1x_error events of the bad key without it; no key in %d lines of output"
-          % (len(changes), len(errors), len(text.splitlines())))
+        assert secret not in text and secret not in report_text, "a key (%d characters) appears in the output" % len(
+            secret
+        )
+    print(
+        "eda_dot1x_status: 1 rule 'lost' with previous_status AUTHENTICATED, the report written, %d changes of ws-02, "
+        "%d nac_dot1x_error events of the bad key without it; no key in %d lines of output"
+        % (len(changes), len(errors), len(text.splitlines()))
+    )
 
 
 def main():
@@ -193,9 +230,17 @@ def main():
     args = parser.parse_args()
     started = time.monotonic()
     latencies = run(args.flips, args.timeout)
-    print("status change -> rule output (interval 1 s), %d samples: %s s; min %.2f, median %.2f, max %.2f; run %.1f s" % (
-        len(latencies), ", ".join("%.2f" % x for x in latencies), min(latencies), sorted(latencies)[len(latencies) // 2],
-        max(latencies), time.monotonic() - started))
+    print(
+        "status change -> rule output (interval 1 s), %d samples: %s s; min %.2f, median %.2f, max %.2f; run %.1f s"
+        % (
+            len(latencies),
+            ", ".join("%.2f" % x for x in latencies),
+            min(latencies),
+            sorted(latencies)[len(latencies) // 2],
+            max(latencies),
+            time.monotonic() - started,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -29,20 +29,34 @@ from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulat
 def self_signed(directory):
     """A certificate for nac-emulator.test and 127.0.0.1 (not localhost) that is its own authority; returns (cert path, key path)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, u"nac-emulator.test")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "nac-emulator.test")])
     now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(hours=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(u"nac-emulator.test"), x509.IPAddress(ipaddress.ip_address(u"127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("nac-emulator.test"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
     with open(cert_path, "wb") as handle:
         handle.write(cert.public_bytes(serialization.Encoding.PEM))
     with open(key_path, "wb") as handle:
-        handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        handle.write(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
     return cert_path, key_path
 
 
@@ -51,8 +65,25 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         cert, key = self_signed(directory)
         with Emulator(tls_cert=cert, tls_key=key).start() as emulator:
-            return subprocess.call(["ansible-playbook", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=" + python,
-                                    "-e", "nac_tls_url=" + emulator.url, "-e", "nac_tls_ca=" + cert, "-e", "nac_tls_key=" + key] + extra + ["tls.yml"])
+            return subprocess.call(
+                [
+                    "ansible-playbook",
+                    "-i",
+                    "localhost,",
+                    "-c",
+                    "local",
+                    "-e",
+                    "ansible_python_interpreter=" + python,
+                    "-e",
+                    "nac_tls_url=" + emulator.url,
+                    "-e",
+                    "nac_tls_ca=" + cert,
+                    "-e",
+                    "nac_tls_key=" + key,
+                ]
+                + extra
+                + ["tls.yml"]
+            )
 
 
 if __name__ == "__main__":

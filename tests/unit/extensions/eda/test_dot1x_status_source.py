@@ -21,8 +21,20 @@ import requests
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 
-SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
-                                       "extensions", "eda", "plugins", "event_source", "dot1x_status.py"))
+SOURCE = os.path.normpath(
+    os.path.join(
+        os.path.dirname(os.path.abspath(__file__)),
+        "..",
+        "..",
+        "..",
+        "..",
+        "extensions",
+        "eda",
+        "plugins",
+        "event_source",
+        "dot1x_status.py",
+    )
+)
 KEY = "nac-demo-admin-key"
 BAD_KEY = "wrong-key-that-must-never-show-0123"
 
@@ -79,30 +91,54 @@ def run_source(args, steps, timeout=30.0):
 
 
 def changes(events):
-    return [(e["nac_dot1x"]["hostname"], e["nac_dot1x"]["previous_status"], e["nac_dot1x"]["status"]) for e in events if "nac_dot1x" in e]
+    return [
+        (e["nac_dot1x"]["hostname"], e["nac_dot1x"]["previous_status"], e["nac_dot1x"]["status"])
+        for e in events
+        if "nac_dot1x" in e
+    ]
 
 
 def test_the_source_emits_initial_statuses_then_each_change(emulator, monkeypatch):
     monkeypatch.setenv("NAC_API_KEY", KEY)  # the credential from the environment, as the docs recommend
 
     def flip():
-        requests.post(emulator.url + "/_emulator/dot1x", json={"hostname": "cam-01", "status": "UNAUTHENTICATED"}, timeout=10)
+        requests.post(
+            emulator.url + "/_emulator/dot1x", json={"hostname": "cam-01", "status": "UNAUTHENTICATED"}, timeout=10
+        )
 
-    events = run_source({"api_url": emulator.url, "hostname": ["cam-01", "CAM-02"], "interval": 0.05, "initial": True}, [
-        (lambda events: len(events) >= 2, flip),
-        (lambda events: len(events) >= 3, None),
-    ])
-    assert changes(events)[:3] == [("cam-01", None, "AUTHENTICATED"), ("cam-02", None, "AUTHENTICATED"),
-                                   ("cam-01", "AUTHENTICATED", "UNAUTHENTICATED")]
-    assert events[2]["nac_dot1x"] == dict(id=1, hostname="cam-01", status="UNAUTHENTICATED", previous_status="AUTHENTICATED",
-                                          auth_method="EAP-TLS", username="cam-01", message=None)
-    assert set(emulator.request_counts()) == {"GET /api/device", "POST /api/intent/dot1x_status/fire"}  # never an intent list
+    events = run_source(
+        {"api_url": emulator.url, "hostname": ["cam-01", "CAM-02"], "interval": 0.05, "initial": True},
+        [
+            (lambda events: len(events) >= 2, flip),
+            (lambda events: len(events) >= 3, None),
+        ],
+    )
+    assert changes(events)[:3] == [
+        ("cam-01", None, "AUTHENTICATED"),
+        ("cam-02", None, "AUTHENTICATED"),
+        ("cam-01", "AUTHENTICATED", "UNAUTHENTICATED"),
+    ]
+    assert events[2]["nac_dot1x"] == dict(
+        id=1,
+        hostname="cam-01",
+        status="UNAUTHENTICATED",
+        previous_status="AUTHENTICATED",
+        auth_method="EAP-TLS",
+        username="cam-01",
+        message=None,
+    )
+    assert set(emulator.request_counts()) == {
+        "GET /api/device",
+        "POST /api/intent/dot1x_status/fire",
+    }  # never an intent list
 
 
 def test_a_bad_key_gives_error_events_round_after_round_without_the_key(emulator, caplog):
     caplog.set_level(logging.DEBUG)
-    events = run_source({"api_url": emulator.url, "api_key": BAD_KEY, "interval": 0.05, "max_retries": 0},
-                        [(lambda events: len(events) >= 3, None)])
+    events = run_source(
+        {"api_url": emulator.url, "api_key": BAD_KEY, "interval": 0.05, "max_retries": 0},
+        [(lambda events: len(events) >= 3, None)],
+    )
     assert all(list(e) == ["nac_dot1x_error"] and e["nac_dot1x_error"]["devices"] == [] for e in events)
     assert "Server error" in events[0]["nac_dot1x_error"]["message"]
     assert BAD_KEY not in repr(events) and BAD_KEY not in caplog.text
@@ -112,8 +148,10 @@ def test_a_bad_key_gives_error_events_round_after_round_without_the_key(emulator
 def test_an_unreachable_service_gives_error_events_and_polling_goes_on(emulator):
     url = emulator.url
     emulator.stop()
-    events = run_source({"api_url": url, "api_key": KEY, "interval": 0.05, "max_retries": 0, "timeout": 2},
-                        [(lambda events: len(events) >= 2, None)])
+    events = run_source(
+        {"api_url": url, "api_key": KEY, "interval": 0.05, "max_retries": 0, "timeout": 2},
+        [(lambda events: len(events) >= 2, None)],
+    )
     assert "Could not connect to the NAC API at %s" % url in events[0]["nac_dot1x_error"]["message"]
 
 
@@ -127,14 +165,27 @@ def test_bad_arguments_end_the_source_with_a_clear_error(emulator):
 
 def test_the_source_file_makes_its_own_collection_importable():
     """ansible-rulebook runs the file by path, with no collections path on sys.path."""
-    env = dict((k, v) for k, v in os.environ.items() if k not in ("PYTHONPATH", "ANSIBLE_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATHS"))
+    env = dict(
+        (k, v)
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "ANSIBLE_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATHS")
+    )
 
     def isolated(code):
-        done = subprocess.run([sys.executable, "-I", "-c", code, SOURCE], cwd="/", env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=60, check=False)
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", code, SOURCE],
+            cwd="/",
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=60,
+            check=False,
+        )
         return done.stdout.decode()
 
     assert "ModuleNotFoundError" in isolated("import ansible_collections.netaccess.nac.plugins.module_utils.api")
-    output = isolated("import runpy, sys; module = runpy.run_path(sys.argv[1]); "
-                      "print(module['main'].__name__, 'DOCUMENTATION' in module)")
+    output = isolated(
+        "import runpy, sys; module = runpy.run_path(sys.argv[1]); "
+        "print(module['main'].__name__, 'DOCUMENTATION' in module)"
+    )
     assert output.strip().endswith("main True"), output

@@ -37,8 +37,12 @@ def event_source_options():
     """The event source's documented options, read from its file without running it (as ansible-rulebook would)."""
     with open(EVENT_SOURCE) as source:
         tree = ast.parse(source.read())
-    documentation = next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
-                         and any(getattr(target, "id", None) == "DOCUMENTATION" for target in node.targets))
+    documentation = next(
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(getattr(target, "id", None) == "DOCUMENTATION" for target in node.targets)
+    )
     return yaml.safe_load(documentation)["options"]
 
 
@@ -72,7 +76,8 @@ def test_the_doc_fragment_documents_no_other_option():
 def test_the_plugins_part_of_the_fragment_gives_each_environment_variable():
     plugins = fragment("PLUGINS")
     assert dict((name, [env["name"] for env in option["env"]]) for name, option in plugins.items()) == dict(
-        (name, [variable]) for name, variable, kind, default, secret in TABLE if variable)
+        (name, [variable]) for name, variable, kind, default, secret in TABLE if variable
+    )
 
 
 @pytest.mark.parametrize("name, variable, kind, default, secret", TABLE)

@@ -16,28 +16,51 @@ from ansible.template import Templar
 try:
     from ansible.template import trust_as_template
 except ImportError:  # ansible-core before 2.19 trusts every template
+
     def trust_as_template(template):
         return template
 
+
 # The role's former expressions: expected status by lower-case hostname, the {key: hostname, value: status}
 # items of the hostnames to query, the loop over the statuses and each query's hostnames.
-EXPECTED = ("{{ dict(devices | map(attribute='hostname') | map('lower')"
-            " | zip(devices | map(attribute='expected_status', default='')"
-            " | map('default', default_status, true) | map('trim') | map('upper'))) }}")
+EXPECTED = (
+    "{{ dict(devices | map(attribute='hostname') | map('lower')"
+    " | zip(devices | map(attribute='expected_status', default='')"
+    " | map('default', default_status, true) | map('trim') | map('upper'))) }}"
+)
 WANTED = "{{ dict(hostnames | zip(hostnames | map('extract', expected))) | dict2items }}"
 LOOP = "{{ wanted | map(attribute='value') | list | unique }}"
 QUERY = "{{ wanted | selectattr('value', 'eq', item) | map(attribute='key') | list }}"
 FILTER = "{{ devices | netaccess.nac.hostnames_by_status(default_status, hostnames) }}"
 
 FLEETS = [
-    ([dict(hostname="cam-01"), dict(hostname="Cam-02", expected_status=" unauthenticated "), dict(hostname="prn-03")],
-     "AUTHENTICATED", None),
-    ([dict(hostname="a", expected_status=""), dict(hostname="B", expected_status=None),
-      dict(hostname="c", expected_status="Quarantine")],
-     "authenticated", None),
-    ([dict(hostname=1234), dict(hostname="x-01", expected_status="CONNECTING"),
-      dict(hostname="y-01", expected_status="connecting")],
-     "AUTHENTICATED", ["x-01", "1234"]),  # the check-mode subset, in another order
+    (
+        [
+            dict(hostname="cam-01"),
+            dict(hostname="Cam-02", expected_status=" unauthenticated "),
+            dict(hostname="prn-03"),
+        ],
+        "AUTHENTICATED",
+        None,
+    ),
+    (
+        [
+            dict(hostname="a", expected_status=""),
+            dict(hostname="B", expected_status=None),
+            dict(hostname="c", expected_status="Quarantine"),
+        ],
+        "authenticated",
+        None,
+    ),
+    (
+        [
+            dict(hostname=1234),
+            dict(hostname="x-01", expected_status="CONNECTING"),
+            dict(hostname="y-01", expected_status="connecting"),
+        ],
+        "AUTHENTICATED",
+        ["x-01", "1234"],
+    ),  # the check-mode subset, in another order
     ([], "AUTHENTICATED", None),
 ]
 
@@ -62,8 +85,11 @@ def test_the_filter_gives_what_the_former_chain_gave(devices, default_status, ho
 
 
 def test_the_groups_and_their_order():
-    devices = [dict(hostname="cam-01"), dict(hostname="prn-01", expected_status="unauthenticated"),
-               dict(hostname="cam-02")]
+    devices = [
+        dict(hostname="cam-01"),
+        dict(hostname="prn-01", expected_status="unauthenticated"),
+        dict(hostname="cam-02"),
+    ]
     grouped = render(FILTER, devices=devices, default_status="AUTHENTICATED", hostnames=["cam-01", "prn-01", "cam-02"])
     assert grouped == {"AUTHENTICATED": ["cam-01", "cam-02"], "UNAUTHENTICATED": ["prn-01"]}
     assert list(grouped) == ["AUTHENTICATED", "UNAUTHENTICATED"]

@@ -24,12 +24,18 @@ LIST, INTENTS, FIRE = "GET /api/device", "GET /api/intent", "POST /api/intent/do
 
 DEVICES = [
     dict(id=1, hostname="cam-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:10"], ips=["10.20.0.10"]),
-    dict(id=2, hostname="printer-01", group="Printers", profile="Printer", ips=["10.30.0.10"]),  # no MAC: UNAUTHENTICATED
+    dict(
+        id=2, hostname="printer-01", group="Printers", profile="Printer", ips=["10.30.0.10"]
+    ),  # no MAC: UNAUTHENTICATED
     dict(id=3, hostname="dup-host", group="Cameras", profile="Camera", macs=["02:00:00:20:00:11"], ips=["10.20.0.11"]),
     dict(id=4, hostname="DUP-HOST", group="Cameras", profile="Camera", macs=["02:00:00:20:00:12"], ips=["10.20.0.12"]),
-    dict(id=5, hostname="nostatus-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:13"], ips=["10.20.0.13"]),
+    dict(
+        id=5, hostname="nostatus-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:13"], ips=["10.20.0.13"]
+    ),
     dict(id=6, hostname="odd-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:14"], ips=["10.20.0.14"]),
-    dict(id=7, hostname="bad-reply-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:15"], ips=["10.20.0.15"]),
+    dict(
+        id=7, hostname="bad-reply-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:15"], ips=["10.20.0.15"]
+    ),
 ]
 OVERRIDES = {
     "nostatus-01": {"omit_status": True},
@@ -70,6 +76,7 @@ def hostvars(inventory, host):
 
 # -- naming and host variables (pure) -------------------------------------------------------------
 
+
 def test_unique_hostnames_are_the_host_names():
     names, warnings = host_names([dict(id=1, hostname="cam-01"), dict(id=2, hostname="Printer-01")])
     assert names == {1: "cam-01", 2: "Printer-01"} and warnings == []
@@ -95,23 +102,46 @@ def test_an_empty_hostname_gets_a_name_from_the_id():
 
 
 def test_host_vars_take_what_the_record_shows():
-    record = dict(id=1, hostname="cam-01", group={"id": 4, "name": "Cameras"}, profile="Camera", macs="02:00:00:00:00:01",
-                  ips=["10.0.0.1"], extra=True)
-    assert host_vars(record) == dict(nac_id=1, nac_hostname="cam-01", nac_group="Cameras", nac_profile="Camera",
-                                     nac_ips=["10.0.0.1"], nac_record=record)
+    record = dict(
+        id=1,
+        hostname="cam-01",
+        group={"id": 4, "name": "Cameras"},
+        profile="Camera",
+        macs="02:00:00:00:00:01",
+        ips=["10.0.0.1"],
+        extra=True,
+    )
+    assert host_vars(record) == dict(
+        nac_id=1,
+        nac_hostname="cam-01",
+        nac_group="Cameras",
+        nac_profile="Camera",
+        nac_ips=["10.0.0.1"],
+        nac_record=record,
+    )
     assert "nac_group" not in host_vars(dict(id=2, hostname="x", group=7))
 
 
 def test_host_vars_of_a_status_entry_and_of_a_failed_query():
     record = dict(id=1, hostname="cam-01")
-    entry = dict(id=1, hostname="cam-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="cam-01", message=None)
-    assert host_vars(record, entry) == dict(nac_id=1, nac_hostname="cam-01", nac_record=record, nac_dot1x_status="AUTHENTICATED",
-                                            nac_auth_method="EAP-TLS", nac_username="cam-01", nac_dot1x_message=None)
+    entry = dict(
+        id=1, hostname="cam-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="cam-01", message=None
+    )
+    assert host_vars(record, entry) == dict(
+        nac_id=1,
+        nac_hostname="cam-01",
+        nac_record=record,
+        nac_dot1x_status="AUTHENTICATED",
+        nac_auth_method="EAP-TLS",
+        nac_username="cam-01",
+        nac_dot1x_message=None,
+    )
     failed = dict(entry, status="ERROR", auth_method=None, username=None, error="No reply")
     assert host_vars(record, failed)["nac_dot1x_error_message"] == "No reply"
 
 
 # -- the plugin against the emulator --------------------------------------------------------------
+
 
 def test_verify_file_wants_names_ending_in_nac_yml(tmp_path):
     plugin = inventory_loader.get("netaccess.nac.nac")
@@ -124,11 +154,25 @@ def test_verify_file_wants_names_ending_in_nac_yml(tmp_path):
 def test_without_dot1x_status_one_list_request_and_no_status_query(emulator, tmp_path):
     inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY))
     assert emulator.request_counts() == {LIST: 1}
-    assert members(inventory, "nac_devices") == ["DUP-HOST_4", "bad-reply-01", "cam-01", "dup-host_3", "nostatus-01",
-                                                 "odd-01", "printer-01"]
+    assert members(inventory, "nac_devices") == [
+        "DUP-HOST_4",
+        "bad-reply-01",
+        "cam-01",
+        "dup-host_3",
+        "nostatus-01",
+        "odd-01",
+        "printer-01",
+    ]
     assert not [name for name in inventory.groups if name.startswith("nac_dot1x")]
-    assert hostvars(inventory, "printer-01") == dict(nac_id=2, nac_hostname="printer-01", nac_group="Printers", nac_profile="Printer",
-                                                     nac_macs=[], nac_ips=["10.30.0.10"], nac_record=dict(DEVICES[1], macs=[]))
+    assert hostvars(inventory, "printer-01") == dict(
+        nac_id=2,
+        nac_hostname="printer-01",
+        nac_group="Printers",
+        nac_profile="Printer",
+        nac_macs=[],
+        nac_ips=["10.30.0.10"],
+        nac_record=dict(DEVICES[1], macs=[]),
+    )
     assert "nac_dot1x_status" not in hostvars(inventory, "cam-01")
 
 
@@ -145,15 +189,24 @@ def test_dot1x_status_groups_by_status_with_sanitised_names(emulator, tmp_path):
     failed = hostvars(inventory, "bad-reply-01")
     assert failed["nac_dot1x_status"] == "ERROR" and "'status' is int" in failed["nac_dot1x_error_message"]
     cam = hostvars(inventory, "cam-01")
-    assert (cam["nac_dot1x_status"], cam["nac_auth_method"], cam["nac_username"]) == ("AUTHENTICATED", "EAP-TLS", "cam-01")
+    assert (cam["nac_dot1x_status"], cam["nac_auth_method"], cam["nac_username"]) == (
+        "AUTHENTICATED",
+        "EAP-TLS",
+        "cam-01",
+    )
     assert "nac_dot1x_error_message" not in cam
 
 
 def test_constructable_options_see_the_host_variables(emulator, tmp_path):
-    path = source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true",
-                  compose="{first_ip: 'nac_ips[0]'}",
-                  groups="{needs_attention: \"nac_dot1x_status != 'AUTHENTICATED'\"}",
-                  keyed_groups="[{key: nac_dot1x_status, prefix: status}, {key: nac_group, prefix: grp}]")
+    path = source(
+        tmp_path,
+        api_url=emulator.url,
+        api_key=ADMIN_KEY,
+        dot1x_status="true",
+        compose="{first_ip: 'nac_ips[0]'}",
+        groups="{needs_attention: \"nac_dot1x_status != 'AUTHENTICATED'\"}",
+        keyed_groups="[{key: nac_dot1x_status, prefix: status}, {key: nac_group, prefix: grp}]",
+    )
     inventory = parse(path)
     assert hostvars(inventory, "cam-01")["first_ip"] == "10.20.0.10"
     assert members(inventory, "needs_attention") == ["bad-reply-01", "nostatus-01", "odd-01", "printer-01"]
@@ -168,15 +221,25 @@ def test_strict_compose_fails_on_an_undefined_variable(emulator, tmp_path):
 
 
 def cached_source(tmp_path, emulator, **options):
-    return source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, cache="true", cache_plugin="ansible.builtin.jsonfile",
-                  cache_connection=str(tmp_path / "cache"), cache_timeout=3600, **options)
+    return source(
+        tmp_path,
+        api_url=emulator.url,
+        api_key=ADMIN_KEY,
+        cache="true",
+        cache_plugin="ansible.builtin.jsonfile",
+        cache_connection=str(tmp_path / "cache"),
+        cache_timeout=3600,
+        **options,
+    )
 
 
 def test_a_cached_run_sends_no_request(emulator, tmp_path):
     first = parse(cached_source(tmp_path, emulator, dot1x_status="true"))
     assert emulator.request_counts() == {LIST: 1, INTENTS: 1, FIRE: len(DEVICES)}
     emulator.reset()
-    second = parse(cached_source(tmp_path, emulator, dot1x_status="true", keyed_groups="[{key: nac_profile, prefix: p}]"))
+    second = parse(
+        cached_source(tmp_path, emulator, dot1x_status="true", keyed_groups="[{key: nac_profile, prefix: p}]")
+    )
     assert emulator.request_counts() == {}
     for group in ("nac_devices", "nac_dot1x_authenticated", "nac_dot1x_error", "nac_dot1x_not_authorised_quarantine"):
         assert members(second, group) == members(first, group)
@@ -200,6 +263,7 @@ def test_the_cache_holds_no_credential(emulator, tmp_path):
 
 
 # -- errors: the client's messages, no credential, nothing half-done --------------------------------
+
 
 def test_a_bad_key_is_a_clear_error_without_the_key(emulator, tmp_path):
     with pytest.raises(AnsibleParserError) as caught:
@@ -227,11 +291,17 @@ def test_an_unreachable_service_names_the_address(tmp_path):
         parse(source(tmp_path, api_url="http://127.0.0.1:9", api_key=ADMIN_KEY, max_retries=0))
 
 
-@pytest.mark.parametrize("options, expected", [
-    (dict(api_key=ADMIN_KEY, concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
-    (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password"),
-    (dict(api_key=ADMIN_KEY, username="u", password="p-5ecret"), "give either api_key or username and password, not both"),
-])
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        (dict(api_key=ADMIN_KEY, concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
+        (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password"),
+        (
+            dict(api_key=ADMIN_KEY, username="u", password="p-5ecret"),
+            "give either api_key or username and password, not both",
+        ),
+    ],
+)
 def test_bad_options_are_named(emulator, tmp_path, monkeypatch, options, expected):
     for name in ("NAC_API_KEY", "NAC_USERNAME", "NAC_PASSWORD"):
         monkeypatch.delenv(name, raising=False)

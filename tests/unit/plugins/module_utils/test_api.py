@@ -71,8 +71,9 @@ class Scripted(BaseAdapter):
             body = json.dumps(body)
             headers = dict({"Content-Type": "application/json"}, **headers)
         response.headers = requests.structures.CaseInsensitiveDict(headers)
-        response.raw = urllib3.HTTPResponse(body=io.BytesIO((body or "").encode("utf-8")), headers=headers,
-                                            status=status, preload_content=False)  # as requests' HTTPAdapter gives it
+        response.raw = urllib3.HTTPResponse(
+            body=io.BytesIO((body or "").encode("utf-8")), headers=headers, status=status, preload_content=False
+        )  # as requests' HTTPAdapter gives it
         return response
 
     def close(self):
@@ -96,13 +97,17 @@ def assert_no_secret(error):
 
 # -- construction -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    (dict(), "no credentials"),
-    (dict(api_key=KEY, username="u", password=PASSWORD), "not both"),
-    (dict(username="u"), r"password \(NAC_PASSWORD\) is missing"),
-    (dict(password=PASSWORD), r"username \(NAC_USERNAME\) is missing"),
-    (dict(api_key=""), r"set api_key \(NAC_API_KEY\), or username and password \(NAC_USERNAME, NAC_PASSWORD\)"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(), "no credentials"),
+        (dict(api_key=KEY, username="u", password=PASSWORD), "not both"),
+        (dict(username="u"), r"password \(NAC_PASSWORD\) is missing"),
+        (dict(password=PASSWORD), r"username \(NAC_USERNAME\) is missing"),
+        (dict(api_key=""), r"set api_key \(NAC_API_KEY\), or username and password \(NAC_USERNAME, NAC_PASSWORD\)"),
+    ],
+)
 def test_exactly_one_credential_scheme(kwargs, fragment):
     with pytest.raises(NacConfigError, match=fragment) as raised:
         NacClient(URL, **kwargs)
@@ -127,7 +132,9 @@ def test_bearer_key_and_tenant_headers_and_trailing_slash():
 
 
 def test_basic_credentials():
-    client, transport, dummy = make_client((200, [{"tag": "dot1x_status"}]), api_key=None, username="svc", password=PASSWORD)
+    client, transport, dummy = make_client(
+        (200, [{"tag": "dot1x_status"}]), api_key=None, username="svc", password=PASSWORD
+    )
     assert client.has_intent()
     expected = base64.b64encode(("svc:" + PASSWORD).encode()).decode()
     assert transport.sent[0].headers["Authorization"] == "Basic " + expected
@@ -137,11 +144,14 @@ def test_basic_credentials():
 CA = requests.utils.DEFAULT_CA_BUNDLE_PATH  # a PEM bundle that exists
 
 
-@pytest.mark.parametrize("kwargs, verify", [
-    (dict(), "/somewhere/else.pem"),  # default verification trusts the environment's bundle
-    (dict(ca_path=CA), CA),
-    (dict(validate_certs=False, ca_path="/no/such/ca.pem"), False),  # not used, so not checked
-])
+@pytest.mark.parametrize(
+    "kwargs, verify",
+    [
+        (dict(), "/somewhere/else.pem"),  # default verification trusts the environment's bundle
+        (dict(ca_path=CA), CA),
+        (dict(validate_certs=False, ca_path="/no/such/ca.pem"), False),  # not used, so not checked
+    ],
+)
 def test_tls_settings_win_over_the_environment(monkeypatch, kwargs, verify):
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/somewhere/else.pem")
     monkeypatch.setenv("CURL_CA_BUNDLE", "/somewhere/else.pem")
@@ -157,8 +167,11 @@ def test_pool_is_large_enough_for_concurrency():
 
 # -- the endpoints ------------------------------------------------------------------------
 
+
 def test_fire_sends_the_documented_body():
-    client, transport, dummy = make_client((200, {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u", "message": None}))
+    client, transport, dummy = make_client(
+        (200, {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u", "message": None})
+    )
     reply = client.fire_intent(7)
     assert reply["status"] == "AUTHENTICATED"
     sent = transport.sent[0]
@@ -168,23 +181,29 @@ def test_fire_sends_the_documented_body():
     assert json.loads(sent.body) == {"targetId": 7, "additionalPayload": {"json": True}}
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ((201, {"id": 9, "hostname": "cam"}), {"id": 9, "hostname": "cam"}),
-    ((201, ""), None),
-    ((200, "Device created", {"Content-Type": "text/plain"}), None),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ((201, {"id": 9, "hostname": "cam"}), {"id": 9, "hostname": "cam"}),
+        ((201, ""), None),
+        ((200, "Device created", {"Content-Type": "text/plain"}), None),
+    ],
+)
 def test_create_device_reply_body_is_optional(reply, expected):
     client, transport, dummy = make_client(reply)
     assert client.create_device({"hostname": "cam", "group": "g", "profile": "p"}) == expected
     assert json.loads(transport.sent[0].body) == {"hostname": "cam", "group": "g", "profile": "p"}
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ({"devices": []}, "expected a JSON array"),
-    ([{"hostname": "x"}], "item 0 has no int 'id'"),
-    ([{"id": True, "hostname": "x"}], "item 0 has no int 'id'"),
-    ([{"id": 1, "hostname": "a"}, {"id": 2}], "item 1 (id 2) has no string 'hostname'"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({"devices": []}, "expected a JSON array"),
+        ([{"hostname": "x"}], "item 0 has no int 'id'"),
+        ([{"id": True, "hostname": "x"}], "item 0 has no int 'id'"),
+        ([{"id": 1, "hostname": "a"}, {"id": 2}], "item 1 (id 2) has no string 'hostname'"),
+    ],
+)
 def test_device_list_shape_is_checked(body, fragment):
     client, dummy, dummy2 = make_client((200, body))
     with pytest.raises(NacResponseError) as raised:
@@ -194,7 +213,9 @@ def test_device_list_shape_is_checked(body, fragment):
 
 
 def test_non_json_reply_where_json_expected_says_so_with_an_excerpt():
-    client, dummy, dummy2 = make_client((200, "<html><body><p>Login page</p></body></html>", {"Content-Type": "text/html"}))
+    client, dummy, dummy2 = make_client(
+        (200, "<html><body><p>Login page</p></body></html>", {"Content-Type": "text/html"})
+    )
     with pytest.raises(NacResponseError) as raised:
         client.list_intents()
     assert "expected a JSON reply but got text/html" in str(raised.value)
@@ -208,6 +229,7 @@ def test_fire_reply_must_be_an_object():
 
 
 # -- errors -------------------------------------------------------------------------------
+
 
 def test_server_error_is_explained_as_an_invalid_key():
     html = "<html><head><title>Server error</title></head><body><h1>Server error</h1></body></html>"
@@ -251,10 +273,13 @@ def test_only_a_2xx_reply_counts_as_success():
         client.list_devices()
 
 
-@pytest.mark.parametrize("path_call, fragment", [
-    (lambda c: c.list_devices(), "the privilege public_api"),
-    (lambda c: c.fire_intent(1), "access to the intent dot1x_status ('Check 802.1x' / '802.1x status')"),
-])
+@pytest.mark.parametrize(
+    "path_call, fragment",
+    [
+        (lambda c: c.list_devices(), "the privilege public_api"),
+        (lambda c: c.fire_intent(1), "access to the intent dot1x_status ('Check 802.1x' / '802.1x status')"),
+    ],
+)
 def test_forbidden_names_what_is_missing(path_call, fragment):
     client, dummy, dummy2 = make_client((403, {"error": "Forbidden", "message": "nope"}))
     with pytest.raises(NacAuthError) as raised:
@@ -267,7 +292,9 @@ def test_not_found_and_field_errors_carry_the_servers_reason():
     client, dummy, dummy2 = make_client((404, {"error": "Not found", "message": "No device with id 5"}))
     with pytest.raises(NacNotFound, match="No device with id 5"):
         client.fire_intent(5)
-    client, dummy, dummy2 = make_client((400, {"error": "Validation failed", "fields": {"profile": "unknown profile 'Cam'"}}))
+    client, dummy, dummy2 = make_client(
+        (400, {"error": "Validation failed", "fields": {"profile": "unknown profile 'Cam'"}})
+    )
     with pytest.raises(NacHTTPError) as raised:
         client.create_device({"hostname": "a", "group": "g", "profile": "Cam"})
     assert "HTTP 400" in str(raised.value)
@@ -289,8 +316,10 @@ def test_connection_refused_names_the_url():
     client = NacClient("http://127.0.0.1:%d" % port, api_key=KEY, max_retries=1, sleep=lambda s: None)
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
-    assert str(raised.value) == ("Could not connect to the NAC API at http://127.0.0.1:%d: "
-                                 "connection refused (is the service running and the port right?)" % port)
+    assert str(raised.value) == (
+        "Could not connect to the NAC API at http://127.0.0.1:%d: "
+        "connection refused (is the service running and the port right?)" % port
+    )
     assert raised.value.outcome_unknown is False
 
 
@@ -298,20 +327,25 @@ def tls_failure(reason):
     """requests' SSLError for an OpenSSL verification failure with this reason."""
     return requests.exceptions.SSLError(
         "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
-        "SSLError(SSLCertVerificationError(1, %r)))" % ("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: %s (_ssl.c:1006)" % reason))
+        "SSLError(SSLCertVerificationError(1, %r)))"
+        % ("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: %s (_ssl.c:1006)" % reason)
+    )
 
 
 def test_tls_failure_is_explained_and_not_retried():
     client, transport, sleeps = make_client(tls_failure("self-signed certificate"))
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
-    assert str(raised.value).startswith("TLS verification failed for https://nac.example.com: certificate verify failed: "
-                                        "self-signed certificate. Trust its certificate with ca_path")
+    assert str(raised.value).startswith(
+        "TLS verification failed for https://nac.example.com: certificate verify failed: "
+        "self-signed certificate. Trust its certificate with ca_path"
+    )
     assert "ca_path" in str(raised.value)
     assert len(transport.sent) == 1
 
 
 # -- retries ------------------------------------------------------------------------------
+
 
 def test_reads_are_retried_on_retryable_statuses_with_backoff():
     client, transport, sleeps = make_client((503, ""), (502, ""), (504, ""), (200, []))
@@ -322,7 +356,9 @@ def test_reads_are_retried_on_retryable_statuses_with_backoff():
 
 
 def test_retry_after_is_honoured_and_capped():
-    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, []))
+    client, transport, sleeps = make_client(
+        (429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, [])
+    )
     client.list_devices()
     assert sleeps == [2.0, RETRY_AFTER_CAP]
 
@@ -335,8 +371,9 @@ def test_retries_stop_after_max_retries_with_the_last_error():
 
 
 def test_fire_is_retried_on_connection_errors():
-    client, transport, sleeps = make_client(requests.exceptions.ConnectionError("reset by peer"),
-                                            (200, {"status": "AUTHENTICATED"}))
+    client, transport, sleeps = make_client(
+        requests.exceptions.ConnectionError("reset by peer"), (200, {"status": "AUTHENTICATED"})
+    )
     assert client.fire_intent(1)["status"] == "AUTHENTICATED"
     assert len(transport.sent) == 2
 
@@ -366,8 +403,10 @@ def test_a_creation_refused_with_429_is_resent_after_its_retry_after_bounded_by_
 
 
 def test_a_creation_whose_connection_was_never_made_is_resent():
-    refused = requests.exceptions.ConnectionError("HTTPConnectionPool: Max retries exceeded (Caused by NewConnectionError("
-                                                  "'Failed to establish a new connection: [Errno 111] Connection refused'))")
+    refused = requests.exceptions.ConnectionError(
+        "HTTPConnectionPool: Max retries exceeded (Caused by NewConnectionError("
+        "'Failed to establish a new connection: [Errno 111] Connection refused'))"
+    )
     client, transport, sleeps = make_client(refused, (201, {"id": 3}))
     assert client.create_device(BODY) == {"id": 3}
     assert len(transport.sent) == 2
@@ -381,11 +420,14 @@ def test_max_retries_is_capped():
     assert len(transport.sent) == options.MAX_RETRIES_CAP + 1
 
 
-@pytest.mark.parametrize("exc, unknown", [
-    (requests.exceptions.ReadTimeout("read timed out"), True),
-    (requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected"), True),
-    (requests.exceptions.ConnectTimeout("connect timed out"), False),
-])
+@pytest.mark.parametrize(
+    "exc, unknown",
+    [
+        (requests.exceptions.ReadTimeout("read timed out"), True),
+        (requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected"), True),
+        (requests.exceptions.ConnectTimeout("connect timed out"), False),
+    ],
+)
 def test_a_creation_whose_outcome_is_unknown_says_so(exc, unknown):
     client, transport, sleeps = make_client(exc)
     with pytest.raises(NacConnectionError) as raised:
@@ -404,10 +446,17 @@ def test_read_only_client_refuses_writes_without_sending():
     assert client.fire_intent(1)  # the status query is a read
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, None), ("", None), ("5", 5.0), ("999", RETRY_AFTER_CAP), ("soon", None),
-    ("Wed, 21 Oct 2015 07:28:10 GMT", 10.0),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, None),
+        ("", None),
+        ("5", 5.0),
+        ("999", RETRY_AFTER_CAP),
+        ("soon", None),
+        ("Wed, 21 Oct 2015 07:28:10 GMT", 10.0),
+    ],
+)
 def test_retry_after_parsing(value, expected):
     now = 1445412480.0  # 07:28:00 GMT that day
     assert retry_after(value, now=now) == expected
@@ -421,32 +470,45 @@ def test_backoff_is_jittered_exponential_and_capped():
 
 # -- credentials: refused before any request, sent as UTF-8, hidden in every form -----------------
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(api_key=KEY + "\n"), "api_key contains a line break (at its end), which cannot be sent in an HTTP header"),
-    (dict(api_key="\r\n" + KEY), "api_key contains a line break (at its start)"),
-    (dict(api_key=KEY[:4] + "\x00" + KEY[4:]), "api_key contains a control character (at position 5)"),
-    (dict(api_key=KEY + "\u20ac"), "api_key contains a character that is not ASCII (at its end): it is sent as an HTTP header"),
-    (dict(api_key=KEY + "\u00e9"), "api_key contains a character that is not ASCII"),
-    (dict(api_key=KEY + " "), "api_key contains a space (at its end)"),
-    (dict(api_key=KEY, tenant="lab\n"), "tenant contains a line break (at its end)"),
-    (dict(api_key=KEY, tenant="Z\u00fcrich"), "tenant contains a character that is not ASCII (at position 2)"),
-    (dict(api_key=KEY, tenant=" lab"), "tenant contains a space (at its start)"),
-    (dict(username="svc:1", password=PASSWORD), "username contains ':' (at position 4)"),
-    (dict(username="svc\t", password=PASSWORD), "username contains a control character (at its end)"),
-    (dict(username="svc", password=PASSWORD + "\n"), "password contains a line break (at its end)"),
-    (dict(username="svc", password=PASSWORD[:3] + "\u2028" + PASSWORD[3:]), "password contains a line break (at position 4)"),
-    (dict(username="svc", password=PASSWORD + "\x7f"), "password contains a control character (at its end)"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(api_key=KEY + "\n"),
+            "api_key contains a line break (at its end), which cannot be sent in an HTTP header",
+        ),
+        (dict(api_key="\r\n" + KEY), "api_key contains a line break (at its start)"),
+        (dict(api_key=KEY[:4] + "\x00" + KEY[4:]), "api_key contains a control character (at position 5)"),
+        (
+            dict(api_key=KEY + "\u20ac"),
+            "api_key contains a character that is not ASCII (at its end): it is sent as an HTTP header",
+        ),
+        (dict(api_key=KEY + "\u00e9"), "api_key contains a character that is not ASCII"),
+        (dict(api_key=KEY + " "), "api_key contains a space (at its end)"),
+        (dict(api_key=KEY, tenant="lab\n"), "tenant contains a line break (at its end)"),
+        (dict(api_key=KEY, tenant="Z\u00fcrich"), "tenant contains a character that is not ASCII (at position 2)"),
+        (dict(api_key=KEY, tenant=" lab"), "tenant contains a space (at its start)"),
+        (dict(username="svc:1", password=PASSWORD), "username contains ':' (at position 4)"),
+        (dict(username="svc\t", password=PASSWORD), "username contains a control character (at its end)"),
+        (dict(username="svc", password=PASSWORD + "\n"), "password contains a line break (at its end)"),
+        (
+            dict(username="svc", password=PASSWORD[:3] + "\u2028" + PASSWORD[3:]),
+            "password contains a line break (at position 4)",
+        ),
+        (dict(username="svc", password=PASSWORD + "\x7f"), "password contains a control character (at its end)"),
+    ],
+)
 def test_credentials_that_cannot_be_sent_are_refused_naming_the_option(kwargs, message):
     with pytest.raises(NacConfigError) as raised:
         NacClient(URL, **kwargs)
-    assert str(raised.value) == message + raised.value.message[len(message):]
+    assert str(raised.value) == message + raised.value.message[len(message) :]
     assert raised.value.message.endswith("; nothing was sent")
     assert_no_secret(raised.value)
 
 
 def test_basic_credentials_are_sent_as_utf8():
-    username, password = "svc-\u00fc", "p\u00e4ssw\u00f6rd-\u20ac-\U0001F511"
+    username, password = "svc-\u00fc", "p\u00e4ssw\u00f6rd-\u20ac-\U0001f511"
     client, transport, dummy = make_client((200, []), api_key=None, username=username, password=password)
     client.list_devices()
     sent = transport.sent[0].headers["Authorization"]
@@ -472,14 +534,26 @@ KEY_WITH_SPECIALS = "k3y/+&=?#%\\value"
 PASSWORD_NON_ASCII = "p\u00e4ss w\u00f6rd/+&\\-\u20ac"
 
 
-@pytest.mark.parametrize("kwargs, secret", [
-    (dict(api_key=KEY_WITH_SPECIALS), KEY_WITH_SPECIALS),
-    (dict(api_key=None, username="svc", password=PASSWORD_NON_ASCII), PASSWORD_NON_ASCII),
-])
-@pytest.mark.parametrize("form", [
-    str, lambda s: repr(s)[1:-1], lambda s: ascii(s)[1:-1], lambda s: json.dumps(s)[1:-1],
-    quote, lambda s: quote(s, safe=""), quote_plus, lambda s: repr(s.encode("utf-8"))[2:-1],
-])
+@pytest.mark.parametrize(
+    "kwargs, secret",
+    [
+        (dict(api_key=KEY_WITH_SPECIALS), KEY_WITH_SPECIALS),
+        (dict(api_key=None, username="svc", password=PASSWORD_NON_ASCII), PASSWORD_NON_ASCII),
+    ],
+)
+@pytest.mark.parametrize(
+    "form",
+    [
+        str,
+        lambda s: repr(s)[1:-1],
+        lambda s: ascii(s)[1:-1],
+        lambda s: json.dumps(s)[1:-1],
+        quote,
+        lambda s: quote(s, safe=""),
+        quote_plus,
+        lambda s: repr(s.encode("utf-8"))[2:-1],
+    ],
+)
 def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
     shown = form(secret)
     client, dummy, dummy2 = make_client((400, {"error": "bad credential [%s]" % shown}), **kwargs)
@@ -490,12 +564,22 @@ def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
 
 
 @pytest.mark.parametrize("password", ["pa#ss", "pa?ss", "pa/ss", "pa@ss", "p%40ss", "pa ss", "pa\nss", "pa:ss"])
-@pytest.mark.parametrize("url", ["https://svc:%s@nac.example.com/", "http://svc:%s@nac.example.com:8443/base",
-                                 "svc:%s@nac.example.com", "HTTPS://svc:%s@nac.example.com/?x=1#y"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://svc:%s@nac.example.com/",
+        "http://svc:%s@nac.example.com:8443/base",
+        "svc:%s@nac.example.com",
+        "HTTPS://svc:%s@nac.example.com/?x=1#y",
+    ],
+)
 def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
     url = url % (password + "-0123456789")
     assert password + "-0123456789" not in secrets.strip_userinfo(url)
-    assert secrets.url_password(url).endswith(password + "-0123456789") or secrets.url_password(url) == password + "-0123456789"
+    assert (
+        secrets.url_password(url).endswith(password + "-0123456789")
+        or secrets.url_password(url) == password + "-0123456789"
+    )
     with pytest.raises(NacConfigError) as raised:
         NacClient(url, api_key=KEY)
     assert "-0123456789" not in str(raised.value)
@@ -510,17 +594,23 @@ def test_hidden_forms_cover_the_url_password_decoded():
 
 # -- ca_path and certificate names --------------------------------------------------------------
 
+
 def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
-    with pytest.raises(NacConfigError, match="^ca_path %s/nowhere.pem does not exist: give the path of a PEM bundle" % tmp_path):
+    with pytest.raises(
+        NacConfigError, match="^ca_path %s/nowhere.pem does not exist: give the path of a PEM bundle" % tmp_path
+    ):
         NacClient(URL, api_key=KEY, ca_path=str(tmp_path / "nowhere.pem"))
 
 
-@pytest.mark.parametrize("content, problem", [
-    (b"", "holds no PEM certificate"),
-    (b"not a certificate\n", "holds no PEM certificate"),
-    (b"\x30\x82\x01\x0a\x02\x82", "holds no PEM certificate"),  # DER
-    (b"-----BEGIN CERTIFICATE-----\nMC4=\n-----END CERTIFICATE-----\n", "is not a usable PEM bundle"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"", "holds no PEM certificate"),
+        (b"not a certificate\n", "holds no PEM certificate"),
+        (b"\x30\x82\x01\x0a\x02\x82", "holds no PEM certificate"),  # DER
+        (b"-----BEGIN CERTIFICATE-----\nMC4=\n-----END CERTIFICATE-----\n", "is not a usable PEM bundle"),
+    ],
+)
 def test_a_ca_path_without_a_pem_certificate_is_named(tmp_path, content, problem):
     path = tmp_path / "ca.pem"
     path.write_bytes(content)
@@ -543,12 +633,16 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
     monkeypatch.setattr(tls, "certificate_names", lambda url, verify, timeout: ["nac-emulator.test", "127.0.0.1"])
-    client, transport, sleeps = make_client(tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'."))
+    client, transport, sleeps = make_client(
+        tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'.")
+    )
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
-    assert str(raised.value) == ("TLS verification failed for https://nac.example.com: its certificate is for another name "
-                                 "(nac-emulator.test, 127.0.0.1), not nac.example.com. ca_path cannot fix this: set api_url "
-                                 "to an address the certificate names, or set validate_certs to false")
+    assert str(raised.value) == (
+        "TLS verification failed for https://nac.example.com: its certificate is for another name "
+        "(nac-emulator.test, 127.0.0.1), not nac.example.com. ca_path cannot fix this: set api_url "
+        "to an address the certificate names, or set validate_certs to false"
+    )
 
 
 def test_certificate_names_are_empty_when_they_cannot_be_read():
@@ -559,6 +653,7 @@ def test_certificate_names_are_empty_when_they_cannot_be_read():
 
 
 # -- timeout bounds the whole exchange ----------------------------------------------------------
+
 
 class Dripping(http.server.BaseHTTPRequestHandler):
     """Answers with headers at once, then the body one byte every ``gap`` seconds: each read is

@@ -59,7 +59,9 @@ class Server(BaseAdapter):
 
     def __init__(self, routes):
         super(Server, self).__init__()
-        self.routes = dict((route, replies if callable(replies) else list(replies)) for route, replies in routes.items())
+        self.routes = dict(
+            (route, replies if callable(replies) else list(replies)) for route, replies in routes.items()
+        )
         self.sent = []
 
     def send(self, request, **kwargs):
@@ -80,8 +82,9 @@ class Server(BaseAdapter):
         response.url = request.url
         response.headers = requests.structures.CaseInsensitiveDict(dict({"Content-Type": content_type}, **headers))
         data = body.encode("utf-8") if isinstance(body, str) else (body or b"")
-        response.raw = urllib3.HTTPResponse(body=io.BytesIO(data), headers=response.headers, status=status,
-                                            preload_content=False)  # as requests' HTTPAdapter gives it
+        response.raw = urllib3.HTTPResponse(
+            body=io.BytesIO(data), headers=response.headers, status=status, preload_content=False
+        )  # as requests' HTTPAdapter gives it
         return response
 
     def count(self, route):
@@ -132,7 +135,10 @@ BAD_LISTS = [
     ((200, [{"id": 1, "hostname": None}]), "item 0 (id 1) has no string 'hostname'"),
     ((200, [{"id": 1, "hostname": ["cam-01"]}]), "item 0 (id 1) has no string 'hostname'"),
     ((200, [{"id": 1}]), "item 0 (id 1) has no string 'hostname'"),
-    ((200, raw("<html><body><h1>Please log in</h1></body></html>", HTML)), "expected a JSON reply but got text/html: 'Please log in'"),
+    (
+        (200, raw("<html><body><h1>Please log in</h1></body></html>", HTML)),
+        "expected a JSON reply but got text/html: 'Please log in'",
+    ),
     ((200, raw('[{"id": 1, "hostname": "cam-01"}')), "expected a JSON reply"),
     ((200, raw("[" * 100000)), "expected a JSON reply"),
     ((200, raw("[" * 100000 + "]" * 100000)), "expected a JSON reply"),
@@ -144,8 +150,9 @@ BAD_LISTS = [
 def test_a_bad_device_list_is_a_clear_error_for_every_caller(reply, fragment):
     callers = [
         lambda client: select(client.list_devices(), ["cam-01"], [2]),
-        lambda client: ensure_devices(device_specs([dict(hostname="new", group="g", profile="p")]),
-                                      client.list_devices, client.create_device),
+        lambda client: ensure_devices(
+            device_specs([dict(hostname="new", group="g", profile="p")]), client.list_devices, client.create_device
+        ),
         lambda client: dot1x_status(client, all_devices=True),
         lambda client: dot1x_status(client, hostname=["cam-01"]),
     ]
@@ -159,8 +166,13 @@ def test_a_bad_device_list_is_a_clear_error_for_every_caller(reply, fragment):
 
 
 def test_a_huge_html_reply_gives_a_short_message_with_its_text():
-    page = ("<html><head><title>Error</title><style>" + "p { color: red; }" * 10000 + "</style></head><body>"
-            + "<p>Something went wrong.</p>" * 100000 + "</body></html>")
+    page = (
+        "<html><head><title>Error</title><style>"
+        + "p { color: red; }" * 10000
+        + "</style></head><body>"
+        + "<p>Something went wrong.</p>" * 100000
+        + "</body></html>"
+    )
     client, dummy = client_for(routes(devices=[(200, raw(page, HTML))]))
     with pytest.raises(NacResponseError) as raised:
         client.list_devices()
@@ -189,17 +201,20 @@ def test_a_huge_valid_device_list_is_used():
 
 
 def test_negative_and_huge_integer_ids_are_integers_and_used_as_they_are():
-    client, dummy = client_for(routes(devices=[(200, [{"id": -3, "hostname": "a"}, {"id": 10 ** 20, "hostname": "b"}])]))
-    selected, missing = select(client.list_devices(), ids=[10 ** 20, -3])
+    client, dummy = client_for(routes(devices=[(200, [{"id": -3, "hostname": "a"}, {"id": 10**20, "hostname": "b"}])]))
+    selected, missing = select(client.list_devices(), ids=[10**20, -3])
     assert [r["hostname"] for r in selected] == ["a", "b"] and missing == []
 
 
-@pytest.mark.parametrize("reply, fragment", [
-    ((200, {"intents": ["dot1x_status"]}), "expected a JSON array, got an object"),
-    ((200, ["dot1x_status"]), "item 0 has no str 'tag'"),
-    ((200, [{"tag": None}]), "item 0 has no str 'tag'"),
-    ((200, raw("<html>Maintenance</html>", HTML)), "expected a JSON reply but got text/html"),
-])
+@pytest.mark.parametrize(
+    "reply, fragment",
+    [
+        ((200, {"intents": ["dot1x_status"]}), "expected a JSON array, got an object"),
+        ((200, ["dot1x_status"]), "item 0 has no str 'tag'"),
+        ((200, [{"tag": None}]), "item 0 has no str 'tag'"),
+        ((200, raw("<html>Maintenance</html>", HTML)), "expected a JSON reply but got text/html"),
+    ],
+)
 def test_a_bad_intent_list_fails_before_any_status_query(reply, fragment):
     client, server = client_for(routes(intents=[reply]))
     with pytest.raises(NacError) as raised:
@@ -236,17 +251,28 @@ def test_a_bad_status_reply_is_an_error_of_that_device_only(reply, fragment):
     report = dot1x_status(client, device_id=[1, 2], concurrency=1)
     bad, good = report.results
     assert bad["status"] == ERROR and fragment in clean(bad["error"])
-    assert good == dict(id=2, hostname="printer-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="u1", message=None)
+    assert good == dict(
+        id=2, hostname="printer-01", status="AUTHENTICATED", auth_method="EAP-TLS", username="u1", message=None
+    )
     assert report.summary == {"AUTHENTICATED": 1, "ERROR": 1}
     assert "cam-01 (id 1)" in report.failure and "printer-01" not in report.failure
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ({}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
-    ({"status": None, "message": None}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
-    ({"status": "HELD", "extra": {"any": ["thing"]}}, dict(status="HELD", auth_method=None, username=None, message=None)),
-    ({"status": "AUTHENTICATED", "error": None}, dict(status="AUTHENTICATED", auth_method=None, username=None, message=None)),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ({}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
+        ({"status": None, "message": None}, dict(status="UNKNOWN", auth_method=None, username=None, message=None)),
+        (
+            {"status": "HELD", "extra": {"any": ["thing"]}},
+            dict(status="HELD", auth_method=None, username=None, message=None),
+        ),
+        (
+            {"status": "AUTHENTICATED", "error": None},
+            dict(status="AUTHENTICATED", auth_method=None, username=None, message=None),
+        ),
+    ],
+)
 def test_documented_or_harmless_status_replies_are_results(reply, expected):
     client, dummy = client_for(routes(fire=[(200, reply)]))
     report = dot1x_status(client, device_id=[1])
@@ -257,40 +283,56 @@ def test_documented_or_harmless_status_replies_are_results(reply, expected):
 def test_a_status_query_answered_in_html_while_waiting_is_retried_then_reported():
     client, server = client_for(routes(fire=[(200, raw("<html>busy</html>", HTML)), (200, AUTHENTICATED)]))
     ticks = iter(range(1000))
-    report = dot1x_status(client, device_id=[1], wait_for="AUTHENTICATED", wait_timeout=10, wait_interval=1,
-                          clock=lambda: next(ticks), sleep=lambda seconds: None)
+    report = dot1x_status(
+        client,
+        device_id=[1],
+        wait_for="AUTHENTICATED",
+        wait_timeout=10,
+        wait_interval=1,
+        clock=lambda: next(ticks),
+        sleep=lambda seconds: None,
+    )
     assert report.results[0]["status"] == "AUTHENTICATED" and report.failure is None
     assert server.count(FIRE) == 2
 
 
 # -- creation replies -----------------------------------------------------------------------------
 
+
 def ensure(server_routes, *hostnames):
     client, server = client_for(server_routes)
     specs = device_specs([dict(hostname=name, group="Cameras", profile="Camera") for name in hostnames])
     now = [0.0]  # a fake clock: the settle window passes without real sleeping
-    return ensure_devices(specs, client.list_devices, client.create_device, clock=lambda: now[0],
-                          sleep=lambda seconds: now.__setitem__(0, now[0] + seconds)), server
+    return ensure_devices(
+        specs,
+        client.list_devices,
+        client.create_device,
+        clock=lambda: now[0],
+        sleep=lambda seconds: now.__setitem__(0, now[0] + seconds),
+    ), server
 
 
 AFTER = [(200, DEVICES), (200, DEVICES + [{"id": 17, "hostname": "new-01"}])]  # the list before and after the creation
 
 
-@pytest.mark.parametrize("reply", [
-    (201, {"id": "17"}),
-    (201, {"id": True}),
-    (201, {"id": 17.0}),
-    (201, {"id": None}),
-    (201, {"id": [17]}),
-    (201, raw('{"id": 17')),
-    (201, raw("[" * 100000)),
-    (201, raw("Created", "text/plain")),
-    (201, raw("<html><body>Created</body></html>", HTML)),
-    (201, [{"id": 17}]),
-    (201, raw("17")),
-    (200, raw("")),
-    (204, None),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        (201, {"id": "17"}),
+        (201, {"id": True}),
+        (201, {"id": 17.0}),
+        (201, {"id": None}),
+        (201, {"id": [17]}),
+        (201, raw('{"id": 17')),
+        (201, raw("[" * 100000)),
+        (201, raw("Created", "text/plain")),
+        (201, raw("<html><body>Created</body></html>", HTML)),
+        (201, [{"id": 17}]),
+        (201, raw("17")),
+        (200, raw("")),
+        (204, None),
+    ],
+)
 def test_a_creation_reply_without_a_usable_id_is_settled_by_one_more_list(reply):
     outcomes, server = ensure(routes(devices=AFTER, create=[reply]), "new-01")
     assert (outcomes[0].state, outcomes[0].id, outcomes[0].error) == (CREATED, 17, None)
@@ -303,10 +345,13 @@ def test_an_integer_id_from_the_reply_is_taken_as_it_is():
     assert (server.count(CREATE), server.count(LIST)) == (1, 1)
 
 
-@pytest.mark.parametrize("reply", [
-    (200, {"error": "Hostname already taken"}),
-    (200, {"message": "Hostname already taken", "id": None}),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        (200, {"error": "Hostname already taken"}),
+        (200, {"message": "Hostname already taken", "id": None}),
+    ],
+)
 def test_a_2xx_creation_reply_with_an_error_and_no_device_afterwards_is_a_failure(reply):
     outcomes, server = ensure(routes(create=[reply]), "new-01", "new-02")
     for outcome in outcomes:
@@ -314,7 +359,10 @@ def test_a_2xx_creation_reply_with_an_error_and_no_device_afterwards_is_a_failur
         assert "Hostname already taken" in clean(outcome.error)
         assert "the device list did not show %s during the settle window of 30 s" % outcome.hostname in outcome.error
         assert "whether it was created is unknown" in outcome.error
-    assert (server.count(CREATE), server.count(LIST)) == (2, 7)  # never sent twice; the window lists at 0, 1, 3, 7, 15, 30 s
+    assert (server.count(CREATE), server.count(LIST)) == (
+        2,
+        7,
+    )  # never sent twice; the window lists at 0, 1, 3, 7, 15, 30 s
 
 
 def test_a_2xx_creation_reply_with_an_error_but_the_device_listed_afterwards_is_created():
@@ -323,22 +371,33 @@ def test_a_2xx_creation_reply_with_an_error_but_the_device_listed_afterwards_is_
 
 
 def test_a_bad_list_after_a_creation_without_id_keeps_the_creation_with_a_warning():
-    outcomes, server = ensure(routes(devices=[(200, DEVICES), (200, raw("<html>oops</html>", HTML))], create=[(201, raw(""))]),
-                              "new-01")
+    outcomes, server = ensure(
+        routes(devices=[(200, DEVICES), (200, raw("<html>oops</html>", HTML))], create=[(201, raw(""))]), "new-01"
+    )
     assert outcomes[0].state == CREATED and outcomes[0].id is None
     assert "listing the devices failed" in outcomes[0].warnings[0]
     assert "expected a JSON reply but got text/html" in outcomes[0].warnings[0]
     assert server.count(CREATE) == 1
 
 
-@pytest.mark.parametrize("reply, fragment, sent", [
-    # a 500 after the list succeeded: a server fault whose outcome is unknown, re-sent after each window
-    ((500, raw("<html><head><style>h1{}</style></head><body><h1>Server error</h1></body></html>", HTML)),
-     "HTTP 500: a fault of the server", 4),
-    ((400, raw("[" * 100000)), "HTTP 400", 1),
-    ((409, {"error": {"code": 7}, "fields": ["macs", {"ips": None}]}), "HTTP 409. The server said: {'code': 7} - macs; {'ips': None}", 1),
-    ((422, raw("<p" * 100000, HTML)), "HTTP 422", 1),
-])
+@pytest.mark.parametrize(
+    "reply, fragment, sent",
+    [
+        # a 500 after the list succeeded: a server fault whose outcome is unknown, re-sent after each window
+        (
+            (500, raw("<html><head><style>h1{}</style></head><body><h1>Server error</h1></body></html>", HTML)),
+            "HTTP 500: a fault of the server",
+            4,
+        ),
+        ((400, raw("[" * 100000)), "HTTP 400", 1),
+        (
+            (409, {"error": {"code": 7}, "fields": ["macs", {"ips": None}]}),
+            "HTTP 409. The server said: {'code': 7} - macs; {'ips': None}",
+            1,
+        ),
+        ((422, raw("<p" * 100000, HTML)), "HTTP 422", 1),
+    ],
+)
 def test_a_refused_creation_with_an_odd_body_is_a_clear_item_error(reply, fragment, sent):
     outcomes, server = ensure(routes(create=[reply]), "new-01")
     assert outcomes[0].state == FAILED and fragment in clean(outcomes[0].error)
@@ -368,8 +427,10 @@ def test_redirects_are_not_followed_but_explained():
     client, server = client_for(routes(devices=[moved], create=[moved], fire=[moved]))
     with pytest.raises(NacError) as raised:
         client.list_devices()
-    assert clean(raised.value).startswith("The NAC API answered GET /api/device with a redirect (HTTP 301) to "
-                                          "https://nac.example.com/api/device, which is not followed: set api_url")
+    assert clean(raised.value).startswith(
+        "The NAC API answered GET /api/device with a redirect (HTTP 301) to "
+        "https://nac.example.com/api/device, which is not followed: set api_url"
+    )
     outcomes, server = ensure(routes(create=[moved]), "new-01")
     assert outcomes[0].state == FAILED and "POST /api/device with a redirect (HTTP 301)" in outcomes[0].error
     assert server.sent == [LIST, CREATE]  # never re-sent as a GET, and the device was not taken as created
@@ -384,29 +445,42 @@ def test_a_tls_failure_that_is_not_about_the_certificate_does_not_blame_it():
     client.verify = False
 
     def plain_http(request, **kwargs):
-        raise requests.exceptions.SSLError("HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded "
-                                           "(Caused by SSLError(SSLError(1, '[SSL: WRONG_VERSION_NUMBER] wrong version "
-                                           "number (_ssl.c:1010)')))")
+        raise requests.exceptions.SSLError(
+            "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded "
+            "(Caused by SSLError(SSLError(1, '[SSL: WRONG_VERSION_NUMBER] wrong version "
+            "number (_ssl.c:1010)')))"
+        )
 
     server.send = plain_http
     with pytest.raises(NacError) as raised:
         client.list_devices()
-    assert clean(raised.value) == ("TLS handshake with https://nac.example.com failed: wrong version number. "
-                                   "Is it an https:// service on that port (or an http:// one)?")
+    assert clean(raised.value) == (
+        "TLS handshake with https://nac.example.com failed: wrong version number. "
+        "Is it an https:// service on that port (or an http:// one)?"
+    )
 
 
 # -- a status batch through server faults (the real client and its retries) -----------------------
 
+
 def test_a_batch_whose_lists_needed_retries_and_one_fire_kept_failing_returns_every_result():
     server_error = (500, raw("<h1>Server error</h1>", HTML))
-    fires = {1: [server_error, server_error], 2: [server_error, (200, AUTHENTICATED)]}  # max_retries 1: two attempts each
+    fires = {
+        1: [server_error, server_error],
+        2: [server_error, (200, AUTHENTICATED)],
+    }  # max_retries 1: two attempts each
 
     def fire(body):
         script = fires[body["targetId"]]
         return script.pop(0) if len(script) > 1 else script[0]
 
-    client, server = client_for(routes(intents=[server_error, (200, [{"tag": "dot1x_status"}])],
-                                       devices=[(503, raw("")), (200, DEVICES)], fire=fire))
+    client, server = client_for(
+        routes(
+            intents=[server_error, (200, [{"tag": "dot1x_status"}])],
+            devices=[(503, raw("")), (200, DEVICES)],
+            fire=fire,
+        )
+    )
     report = dot1x_status(client, all_devices=True, concurrency=1)
     first, second = report.results
     assert second["status"] == "AUTHENTICATED" and "error" not in second

@@ -48,7 +48,14 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 RECORDS = [
-    {"id": 1, "hostname": "cam-01", "group": "Cameras", "profile": "Camera", "macs": ["02:00:00:20:00:10"], "ips": ["10.20.0.10"]},
+    {
+        "id": 1,
+        "hostname": "cam-01",
+        "group": "Cameras",
+        "profile": "Camera",
+        "macs": ["02:00:00:20:00:10"],
+        "ips": ["10.20.0.10"],
+    },
     {"id": 2, "hostname": "Printer-01"},
     {"id": 3, "hostname": "dup"},
     {"id": 4, "hostname": "DUP"},
@@ -84,18 +91,37 @@ def test_an_empty_filter_list_selects_nothing():
 # -- validation and normalisation -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [
-    "00:1a:2b:3c:4d:5e", "00:1A:2B:3C:4D:5E", "00-1A-2B-3C-4D-5E", "001a.2b3c.4d5e", "001A.2B3C.4D5E",
-    "001A2B3C4D5E", " 00:1a:2b:3c:4d:5e ",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "00:1a:2b:3c:4d:5e",
+        "00:1A:2B:3C:4D:5E",
+        "00-1A-2B-3C-4D-5E",
+        "001a.2b3c.4d5e",
+        "001A.2B3C.4D5E",
+        "001A2B3C4D5E",
+        " 00:1a:2b:3c:4d:5e ",
+    ],
+)
 def test_mac_spellings_are_normalised(value):
     assert normalise_mac(value) == "00:1a:2b:3c:4d:5e"
 
 
-@pytest.mark.parametrize("value", [
-    "00:1a:2b:3c:4d", "00:1a:2b:3c:4d:5e:6f", "00:1a:2b:3c:4d:5g", "00:1a-2b:3c:4d:5e", "0:1a:2b:3c:4d:5e",
-    "001a.2b3c.4d5", "001a2b3c4d5", "00 1a 2b 3c 4d 5e", "", "zz",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "00:1a:2b:3c:4d",
+        "00:1a:2b:3c:4d:5e:6f",
+        "00:1a:2b:3c:4d:5g",
+        "00:1a-2b:3c:4d:5e",
+        "0:1a:2b:3c:4d:5e",
+        "001a.2b3c.4d5",
+        "001a2b3c4d5",
+        "00 1a 2b 3c 4d 5e",
+        "",
+        "zz",
+    ],
+)
 def test_bad_macs_are_refused_quoting_the_value(value):
     with pytest.raises(ValueError) as raised:
         normalise_mac(value)
@@ -110,17 +136,20 @@ def test_ips_are_dotted_quads_only():
             normalise_ip(value)
 
 
-@pytest.mark.parametrize("given, body", [
-    # rule 1: neither key, so the server allocates an IP per pair of the profile
-    (dict(), dict()),
-    (dict(macs=[], ips=None), dict()),
-    # rule 2: ips without macs
-    (dict(ips=["10.20.0.15"]), dict(ips=["10.20.0.15"])),
-    # rule 3: both, MACs normalised
-    (dict(macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), dict(macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"])),
-    # not a documented rule, sent as given
-    (dict(macs=["001a2b3c4d5e"]), dict(macs=["00:1a:2b:3c:4d:5e"])),
-])
+@pytest.mark.parametrize(
+    "given, body",
+    [
+        # rule 1: neither key, so the server allocates an IP per pair of the profile
+        (dict(), dict()),
+        (dict(macs=[], ips=None), dict()),
+        # rule 2: ips without macs
+        (dict(ips=["10.20.0.15"]), dict(ips=["10.20.0.15"])),
+        # rule 3: both, MACs normalised
+        (dict(macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), dict(macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"])),
+        # not a documented rule, sent as given
+        (dict(macs=["001a2b3c4d5e"]), dict(macs=["00:1a:2b:3c:4d:5e"])),
+    ],
+)
 def test_creation_body_has_macs_and_ips_only_when_given(given, body):
     specs = device_specs([spec("cam-09", **given)], name=None)
     assert creation_body(specs[0]) == dict(hostname="cam-09", group="Cameras", profile="Camera", **body)
@@ -137,11 +166,13 @@ def test_every_problem_of_every_item_is_reported_before_anything_is_sent():
         device_specs(items)
     message = str(raised.value)
     assert message.startswith("Invalid device request, nothing was sent: ")
-    for fragment in ("devices[1] (bad-01): macs: '00:1a:2b:3c:4d:zz' is not a MAC address",
-                     "devices[1] (bad-01): macs: 00:1a:2b:3c:4d:5f is given twice",
-                     "devices[2] (bad-02): group must not be empty",
-                     "devices[2] (bad-02): ips: '10.1.1.300' is not an IPv4 address",
-                     "devices[3]: hostname ' bad-03' contains whitespace or a control character"):
+    for fragment in (
+        "devices[1] (bad-01): macs: '00:1a:2b:3c:4d:zz' is not a MAC address",
+        "devices[1] (bad-01): macs: 00:1a:2b:3c:4d:5f is given twice",
+        "devices[2] (bad-02): group must not be empty",
+        "devices[2] (bad-02): ips: '10.1.1.300' is not an IPv4 address",
+        "devices[3]: hostname ' bad-03' contains whitespace or a control character",
+    ):
         assert fragment in message
     assert "ok-01" not in message
     assert "profile" not in message  # bad-01 lacks it, but it is needed only if bad-01 must be created
@@ -150,9 +181,11 @@ def test_every_problem_of_every_item_is_reported_before_anything_is_sent():
 def test_single_form_problems_are_named_by_hostname_only():
     with pytest.raises(InvalidRequest) as raised:
         device_specs([dict(hostname="cam-09", group="Cameras", profile=None, macs=["nope"])], name=None)
-    assert str(raised.value) == ("Invalid device request, nothing was sent: "
-                                 "cam-09: macs: 'nope' is not a MAC address (expected six colon-separated hex pairs such as "
-                                 "00:1a:2b:3c:4d:5e; 00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)")
+    assert str(raised.value) == (
+        "Invalid device request, nothing was sent: "
+        "cam-09: macs: 'nope' is not a MAC address (expected six colon-separated hex pairs such as "
+        "00:1a:2b:3c:4d:5e; 00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)"
+    )
 
 
 def test_a_hostname_mac_or_ip_requested_twice_is_refused():
@@ -181,12 +214,16 @@ def test_valid_items_give_specs_in_order():
 
 def test_no_difference_when_the_record_matches_in_another_spelling_and_order():
     record = dict(RECORDS[0], macs=["02:00:00:20:00:10", "02:00:00:20:00:11"], ips=["10.20.0.11", "10.20.0.10"])
-    wanted = device_specs([spec("cam-01", macs=["0200.0020.0011", "02-00-00-20-00-10"], ips=["10.20.0.10", "10.20.0.11"])], None)[0]
+    wanted = device_specs(
+        [spec("cam-01", macs=["0200.0020.0011", "02-00-00-20-00-10"], ips=["10.20.0.10", "10.20.0.11"])], None
+    )[0]
     assert differences(wanted, record) == []
 
 
 def test_differences_name_each_visible_field():
-    wanted = device_specs([spec("cam-01", group="Printers", profile="Printer", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.10"])], None)[0]
+    wanted = device_specs(
+        [spec("cam-01", group="Printers", profile="Printer", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.10"])], None
+    )[0]
     assert differences(wanted, RECORDS[0]) == [
         "group is Cameras, not Printers",
         "profile is Camera, not Printer",
@@ -203,8 +240,14 @@ def test_only_fields_the_record_shows_and_the_request_gives_are_compared():
 
 def test_other_forms_of_shown_fields_are_understood():
     wanted = device_specs([spec("cam-01", macs=["00:1a:2b:3c:4d:5e"], ips=["10.0.0.1", "10.0.0.2"])], None)[0]
-    record = {"id": 1, "hostname": "cam-01", "group": {"id": 3, "name": "Cameras"}, "profile": "Camera",
-              "macs": "00-1A-2B-3C-4D-5E", "ips": "10.0.0.2, 10.0.0.1"}
+    record = {
+        "id": 1,
+        "hostname": "cam-01",
+        "group": {"id": 3, "name": "Cameras"},
+        "profile": "Camera",
+        "macs": "00-1A-2B-3C-4D-5E",
+        "ips": "10.0.0.2, 10.0.0.1",
+    }
     assert differences(wanted, record) == []
     record.update(macs=[], ips="10.0.0.1 junk", group={"name": "cameras"})
     assert differences(wanted, record) == [
@@ -218,7 +261,9 @@ def test_other_forms_of_shown_fields_are_understood():
 
 
 def test_plan_classifies_existing_missing_and_ambiguous():
-    specs = device_specs([spec("CAM-01"), spec("cam-02"), spec("Dup"), spec("printer-01", group="Printers", profile="Printer")])
+    specs = device_specs(
+        [spec("CAM-01"), spec("cam-02"), spec("Dup"), spec("printer-01", group="Printers", profile="Printer")]
+    )
     outcomes = plan(specs, RECORDS)
     assert [(o.state, o.id) for o in outcomes] == [(EXISTING, 1), ("pending", None), (FAILED, None), (EXISTING, 2)]
     assert outcomes[0].record is RECORDS[0]
@@ -229,9 +274,13 @@ def test_plan_classifies_existing_missing_and_ambiguous():
 def test_plan_warns_about_a_visibly_different_existing_device():
     outcomes = plan(device_specs([spec("cam-01", profile="Intercom")]), RECORDS)
     assert outcomes[0].state == EXISTING and not outcomes[0].changed
-    assert outcomes[0].warnings == [("device cam-01 (id 1) exists but differs from the request: profile is Camera, "
-                                     "not Intercom. Nothing was changed: the API cannot update a device, change it in "
-                                     "the NAC itself")]
+    assert outcomes[0].warnings == [
+        (
+            "device cam-01 (id 1) exists but differs from the request: profile is Camera, "
+            "not Intercom. Nothing was changed: the API cannot update a device, change it in "
+            "the NAC itself"
+        )
+    ]
 
 
 # -- the creation engine, with scripted callables --------------------------------------------------
@@ -324,28 +373,50 @@ class Scripted:
 
 
 def unknown():
-    return NacConnectionError("No reply from the NAC API at https://nac within 30s to POST /api/device",
-                              outcome_unknown=True, method="POST", path="/api/device")
+    return NacConnectionError(
+        "No reply from the NAC API at https://nac within 30s to POST /api/device",
+        outcome_unknown=True,
+        method="POST",
+        path="/api/device",
+    )
 
 
 def server_fault(status=500):
-    return NacServerError("The NAC API failed on POST /api/device with HTTP %d: a fault of the server" % status,
-                          outcome_unknown=True, method="POST", path="/api/device", status=status)
+    return NacServerError(
+        "The NAC API failed on POST /api/device with HTTP %d: a fault of the server" % status,
+        outcome_unknown=True,
+        method="POST",
+        path="/api/device",
+        status=status,
+    )
 
 
 def dropped():
-    return NacConnectionError("The connection to the NAC API at https://nac broke off during POST /api/device: reset",
-                              outcome_unknown=True, method="POST", path="/api/device")
+    return NacConnectionError(
+        "The connection to the NAC API at https://nac broke off during POST /api/device: reset",
+        outcome_unknown=True,
+        method="POST",
+        path="/api/device",
+    )
 
 
 def refused(reason="Conflict - No free IP address left"):
-    return NacHTTPError("The NAC API refused POST /api/device with HTTP 409. The server said: %s" % reason,
-                        method="POST", path="/api/device", status=409, reason=reason)
+    return NacHTTPError(
+        "The NAC API refused POST /api/device with HTTP 409. The server said: %s" % reason,
+        method="POST",
+        path="/api/device",
+        status=409,
+        reason=reason,
+    )
 
 
 def forbidden():
-    return NacAuthError("Access refused (HTTP 403) to POST /api/device: the account needs the privilege public_api",
-                        method="POST", path="/api/device", status=403)
+    return NacAuthError(
+        "Access refused (HTTP 403) to POST /api/device: the account needs the privilege public_api",
+        method="POST",
+        path="/api/device",
+        status=403,
+    )
 
 
 def test_a_rerun_with_nothing_to_do_lists_once_and_creates_nothing():
@@ -366,8 +437,10 @@ def test_group_and_profile_are_needed_only_to_create():
     specs = device_specs([dict(hostname="CAM-01"), dict(hostname="new-01", group="Cameras"), dict(hostname="new-02")])
     with pytest.raises(InvalidRequest) as raised:
         api.ensure(specs)
-    assert str(raised.value) == ("Invalid device request, nothing was created: new-01 does not exist and needs profile to be "
-                                 "created; new-02 does not exist and needs group and profile to be created")
+    assert str(raised.value) == (
+        "Invalid device request, nothing was created: new-01 does not exist and needs profile to be "
+        "created; new-02 does not exist and needs group and profile to be created"
+    )
     assert (api.lists, api.bodies) == (1, [])
     outcomes = api.ensure(device_specs([dict(hostname="CAM-01")]))
     assert [(o.state, o.id, o.warnings) for o in outcomes] == [(EXISTING, 1, [])]
@@ -375,7 +448,9 @@ def test_group_and_profile_are_needed_only_to_create():
 
 def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_reply():
     api = Scripted(RECORDS)
-    specs = device_specs([spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")])
+    specs = device_specs(
+        [spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")]
+    )
     outcomes = api.ensure(specs)
     assert api.lists == 1
     assert sorted(api.bodies, key=lambda b: b["hostname"]) == [
@@ -383,7 +458,10 @@ def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_rep
         dict(hostname="cam-03", group="Cameras", profile="Camera"),
     ]
     assert [(o.hostname, o.state, o.changed) for o in outcomes] == [
-        ("cam-01", EXISTING, False), ("cam-02", CREATED, True), ("cam-03", CREATED, True)]
+        ("cam-01", EXISTING, False),
+        ("cam-02", CREATED, True),
+        ("cam-03", CREATED, True),
+    ]
     created = dict((r["hostname"], r["id"]) for r in api.records)
     assert [o.id for o in outcomes[1:]] == [created["cam-02"], created["cam-03"]]
     assert outcomes[1].record == dict(specs[1], id=created["cam-02"])
@@ -414,10 +492,14 @@ def test_ids_missing_from_replies_come_from_one_fresh_list(reply):
 
 
 def test_an_id_that_cannot_be_found_is_a_warning_not_a_failure():
-    api = Scripted(reply="none", failures=dict(("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 20)))
+    api = Scripted(
+        reply="none", failures=dict(("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 20))
+    )
     outcomes = api.ensure(device_specs([spec("cam-02")]), settle_timeout=10)
     assert (outcomes[0].state, outcomes[0].changed, outcomes[0].id) == (CREATED, True, None)
-    assert outcomes[0].warnings == ["created, but its id is unknown: the reply carried none and listing the devices failed (Could not connect)"]
+    assert outcomes[0].warnings == [
+        "created, but its id is unknown: the reply carried none and listing the devices failed (Could not connect)"
+    ]
     assert len(api.bodies) == 1 and sum(api.sleeps) == 10  # looked for during the whole window, never re-sent
 
 
@@ -427,7 +509,9 @@ def test_a_failing_item_does_not_stop_the_others():
     assert [o.state for o in outcomes] == [CREATED, FAILED, CREATED]
     assert outcomes[1].error.endswith("The server said: Conflict - No free IP address left")
     assert outcomes[1].failure["status"] == 409
-    assert outcomes[1].entry() == dict(id=None, hostname="cam-03", changed=False, error=outcomes[1].error, failure=outcomes[1].failure)
+    assert outcomes[1].entry() == dict(
+        id=None, hostname="cam-03", changed=False, error=outcomes[1].error, failure=outcomes[1].failure
+    )
     assert api.lists == 1
 
 
@@ -453,9 +537,14 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("error", [unknown, dropped, server_fault, lambda: server_fault(502), lambda: server_fault(503),
-                                   lambda: server_fault(504)], ids=["timeout", "reset", "500", "502", "503", "504"])
-@pytest.mark.parametrize("shows, later, state, posts", CASES, ids=["listed-at-once", "listed-later", "resent-once", "exhausted"])
+@pytest.mark.parametrize(
+    "error",
+    [unknown, dropped, server_fault, lambda: server_fault(502), lambda: server_fault(503), lambda: server_fault(504)],
+    ids=["timeout", "reset", "500", "502", "503", "504"],
+)
+@pytest.mark.parametrize(
+    "shows, later, state, posts", CASES, ids=["listed-at-once", "listed-later", "resent-once", "exhausted"]
+)
 def test_every_uncertain_outcome_is_decided_from_the_device_list(error, shows, later, state, posts):
     first = {"committed-then-failed": (error(), True), "slow-commit": (error(), 12), "not-committed": error()}[shows]
     api = Scripted(RECORDS, failures={"new-01": [first, error() if later else None]})
@@ -473,8 +562,10 @@ def test_every_uncertain_outcome_is_decided_from_the_device_list(error, shows, l
     if shows == "slow-commit":
         assert 12 <= api.now < 30
     if state == FAILED:
-        assert outcome.error.startswith(first.message + "; the outcome is unknown: the device list did not show new-01 "
-                                        "during the settle window of 30 s after each of 4 attempts. Check the NAC")
+        assert outcome.error.startswith(
+            first.message + "; the outcome is unknown: the device list did not show new-01 "
+            "during the settle window of 30 s after each of 4 attempts. Check the NAC"
+        )
         assert "safe" not in outcome.error
         assert outcome.failure["outcome_unknown"] is True
 
@@ -506,8 +597,9 @@ def test_a_commit_later_than_the_window_beside_a_resend_is_reported_as_a_duplica
     ids = api.named("new-01")
     assert len(ids) == 2 and len(api.bodies) == 2
     assert outcome.state == FAILED
-    assert outcome.error.startswith("the device list shows 2 devices named new-01 (ids %d, %d): the creation was sent 2 times"
-                                    % tuple(ids))
+    assert outcome.error.startswith(
+        "the device list shows 2 devices named new-01 (ids %d, %d): the creation was sent 2 times" % tuple(ids)
+    )
 
 
 def test_one_list_serves_every_pending_item_of_a_bulk():
@@ -522,10 +614,17 @@ def test_one_list_serves_every_pending_item_of_a_bulk():
 
 
 def test_an_unknown_outcome_that_cannot_be_checked_is_never_resent_and_says_so():
-    api = Scripted(failures=dict([("cam-02", unknown())] + [("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 9)]))
+    api = Scripted(
+        failures=dict(
+            [("cam-02", unknown())] + [("list %d" % n, NacConnectionError("Could not connect")) for n in range(2, 9)]
+        )
+    )
     outcome = api.ensure(device_specs([spec("cam-02")]), settle_timeout=30)[0]
     assert outcome.state == FAILED and len(api.bodies) == 1
-    assert "whether the device was created is unknown, and listing the devices to find out failed too (Could not connect)" in outcome.error
+    assert (
+        "whether the device was created is unknown, and listing the devices to find out failed too (Could not connect)"
+        in outcome.error
+    )
     assert outcome.error.endswith("Check the NAC; a later run looks for cam-02 before creating anything")
 
 
@@ -541,7 +640,10 @@ def test_refused_credentials_stop_every_creation_not_yet_started():
     outcomes = api.ensure(specs, concurrency=1)
     assert [b["hostname"] for b in api.bodies] == ["new-00"]
     assert outcomes[0].error.startswith("Access refused (HTTP 403)")
-    assert all(o.state == FAILED and o.error.startswith("not attempted: a creation was refused for lack of access") for o in outcomes[1:])
+    assert all(
+        o.state == FAILED and o.error.startswith("not attempted: a creation was refused for lack of access")
+        for o in outcomes[1:]
+    )
 
 
 def test_a_gone_controller_stops_new_creations_and_what_was_sent_is_settled():
@@ -552,7 +654,9 @@ def test_a_gone_controller_stops_new_creations_and_what_was_sent_is_settled():
         return "the controller that started this task is gone" if len(api.bodies) >= 2 else None
 
     api = Scripted(failures={"new-01": (unknown(), True)})
-    outcomes = api.ensure(device_specs([spec("new-%02d" % n) for n in range(5)]), concurrency=1, should_stop=should_stop)
+    outcomes = api.ensure(
+        device_specs([spec("new-%02d" % n) for n in range(5)]), concurrency=1, should_stop=should_stop
+    )
     assert [b["hostname"] for b in api.bodies] == ["new-00", "new-01"]
     assert [o.state for o in outcomes] == [CREATED, CREATED] + [FAILED] * 3
     assert outcomes[1].id == api.named("new-01")[0]  # sent before the stop: settled from the list
@@ -563,11 +667,16 @@ def test_a_gone_controller_stops_new_creations_and_what_was_sent_is_settled():
 def test_a_gone_controller_stops_a_resend_too():
     gone = []
     api = Scripted(failures={"new-01": unknown()})
-    outcome = api.ensure(device_specs([spec("new-01")]), settle_timeout=5,
-                         should_stop=lambda: "the controller is gone" if gone else gone.append(1))[0]
+    outcome = api.ensure(
+        device_specs([spec("new-01")]),
+        settle_timeout=5,
+        should_stop=lambda: "the controller is gone" if gone else gone.append(1),
+    )[0]
     assert len(api.bodies) == 1 and outcome.state == FAILED
-    assert outcome.error.endswith("the outcome is unknown: the device list did not show it during the settle window, "
-                                  "and it was not sent again: the controller is gone")
+    assert outcome.error.endswith(
+        "the outcome is unknown: the device list did not show it during the settle window, "
+        "and it was not sent again: the controller is gone"
+    )
 
 
 def test_check_mode_creates_nothing_and_reports_the_would_be_bodies():
@@ -591,8 +700,9 @@ def test_a_failing_first_list_fails_the_whole_call():
 
 def test_summary_counts_each_state_under_its_own_key():
     api = Scripted(RECORDS, failures={"bad-01": refused()})
-    specs = device_specs([spec("new-%02d" % n) for n in range(3)] + [spec("cam-01"), spec("printer-01"), spec("bad-01")]
-                         + [spec("dup")])
+    specs = device_specs(
+        [spec("new-%02d" % n) for n in range(3)] + [spec("cam-01"), spec("printer-01"), spec("bad-01")] + [spec("dup")]
+    )
     outcomes = api.ensure(specs)
     assert summary(outcomes) == dict(created=3, existing=2, failures=2)  # the ambiguous "dup" fails too
     assert summary(outcomes[:4]) == dict(created=3, existing=1, failures=0)
@@ -608,8 +718,10 @@ def test_failure_message_groups_hostnames_by_reason_and_counts():
     message = failure_message(outcomes)
     assert message.startswith("13 of 15 devices failed (1 created, 1 existing): ")
     assert "other: The NAC API refused POST /api/device with HTTP 409. The server said: Validation failed" in message
-    assert ("bad-00, bad-01, bad-02, bad-03, bad-04, bad-05, bad-06, bad-07, bad-08, bad-09 and 2 more: "
-            "The NAC API refused POST /api/device with HTTP 409. The server said: Conflict") in message
+    assert (
+        "bad-00, bad-01, bad-02, bad-03, bad-04, bad-05, bad-06, bad-07, bad-08, bad-09 and 2 more: "
+        "The NAC API refused POST /api/device with HTTP 409. The server said: Conflict"
+    ) in message
     assert failure_message(outcomes[:2]) is None
 
 
@@ -642,11 +754,13 @@ def emulator_for():
 
 def test_the_three_creation_rules_against_the_emulator(emulator_for):
     emulator, client = emulator_for()
-    specs = device_specs([
-        spec("rule1-ws", group="Workstations", profile="Workstation"),
-        spec("rule2-ws", group="Workstations", profile="Workstation", ips=["10.40.1.1", "10.40.1.2"]),
-        spec("rule3-cam", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.99"]),
-    ])
+    specs = device_specs(
+        [
+            spec("rule1-ws", group="Workstations", profile="Workstation"),
+            spec("rule2-ws", group="Workstations", profile="Workstation", ips=["10.40.1.1", "10.40.1.2"]),
+            spec("rule3-cam", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.99"]),
+        ]
+    )
     outcomes = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in outcomes] == [CREATED] * 3
     assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
@@ -691,26 +805,33 @@ def test_server_refusals_carry_the_servers_reason(emulator_for):
     outcomes = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in outcomes] == [EXISTING, FAILED, FAILED, CREATED]
     assert "HTTP 400" in outcomes[1].error and "unknown profile Nope" in outcomes[1].error
-    assert "HTTP 409" in outcomes[2].error and "IP address 10.20.0.10 is already used by device cam-01" in outcomes[2].error
+    assert (
+        "HTTP 409" in outcomes[2].error
+        and "IP address 10.20.0.10 is already used by device cam-01" in outcomes[2].error
+    )
     assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
 
 
 # -- hostnames: one string, checked before any request ----------------------------------------------
 
-@pytest.mark.parametrize("value, problem", [
-    (["a", "b"], "must be one name (a string), got a list: ['a', 'b']"),
-    ({"name": "a"}, "must be one name (a string), got a mapping: {'name': 'a'}"),
-    (None, "is required"),
-    ("", "is required"),
-    (True, "must be a name (a string), got True"),
-    (1.5, "must be a name (a string), got 1.5"),
-    ("cam 01", "'cam 01' contains whitespace or a control character, which a hostname cannot have"),
-    ("cam-01\n", "'cam-01\\n' contains whitespace or a control character"),
-    ("cam\t01", "'cam\\t01' contains whitespace or a control character"),
-    ("cam\x0001", "'cam\\x0001' contains whitespace or a control character"),
-    ("cam\u00a001", "'cam\\xa001' contains whitespace or a control character"),  # no-break space
-    ("a" * 254, "has 254 characters, more than the 253 a hostname may have"),
-])
+
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        (["a", "b"], "must be one name (a string), got a list: ['a', 'b']"),
+        ({"name": "a"}, "must be one name (a string), got a mapping: {'name': 'a'}"),
+        (None, "is required"),
+        ("", "is required"),
+        (True, "must be a name (a string), got True"),
+        (1.5, "must be a name (a string), got 1.5"),
+        ("cam 01", "'cam 01' contains whitespace or a control character, which a hostname cannot have"),
+        ("cam-01\n", "'cam-01\\n' contains whitespace or a control character"),
+        ("cam\t01", "'cam\\t01' contains whitespace or a control character"),
+        ("cam\x0001", "'cam\\x0001' contains whitespace or a control character"),
+        ("cam\u00a001", "'cam\\xa001' contains whitespace or a control character"),  # no-break space
+        ("a" * 254, "has 254 characters, more than the 253 a hostname may have"),
+    ],
+)
 def test_unusable_hostnames_are_named(value, problem):
     assert hostname_problem(value).startswith(problem)
 
@@ -725,15 +846,29 @@ def test_a_whole_number_hostname_is_read_as_its_digits():
     assert (spec, problems) == (dict(hostname="1234"), [])
 
 
-@pytest.mark.parametrize("items, message", [
-    ([dict(hostname=["cam-01", "cam-02"], group="Cameras", profile="Camera")],
-     ("Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), "
-      "got a list: ['cam-01', 'cam-02']")),
-    ([dict(hostname="cam-01"), dict(hostname={"a": 1})],
-     ("Invalid device request, nothing was sent: devices[1]: hostname must be one name (a string), "
-      "got a mapping: {'a': 1}")),
-    ([dict(hostname="x" * 300)], "Invalid device request, nothing was sent: devices[0]: hostname has 300 characters, more than the 253"),
-])
+@pytest.mark.parametrize(
+    "items, message",
+    [
+        (
+            [dict(hostname=["cam-01", "cam-02"], group="Cameras", profile="Camera")],
+            (
+                "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), "
+                "got a list: ['cam-01', 'cam-02']"
+            ),
+        ),
+        (
+            [dict(hostname="cam-01"), dict(hostname={"a": 1})],
+            (
+                "Invalid device request, nothing was sent: devices[1]: hostname must be one name (a string), "
+                "got a mapping: {'a': 1}"
+            ),
+        ),
+        (
+            [dict(hostname="x" * 300)],
+            "Invalid device request, nothing was sent: devices[0]: hostname has 300 characters, more than the 253",
+        ),
+    ],
+)
 def test_bulk_items_with_unusable_hostnames_are_refused(items, message):
     with pytest.raises(InvalidRequest) as raised:
         device_specs(items)
@@ -744,5 +879,7 @@ def test_hostname_lists_are_checked_item_by_item():
     assert check_hostnames(["cam-01", 7]) == ["cam-01", "7"]
     with pytest.raises(NacConfigError) as raised:
         check_hostnames(["cam-01", ["a"], "b c"])
-    assert str(raised.value) == ("Invalid hostname, nothing was sent: hostname[1] must be one name (a string), got a list: ['a']; "
-                                 "hostname[2] 'b c' contains whitespace or a control character, which a hostname cannot have")
+    assert str(raised.value) == (
+        "Invalid hostname, nothing was sent: hostname[1] must be one name (a string), got a list: ['a']; "
+        "hostname[2] 'b c' contains whitespace or a control character, which a hostname cannot have"
+    )

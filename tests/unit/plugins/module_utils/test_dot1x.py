@@ -114,33 +114,41 @@ def by_id(report):
 
 # -- options ------------------------------------------------------------------------------------
 
-GOOD = dict(device_id=None, hostname=None, all_devices=False, concurrency=8, wait_for=None, wait_timeout=300, wait_interval=5.0)
+GOOD = dict(
+    device_id=None, hostname=None, all_devices=False, concurrency=8, wait_for=None, wait_timeout=300, wait_interval=5.0
+)
 
 
-@pytest.mark.parametrize("changes, fragment", [
-    (dict(), "got none (all_devices: false chooses nothing)"),
-    (dict(device_id=[1], hostname=["a"]), "got device_id and hostname"),
-    (dict(hostname=["a"], all_devices=True), "got hostname and all_devices"),
-    (dict(device_id=[1], concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
-    (dict(device_id=[1], concurrency=257), "got 257"),
-    (dict(device_id=[1], concurrency=True), "concurrency must be"),
-    (dict(device_id=[1], wait_interval=0), "wait_interval must be a number of seconds greater than 0, got 0"),
-    (dict(device_id=[1], wait_interval=-1.5), "got -1.5"),
-    (dict(device_id=[1], wait_timeout=-1), "wait_timeout must be a number of seconds, 0 or more, got -1"),
-    (dict(device_id=[1], wait_for="  "), "wait_for must be a status such as AUTHENTICATED"),
-])
+@pytest.mark.parametrize(
+    "changes, fragment",
+    [
+        (dict(), "got none (all_devices: false chooses nothing)"),
+        (dict(device_id=[1], hostname=["a"]), "got device_id and hostname"),
+        (dict(hostname=["a"], all_devices=True), "got hostname and all_devices"),
+        (dict(device_id=[1], concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
+        (dict(device_id=[1], concurrency=257), "got 257"),
+        (dict(device_id=[1], concurrency=True), "concurrency must be"),
+        (dict(device_id=[1], wait_interval=0), "wait_interval must be a number of seconds greater than 0, got 0"),
+        (dict(device_id=[1], wait_interval=-1.5), "got -1.5"),
+        (dict(device_id=[1], wait_timeout=-1), "wait_timeout must be a number of seconds, 0 or more, got -1"),
+        (dict(device_id=[1], wait_for="  "), "wait_for must be a status such as AUTHENTICATED"),
+    ],
+)
 def test_unusable_options_are_named(changes, fragment):
     with pytest.raises(NacConfigError) as caught:
         check_options(**dict(GOOD, **changes))
     assert fragment in caught.value.message
 
 
-@pytest.mark.parametrize("changes, wait_for", [
-    (dict(device_id=[]), None),
-    (dict(hostname=["a"], all_devices=False), None),
-    (dict(all_devices=True, wait_for=" AUTHENTICATED "), "AUTHENTICATED"),
-    (dict(device_id=[1], concurrency=256, wait_timeout=0, wait_interval=0.1), None),
-])
+@pytest.mark.parametrize(
+    "changes, wait_for",
+    [
+        (dict(device_id=[]), None),
+        (dict(hostname=["a"], all_devices=False), None),
+        (dict(all_devices=True, wait_for=" AUTHENTICATED "), "AUTHENTICATED"),
+        (dict(device_id=[1], concurrency=256, wait_timeout=0, wait_interval=0.1), None),
+    ],
+)
 def test_usable_options(changes, wait_for):
     assert check_options(**dict(GOOD, **changes)) == wait_for
 
@@ -152,12 +160,15 @@ def test_bad_options_fail_before_any_request():
     assert client.calls == [] and client.fired == []
 
 
-@pytest.mark.parametrize("hostname, fragment", [
-    ([["cam-01", "cam-02"]], "hostname[0] must be one name (a string), got a list"),
-    (["cam-01", {"name": "x"}], "hostname[1] must be one name (a string), got a mapping"),
-    (["cam 01"], "hostname[0] 'cam 01' contains whitespace"),
-    (["x" * 254], "hostname[0] has 254 characters"),
-])
+@pytest.mark.parametrize(
+    "hostname, fragment",
+    [
+        ([["cam-01", "cam-02"]], "hostname[0] must be one name (a string), got a list"),
+        (["cam-01", {"name": "x"}], "hostname[1] must be one name (a string), got a mapping"),
+        (["cam 01"], "hostname[0] 'cam 01' contains whitespace"),
+        (["x" * 254], "hostname[0] has 254 characters"),
+    ],
+)
 def test_unusable_hostnames_fail_before_any_request(hostname, fragment):
     client = FakeClient()
     with pytest.raises(NacConfigError) as raised:
@@ -167,6 +178,7 @@ def test_unusable_hostnames_fail_before_any_request(hostname, fragment):
 
 
 # -- target resolution ----------------------------------------------------------------------------
+
 
 def test_all_devices_in_the_server_order():
     targets, warnings = resolve(RECORDS, all_devices=True)
@@ -182,7 +194,11 @@ def test_ids_in_the_order_asked_each_once_and_unknown_ids_are_errors():
 
 def test_hostnames_case_insensitive_with_the_servers_spelling():
     targets, _warnings = resolve(RECORDS, hostnames=["printer-01", "CAM-01", "Cam-01", "no-such-host", "NO-SUCH-HOST"])
-    assert targets == [Target(2, "Printer-01", None), Target(1, "cam-01", None), Target(None, "no-such-host", dot1x.NOT_LISTED)]
+    assert targets == [
+        Target(2, "Printer-01", None),
+        Target(1, "cam-01", None),
+        Target(None, "no-such-host", dot1x.NOT_LISTED),
+    ]
 
 
 def test_a_shared_hostname_selects_every_device_with_a_warning_naming_their_ids():
@@ -205,8 +221,9 @@ TARGET = Target(7, "cam-07", None)
 
 def test_a_reply_is_shaped_with_snake_case_keys():
     reply = dict(status="AUTHENTICATED", authMethod="EAP-TLS", username="user1", message=None, extra="ignored")
-    assert shape(TARGET, reply) == dict(id=7, hostname="cam-07", status="AUTHENTICATED", auth_method="EAP-TLS",
-                                        username="user1", message=None)
+    assert shape(TARGET, reply) == dict(
+        id=7, hostname="cam-07", status="AUTHENTICATED", auth_method="EAP-TLS", username="user1", message=None
+    )
 
 
 @pytest.mark.parametrize("reply", [{}, dict(status=None), dict(status="")])
@@ -224,7 +241,10 @@ def test_other_statuses_are_passed_through_as_spelled(value):
 def test_a_status_that_is_not_a_string_is_an_error_of_that_target():
     entry = shape(TARGET, dict(status=3))
     assert entry["status"] == ERROR
-    assert entry["error"] == "unexpected reply to POST /api/intent/dot1x_status/fire for target 7: 'status' is int 3, expected a string"
+    assert (
+        entry["error"]
+        == "unexpected reply to POST /api/intent/dot1x_status/fire for target 7: 'status' is int 3, expected a string"
+    )
 
 
 def test_summary_counts_per_status_sorted_with_errors_under_their_own_key():
@@ -236,6 +256,7 @@ def test_summary_counts_per_status_sorted_with_errors_under_their_own_key():
 
 
 # -- access check, errors --------------------------------------------------------------------------
+
 
 def test_no_intent_access_fails_naming_tag_and_intent_before_any_fire():
     client = FakeClient(intents=("ping",))
@@ -254,8 +275,10 @@ def test_check_access_false_skips_the_intent_list():
 
 
 def test_a_target_that_fails_is_reported_and_the_others_are_answered():
-    errors = {2: NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 502."),
-              4: NacNotFound("Not found (HTTP 404): POST /api/intent/dot1x_status/fire.")}
+    errors = {
+        2: NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 502."),
+        4: NacNotFound("Not found (HTTP 404): POST /api/intent/dot1x_status/fire."),
+    }
     client = FakeClient(scripts=dict((k, [v]) for k, v in errors.items()))
     report = status(client, all_devices=True, concurrency=3)
     assert sorted(client.fired) == [1, 2, 3, 4, 5]
@@ -264,8 +287,10 @@ def test_a_target_that_fails_is_reported_and_the_others_are_answered():
     assert entries[4]["error"] == errors[4].message
     assert [entries[i]["status"] for i in (1, 3, 5)] == ["AUTHENTICATED"] * 3
     assert report.summary == {"AUTHENTICATED": 3, "ERROR": 2}
-    assert report.failure == ("2 of 5 targets could not be queried: Printer-01 (id 2): %s; DUP-HOST (id 4): %s."
-                              % (errors[2].message, errors[4].message))
+    assert report.failure == (
+        "2 of 5 targets could not be queried: Printer-01 (id 2): %s; DUP-HOST (id 4): %s."
+        % (errors[2].message, errors[4].message)
+    )
 
 
 def test_unknown_targets_are_named_in_the_failure_and_never_fired():
@@ -273,28 +298,40 @@ def test_unknown_targets_are_named_in_the_failure_and_never_fired():
     report = status(client, hostname=["cam-01", "ghost"])
     assert client.fired == [1]
     assert [e["status"] for e in report.results] == ["AUTHENTICATED", ERROR]
-    assert report.failure == "1 of 2 targets could not be queried: hostname ghost: not in the device list (GET /api/device)."
+    assert (
+        report.failure
+        == "1 of 2 targets could not be queried: hostname ghost: not in the device list (GET /api/device)."
+    )
     report = status(FakeClient(), device_id=[42, 1])
     assert report.failure == "1 of 2 targets could not be queried: id 42: not in the device list (GET /api/device)."
 
 
 def test_refused_credentials_stop_the_batch_and_what_was_answered_is_kept():
     refused = NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire.", status=403)
-    client = FakeClient(records=[dict(id=i, hostname="d%d" % i) for i in range(1, 101)],
-                        scripts=dict((i, [refused]) for i in range(3, 101)))
+    client = FakeClient(
+        records=[dict(id=i, hostname="d%d" % i) for i in range(1, 101)],
+        scripts=dict((i, [refused]) for i in range(3, 101)),
+    )
     with pytest.raises(BatchStopped) as caught:
         status(client, all_devices=True, concurrency=1, check_access=False)
-    assert isinstance(caught.value, NacAuthError) and caught.value.cause is refused  # callers catching NacAuthError still do
+    assert (
+        isinstance(caught.value, NacAuthError) and caught.value.cause is refused
+    )  # callers catching NacAuthError still do
     assert client.fired == [1, 2, 3]
     report = caught.value.report
     assert [e["status"] for e in report.results[:2]] == ["AUTHENTICATED"] * 2
     assert report.results[2]["error"] == refused.message
     assert all(e["error"] == NOT_QUERIED for e in report.results[3:]) and len(report.results) == 100
     assert report.summary == {"AUTHENTICATED": 2, "ERROR": 98}
-    assert report.failure == caught.value.message == (
-        "Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire. The batch stopped there: "
-        "2 of 100 targets were answered before, the others were not queried "
-        "(results has every target, each failed one with its error).")
+    assert (
+        report.failure
+        == caught.value.message
+        == (
+            "Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire. The batch stopped there: "
+            "2 of 100 targets were answered before, the others were not queried "
+            "(results has every target, each failed one with its error)."
+        )
+    )
     assert caught.value.failure["status"] == 403
 
 
@@ -307,11 +344,16 @@ def test_refused_credentials_while_waiting_stop_the_polling_too():
     assert [e.get("error") for e in caught.value.report.results] == [refused.message, None]
 
 
-@pytest.mark.parametrize("error", [
-    NacServerError("The NAC API failed on POST /api/intent/dot1x_status/fire with HTTP 500 (4 attempts): a fault of the server"),
-    NacConnectionError("No reply from the NAC API within 30s", outcome_unknown=True),
-    NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 429 (4 attempts)."),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        NacServerError(
+            "The NAC API failed on POST /api/intent/dot1x_status/fire with HTTP 500 (4 attempts): a fault of the server"
+        ),
+        NacConnectionError("No reply from the NAC API within 30s", outcome_unknown=True),
+        NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 429 (4 attempts)."),
+    ],
+)
 def test_a_server_fault_on_some_targets_never_throws_the_batch_away(error):
     client = FakeClient(scripts={2: [error], 5: [error]})
     report = status(client, all_devices=True, concurrency=2)
@@ -322,6 +364,7 @@ def test_a_server_fault_on_some_targets_never_throws_the_batch_away(error):
 
 
 # -- concurrency ------------------------------------------------------------------------------------
+
 
 class Gate:
     """Holds each call until ``expected`` calls are in flight at once (then lets all through);
@@ -437,7 +480,9 @@ def test_a_round_longer_than_the_interval_is_followed_at_once():
         clock.now += 7
 
     client = FakeClient(scripts={1: [CONNECTING, authenticated(1)]}, on_fire=takes_seven_seconds)
-    report = status(client, clock, device_id=[1], concurrency=1, wait_for="AUTHENTICATED", wait_interval=5, wait_timeout=60)
+    report = status(
+        client, clock, device_id=[1], concurrency=1, wait_for="AUTHENTICATED", wait_interval=5, wait_timeout=60
+    )
     assert clock.sleeps == [] and client.fired == [1, 1] and report.failure is None
 
 
@@ -449,8 +494,10 @@ def test_timeout_polls_until_the_deadline_never_past_it_and_names_only_the_lagga
     assert clock.sleeps == [7, 7, 7, 7, 2]
     assert clock.now - start == 30
     assert client.fired.count(3) == 6 and client.fired.count(1) == 1 and client.fired.count(2) == 1
-    assert report.failure == ("1 of 3 devices did not reach AUTHENTICATED within 30 s: "
-                              "dup-host (id 3): UNAUTHENTICATED (Certificate rejected).")
+    assert report.failure == (
+        "1 of 3 devices did not reach AUTHENTICATED within 30 s: "
+        "dup-host (id 3): UNAUTHENTICATED (Certificate rejected)."
+    )
     assert [e["status"] for e in report.results] == ["AUTHENTICATED", "UNAUTHENTICATED", "AUTHENTICATED"]
     assert report.summary == {"AUTHENTICATED": 2, "UNAUTHENTICATED": 1}
 
@@ -460,8 +507,9 @@ def test_wait_timeout_zero_queries_once():
     clock = FakeClock()
     report = status(client, clock, device_id=[1], wait_for="AUTHENTICATED", wait_timeout=0)
     assert client.fired == [1] and clock.sleeps == []
-    assert report.failure == ("1 of 1 devices did not reach AUTHENTICATED within 0 s: "
-                              "cam-01 (id 1): CONNECTING (Authentication in progress).")
+    assert report.failure == (
+        "1 of 1 devices did not reach AUTHENTICATED within 0 s: cam-01 (id 1): CONNECTING (Authentication in progress)."
+    )
 
 
 def test_an_error_while_waiting_is_retried_at_the_next_round():
@@ -483,11 +531,15 @@ def test_an_error_that_lasts_until_the_deadline_is_reported_as_the_last_error():
 
 def test_timeout_and_unknown_targets_are_both_named():
     client = FakeClient(scripts={2: [CONNECTING]})
-    report = status(client, hostname=["printer-01", "ghost", "cam-01"], wait_for="AUTHENTICATED", wait_interval=10, wait_timeout=20)
+    report = status(
+        client, hostname=["printer-01", "ghost", "cam-01"], wait_for="AUTHENTICATED", wait_interval=10, wait_timeout=20
+    )
     assert client.fired.count(2) == 3 and client.fired.count(1) == 1
-    assert report.failure == ("1 of 3 devices did not reach AUTHENTICATED within 20 s: Printer-01 (id 2): CONNECTING "
-                              "(Authentication in progress). 1 of 3 targets could not be queried: hostname ghost: "
-                              "not in the device list (GET /api/device).")
+    assert report.failure == (
+        "1 of 3 devices did not reach AUTHENTICATED within 20 s: Printer-01 (id 2): CONNECTING "
+        "(Authentication in progress). 1 of 3 targets could not be queried: hostname ghost: "
+        "not in the device list (GET /api/device)."
+    )
 
 
 def test_a_long_failure_message_names_a_hundred_devices_then_counts():
@@ -501,7 +553,9 @@ def test_a_long_failure_message_names_a_hundred_devices_then_counts():
 
 # -- end to end against the in-process emulator -------------------------------------------------------
 
-CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "emulator", "integration_config.json")
+CONFIG = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "emulator", "integration_config.json"
+)
 
 
 @pytest.fixture(scope="module")
@@ -523,7 +577,11 @@ def client_for(emu, key="nac-demo-admin-key", **kwargs):
 def test_emulator_all_devices_one_list_one_fire_each(emu):
     report = dot1x_status(client_for(emu), all_devices=True, concurrency=4)
     assert [(e["hostname"], e["status"]) for e in report.results] == [
-        ("seed-cam-01", "AUTHENTICATED"), ("seed-printer-01", "UNAUTHENTICATED"), ("dup-host", "AUTHENTICATED"), ("dup-host", "AUTHENTICATED")]
+        ("seed-cam-01", "AUTHENTICATED"),
+        ("seed-printer-01", "UNAUTHENTICATED"),
+        ("dup-host", "AUTHENTICATED"),
+        ("dup-host", "AUTHENTICATED"),
+    ]
     assert report.results[0]["auth_method"] == "EAP-TLS" and report.results[0]["username"] == "seed-cam-01"
     assert report.summary == {"AUTHENTICATED": 3, "UNAUTHENTICATED": 1} and report.failure is None
     assert emu.request_counts() == {"GET /api/intent": 1, "GET /api/device": 1, FIRE: 4}
@@ -557,15 +615,24 @@ def test_emulator_without_the_access_check_a_refused_fire_stops_the_rest(emu):
 
 def test_emulator_wait_until_a_new_device_authenticates(emu):
     admin = client_for(emu)
-    created = admin.create_device(dict(hostname="new-cam-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:99"]))
+    created = admin.create_device(
+        dict(hostname="new-cam-01", group="Cameras", profile="Camera", macs=["02:00:00:20:00:99"])
+    )
     clock = FakeClock()
 
     def sleep(seconds):  # the emulator's 802.1x clock moves with the fake one
         clock.sleep(seconds)
         emu.advance_clock(seconds)
 
-    report = dot1x_status(admin, device_id=[created["id"], 1], wait_for="AUTHENTICATED", wait_interval=0.4,
-                          wait_timeout=10, clock=clock.clock, sleep=sleep)
+    report = dot1x_status(
+        admin,
+        device_id=[created["id"], 1],
+        wait_for="AUTHENTICATED",
+        wait_interval=0.4,
+        wait_timeout=10,
+        clock=clock.clock,
+        sleep=sleep,
+    )
     assert report.failure is None and report.summary == {"AUTHENTICATED": 2}
     assert clock.sleeps == [0.4, 0.4, 0.4]
     assert emu.request_counts()[FIRE] == 5  # the new device four times (0, 0.4, 0.8, 1.2 s), device 1 once

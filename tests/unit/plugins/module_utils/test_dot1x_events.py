@@ -28,20 +28,32 @@ KEY = "k3y-that-must-never-show"
 
 
 def entry(ident, status, hostname=None, **extra):
-    result = dict(id=ident, hostname=hostname or "dev-%d" % ident, status=status, auth_method=None, username=None, message=None)
+    result = dict(
+        id=ident, hostname=hostname or "dev-%d" % ident, status=status, auth_method=None, username=None, message=None
+    )
     result.update(extra)
     return result
 
 
 def failed(ident, error="No reply from the NAC API", hostname=None):
-    return dict(id=ident, hostname=hostname or "dev-%d" % ident, status="ERROR", auth_method=None, username=None,
-                message=None, error=error)
+    return dict(
+        id=ident,
+        hostname=hostname or "dev-%d" % ident,
+        status="ERROR",
+        auth_method=None,
+        username=None,
+        message=None,
+        error=error,
+    )
 
 
 def changes(events):
     """(hostname, previous_status, status) of the change events, in order."""
-    return [(e["nac_dot1x"]["hostname"], e["nac_dot1x"]["previous_status"], e["nac_dot1x"]["status"])
-            for e in events if "nac_dot1x" in e]
+    return [
+        (e["nac_dot1x"]["hostname"], e["nac_dot1x"]["previous_status"], e["nac_dot1x"]["status"])
+        for e in events
+        if "nac_dot1x" in e
+    ]
 
 
 def errors(events):
@@ -49,6 +61,7 @@ def errors(events):
 
 
 # ---- detect ----------------------------------------------------------------------------------
+
 
 def test_first_round_is_silent_unless_initial():
     results = [entry(1, "AUTHENTICATED"), entry(2, "UNAUTHENTICATED")]
@@ -62,8 +75,19 @@ def test_a_changed_device_gives_one_event_with_previous_status_and_unchanged_one
     _events, known = detect(None, [entry(1, "AUTHENTICATED"), entry(2, "AUTHENTICATED")])
     now = entry(1, "UNAUTHENTICATED", auth_method="MAB", username="cam", message="Certificate rejected")
     events, known = detect(known, [now, entry(2, "AUTHENTICATED")])
-    assert events == [{"nac_dot1x": dict(id=1, hostname="dev-1", status="UNAUTHENTICATED", previous_status="AUTHENTICATED",
-                                         auth_method="MAB", username="cam", message="Certificate rejected")}]
+    assert events == [
+        {
+            "nac_dot1x": dict(
+                id=1,
+                hostname="dev-1",
+                status="UNAUTHENTICATED",
+                previous_status="AUTHENTICATED",
+                auth_method="MAB",
+                username="cam",
+                message="Certificate rejected",
+            )
+        }
+    ]
     assert known[1] is now
     events, _known = detect(known, [now, entry(2, "AUTHENTICATED")])  # the same again: nothing
     assert events == []
@@ -90,8 +114,12 @@ def test_a_flapping_device_gives_an_event_at_every_change():
     for status in ("UNAUTHENTICATED", "AUTHENTICATED", "UNAUTHENTICATED", "UNAUTHENTICATED", "AUTHENTICATED"):
         events, known = detect(known, [entry(1, status)])
         seen.extend(changes(events))
-    assert seen == [("dev-1", "AUTHENTICATED", "UNAUTHENTICATED"), ("dev-1", "UNAUTHENTICATED", "AUTHENTICATED"),
-                    ("dev-1", "AUTHENTICATED", "UNAUTHENTICATED"), ("dev-1", "UNAUTHENTICATED", "AUTHENTICATED")]
+    assert seen == [
+        ("dev-1", "AUTHENTICATED", "UNAUTHENTICATED"),
+        ("dev-1", "UNAUTHENTICATED", "AUTHENTICATED"),
+        ("dev-1", "AUTHENTICATED", "UNAUTHENTICATED"),
+        ("dev-1", "UNAUTHENTICATED", "AUTHENTICATED"),
+    ]
 
 
 def test_a_device_that_fails_is_named_in_one_error_event_and_keeps_its_last_known_status():
@@ -125,6 +153,7 @@ def test_a_new_device_failing_at_a_later_round_changes_from_null_once_it_answers
 
 # ---- poll_once -------------------------------------------------------------------------------
 
+
 class FakeClient:
     """list_devices and fire_intent as NacClient's: ``statuses`` {id: status or a NacError to raise}."""
 
@@ -154,8 +183,19 @@ def test_poll_once_watches_every_device_by_default_and_reports_changes():
     assert first.events == [] and sorted(first.known) == [1, 2, 3] and sorted(client.fired) == [1, 2, 3]
     client.statuses[2] = "HELD"
     second = poll_once(client, concurrency=2, known=first.known)
-    assert second.events == [{"nac_dot1x": dict(id=2, hostname="cam-02", status="HELD", previous_status="AUTHENTICATED",
-                                                auth_method="EAP-TLS", username="u2", message=None)}]
+    assert second.events == [
+        {
+            "nac_dot1x": dict(
+                id=2,
+                hostname="cam-02",
+                status="HELD",
+                previous_status="AUTHENTICATED",
+                auth_method="EAP-TLS",
+                username="u2",
+                message=None,
+            )
+        }
+    ]
 
 
 def test_poll_once_fires_only_for_the_chosen_hostnames_and_reports_unknown_ones():
@@ -173,10 +213,13 @@ def test_poll_once_duplicate_hostnames_give_a_warning_and_both_devices():
     assert [e["nac_dot1x"]["id"] for e in result.events] == [1, 4] and "ids 1, 4" in result.warnings[0]
 
 
-@pytest.mark.parametrize("failure", [
-    NacConnectionError("Could not connect to the NAC API at http://nac: connection refused"),
-    NacAuthError("The NAC API answered 'Server error' (HTTP 500) to GET /api/device."),
-])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        NacConnectionError("Could not connect to the NAC API at http://nac: connection refused"),
+        NacAuthError("The NAC API answered 'Server error' (HTTP 500) to GET /api/device."),
+    ],
+)
 def test_a_round_whose_device_list_fails_gives_one_error_event_and_keeps_what_is_known(failure):
     known = {1: entry(1, "AUTHENTICATED")}
     result = poll_once(FakeClient(RECORDS, {}, list_error=failure), known=known)
@@ -209,36 +252,61 @@ ENV = {"NAC_API_URL": "https://nac.example.com", "NAC_API_KEY": KEY}
 
 def test_options_defaults_and_environment_fallbacks():
     client, options = source_options({}, ENV)
-    assert client == dict(api_url="https://nac.example.com", api_key=KEY, username=None, password=None, tenant=None,
-                          validate_certs=True, ca_path=None, timeout=30.0, max_retries=3, read_only=True, pool_size=8)
+    assert client == dict(
+        api_url="https://nac.example.com",
+        api_key=KEY,
+        username=None,
+        password=None,
+        tenant=None,
+        validate_certs=True,
+        ca_path=None,
+        timeout=30.0,
+        max_retries=3,
+        read_only=True,
+        pool_size=8,
+    )
     assert options == dict(hostname=None, interval=60.0, concurrency=8, initial=False)
 
 
 def test_options_arguments_win_over_the_environment_and_strings_are_parsed():
     env = dict(ENV, NAC_VALIDATE_CERTS="no", NAC_TIMEOUT="2.5", NAC_TENANT="site-1", NAC_CA_PATH="~/ca.pem")
-    client, options = source_options({"api_url": "http://127.0.0.1:8787", "interval": "1", "concurrency": "32",
-                                      "initial": "yes", "hostname": "cam-01", "eda_feedback_queue": object()}, env)
-    assert client["api_url"] == "http://127.0.0.1:8787" and client["validate_certs"] is False and client["timeout"] == 2.5
+    client, options = source_options(
+        {
+            "api_url": "http://127.0.0.1:8787",
+            "interval": "1",
+            "concurrency": "32",
+            "initial": "yes",
+            "hostname": "cam-01",
+            "eda_feedback_queue": object(),
+        },
+        env,
+    )
+    assert (
+        client["api_url"] == "http://127.0.0.1:8787" and client["validate_certs"] is False and client["timeout"] == 2.5
+    )
     assert client["tenant"] == "site-1" and not client["ca_path"].startswith("~") and client["pool_size"] == 32
     assert options == dict(hostname=["cam-01"], interval=1.0, concurrency=32, initial=True)
 
 
-@pytest.mark.parametrize("args, env, words", [
-    ({"intervall": 5}, ENV, "unknown argument(s) intervall"),
-    ({}, {"NAC_API_KEY": KEY}, "api_url is required"),
-    ({"interval": 0}, ENV, "interval must be a number of seconds greater than 0"),
-    ({"interval": "soon"}, ENV, "interval must be a number"),
-    ({"interval": True}, ENV, "interval must be a number"),
-    ({"concurrency": 0}, ENV, "concurrency must be a whole number from 1 to 256"),
-    ({"concurrency": 2.5}, ENV, "concurrency must be a whole number"),
-    ({"initial": "maybe"}, ENV, "initial must be true or false"),
-    ({"hostname": []}, ENV, "hostname must list device names"),
-    ({"hostname": ["cam-01", ""]}, ENV, "hostname must list device names"),
-    ({"hostname": {"cam-01": 1}}, ENV, "hostname must be a list of names"),
-    ({}, dict(ENV, NAC_VALIDATE_CERTS="perhaps"), "validate_certs (from NAC_VALIDATE_CERTS) must be true or false"),
-    ({}, dict(ENV, NAC_TIMEOUT="long"), "timeout (from NAC_TIMEOUT) must be a number"),
-    ({"api_key": 12345678}, ENV, "api_key must be a string, got int"),
-])
+@pytest.mark.parametrize(
+    "args, env, words",
+    [
+        ({"intervall": 5}, ENV, "unknown argument(s) intervall"),
+        ({}, {"NAC_API_KEY": KEY}, "api_url is required"),
+        ({"interval": 0}, ENV, "interval must be a number of seconds greater than 0"),
+        ({"interval": "soon"}, ENV, "interval must be a number"),
+        ({"interval": True}, ENV, "interval must be a number"),
+        ({"concurrency": 0}, ENV, "concurrency must be a whole number from 1 to 256"),
+        ({"concurrency": 2.5}, ENV, "concurrency must be a whole number"),
+        ({"initial": "maybe"}, ENV, "initial must be true or false"),
+        ({"hostname": []}, ENV, "hostname must list device names"),
+        ({"hostname": ["cam-01", ""]}, ENV, "hostname must list device names"),
+        ({"hostname": {"cam-01": 1}}, ENV, "hostname must be a list of names"),
+        ({}, dict(ENV, NAC_VALIDATE_CERTS="perhaps"), "validate_certs (from NAC_VALIDATE_CERTS) must be true or false"),
+        ({}, dict(ENV, NAC_TIMEOUT="long"), "timeout (from NAC_TIMEOUT) must be a number"),
+        ({"api_key": 12345678}, ENV, "api_key must be a string, got int"),
+    ],
+)
 def test_options_bad_arguments_are_named(args, env, words):
     with pytest.raises(NacConfigError) as caught:
         source_options(args, env)
@@ -246,16 +314,20 @@ def test_options_bad_arguments_are_named(args, env, words):
     assert KEY not in caught.value.message and "12345678" not in caught.value.message
 
 
-@pytest.mark.parametrize("shown", [KEY + "/ü", "k3y-that-must-never-show%2F%C3%BC", "k3y-that-must-never-show/\\u00fc",
-                                   "p%40ss/word"])
+@pytest.mark.parametrize(
+    "shown", [KEY + "/ü", "k3y-that-must-never-show%2F%C3%BC", "k3y-that-must-never-show/\\u00fc", "p%40ss/word"]
+)
 def test_a_bug_gives_an_error_event_with_every_form_of_the_secrets_masked(shown):
     """The source's secrets are masked as the client's and the modules' are (secrets.mask): escaped and
     URL-encoded forms too, and a password inside api_url."""
-    client, options = source_options({"api_url": "https://svc:p%40ss%2Fword@nac.example.com", "api_key": KEY + "/\u00fc"},
-                                     environ={})
+    client, options = source_options(
+        {"api_url": "https://svc:p%40ss%2Fword@nac.example.com", "api_key": KEY + "/\u00fc"}, environ={}
+    )
     known, warnings = {1: entry(1, "AUTHENTICATED")}, ["a warning"]
     round_ = bug_round(ValueError("reply had %s" % shown), known, warnings, secret_forms(client))
     (event,) = round_.events
-    assert event["nac_dot1x_error"]["message"].startswith("internal error in netaccess.nac.dot1x_status: ValueError: reply had ")
+    assert event["nac_dot1x_error"]["message"].startswith(
+        "internal error in netaccess.nac.dot1x_status: ValueError: reply had "
+    )
     assert "********" in event["nac_dot1x_error"]["message"] and shown not in event["nac_dot1x_error"]["message"]
     assert (round_.known, round_.warnings) == (known, warnings)

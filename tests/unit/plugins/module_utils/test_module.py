@@ -26,6 +26,7 @@ except ImportError:  # ansible-core < 2.19
     def patch_module_args(args):
         return mock.patch.object(basic, "_ANSIBLE_ARGS", json.dumps(dict(ANSIBLE_MODULE_ARGS=args)).encode())
 
+
 KEY = "unit-k3y-0123456789"
 PASSWORD = "unit-pa55-0123456789"
 TENANT = "unit-tenant-0123456789"
@@ -62,13 +63,25 @@ def test_a_devices_item_that_is_not_a_dict_fails_without_showing_credentials(cap
 def test_credentials_in_api_url_are_refused_and_hidden(capsys):
     run(nac_device_info.main, api_url="http://svc:%s@127.0.0.1:9/" % PASSWORD, api_key=KEY)
     result, out = printed(capsys)
-    assert result["msg"] == ("api_url must not contain credentials (user:password@): give them as username and password, "
-                             "or api_key, got 'http://127.0.0.1:9/' (an @ in its path must be written %40)")
+    assert result["msg"] == (
+        "api_url must not contain credentials (user:password@): give them as username and password, "
+        "or api_key, got 'http://127.0.0.1:9/' (an @ in its path must be written %40)"
+    )
     assert_no_secret(out)
 
 
-@pytest.mark.parametrize("api_url", ["nac.example.com", "http://", "https://nac.example.com/?site=1", "https://nac.example.com#x",
-                                     "https://nac.example.com\n", " https://nac.example.com", "http://nac example.com"])
+@pytest.mark.parametrize(
+    "api_url",
+    [
+        "nac.example.com",
+        "http://",
+        "https://nac.example.com/?site=1",
+        "https://nac.example.com#x",
+        "https://nac.example.com\n",
+        " https://nac.example.com",
+        "http://nac example.com",
+    ],
+)
 def test_an_unusable_api_url_is_named(capsys, api_url):
     run(nac_device_info.main, api_url=api_url, api_key=KEY)
     result, out = printed(capsys)
@@ -89,15 +102,41 @@ def test_timeout_must_be_a_positive_number(capsys, timeout):
     assert "exception" not in result
 
 
-@pytest.mark.parametrize("main, args, message", [
-    (nac_device.main, dict(hostname="cam-01", concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256, got 10000000"),
-    (nac_device.main, dict(hostname="cam-01", concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
-    (nac_device.main, dict(hostname="cam-01", settle_timeout=-1), "settle_timeout must be a number of seconds from 0 to 3600, got -1"),
-    (nac_device.main, dict(hostname="cam-01", settle_timeout=4000), "settle_timeout must be a number of seconds from 0 to 3600, got 4000"),
-    (nac_dot1x_status.main, dict(hostname=["cam-01"], concurrency=10 ** 7), "concurrency must be a whole number from 1 to 256"),
-    (nac_dot1x_status.main, dict(hostname=["cam-01", " "]),
-     "Invalid hostname, nothing was sent: hostname[1] ' ' contains whitespace or a control character"),
-])
+@pytest.mark.parametrize(
+    "main, args, message",
+    [
+        (
+            nac_device.main,
+            dict(hostname="cam-01", concurrency=10**7),
+            "concurrency must be a whole number from 1 to 256, got 10000000",
+        ),
+        (
+            nac_device.main,
+            dict(hostname="cam-01", concurrency=0),
+            "concurrency must be a whole number from 1 to 256, got 0",
+        ),
+        (
+            nac_device.main,
+            dict(hostname="cam-01", settle_timeout=-1),
+            "settle_timeout must be a number of seconds from 0 to 3600, got -1",
+        ),
+        (
+            nac_device.main,
+            dict(hostname="cam-01", settle_timeout=4000),
+            "settle_timeout must be a number of seconds from 0 to 3600, got 4000",
+        ),
+        (
+            nac_dot1x_status.main,
+            dict(hostname=["cam-01"], concurrency=10**7),
+            "concurrency must be a whole number from 1 to 256",
+        ),
+        (
+            nac_dot1x_status.main,
+            dict(hostname=["cam-01", " "]),
+            "Invalid hostname, nothing was sent: hostname[1] ' ' contains whitespace or a control character",
+        ),
+    ],
+)
 def test_out_of_range_options_fail_before_any_request(capsys, main, args, message):
     run(main, api_key=KEY, **args)
     result, out = printed(capsys)
@@ -105,6 +144,7 @@ def test_out_of_range_options_fail_before_any_request(capsys, main, args, messag
 
 
 # -- NacModule.run ----------------------------------------------------------------------------------
+
 
 def run_action(action):
     """Run ``action`` in a NacModule; return the keyword arguments it failed with (if it did)."""
@@ -142,7 +182,9 @@ def test_task_failures_and_api_errors_keep_their_own_messages(capsys):
         raise TaskFailed("2 of 3 devices failed", devices=[1, 2, 3])
 
     def refused(nac):
-        raise NacHTTPError("The NAC API refused POST /api/device with HTTP 409.", method="POST", path="/api/device", status=409)
+        raise NacHTTPError(
+            "The NAC API refused POST /api/device with HTTP 409.", method="POST", path="/api/device", status=409
+        )
 
     assert "exception" not in run_action(failed)
     result, out = printed(capsys)
@@ -155,6 +197,7 @@ def test_task_failures_and_api_errors_keep_their_own_messages(capsys):
 
 # -- connection options: missing, unusable, hidden ----------------------------------------------------
 
+
 def test_a_missing_api_url_names_its_environment_variable(capsys, monkeypatch):
     monkeypatch.delenv("NAC_API_URL", raising=False)
     with patch_module_args(dict(api_key=KEY)):
@@ -165,11 +208,14 @@ def test_a_missing_api_url_names_its_environment_variable(capsys, monkeypatch):
     assert_no_secret(out)
 
 
-@pytest.mark.parametrize("args, message", [
-    (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)"),
-    (dict(username="svc"), "username and password go together: password (NAC_PASSWORD) is missing"),
-    (dict(password=PASSWORD), "username and password go together: username (NAC_USERNAME) is missing"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (dict(), "no credentials: set api_key (NAC_API_KEY), or username and password (NAC_USERNAME, NAC_PASSWORD)"),
+        (dict(username="svc"), "username and password go together: password (NAC_PASSWORD) is missing"),
+        (dict(password=PASSWORD), "username and password go together: username (NAC_USERNAME) is missing"),
+    ],
+)
 def test_missing_credentials_name_their_environment_variables(capsys, monkeypatch, args, message):
     for name in ("NAC_API_KEY", "NAC_USERNAME", "NAC_PASSWORD"):
         monkeypatch.delenv(name, raising=False)
@@ -179,12 +225,15 @@ def test_missing_credentials_name_their_environment_variables(capsys, monkeypatc
     assert_no_secret(out)
 
 
-@pytest.mark.parametrize("args, option", [
-    (dict(api_key=KEY + "\n"), "api_key"),
-    (dict(api_key=KEY + "\u20ac"), "api_key"),
-    (dict(username="svc", password=PASSWORD + "\r\n"), "password"),
-    (dict(api_key=KEY, tenant="Lab\n"), "tenant"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (dict(api_key=KEY + "\n"), "api_key"),
+        (dict(api_key=KEY + "\u20ac"), "api_key"),
+        (dict(username="svc", password=PASSWORD + "\r\n"), "password"),
+        (dict(api_key=KEY, tenant="Lab\n"), "tenant"),
+    ],
+)
 def test_credentials_that_cannot_be_sent_fail_cleanly_without_showing_them(capsys, args, option):
     run(nac_device_info.main, **args)
     result, out = printed(capsys)
@@ -207,17 +256,33 @@ def test_the_tenant_is_not_masked_in_results(capsys):
     # ansible-core version returns.
     run(nac_device.main, api_key=KEY, tenant="Lab", hostname=["Lab", KEY])
     result, out = printed(capsys)
-    assert result["msg"] == ("Invalid device request, nothing was sent: hostname must be one name (a string), got a list: "
-                             "['Lab', '********']")
+    assert result["msg"] == (
+        "Invalid device request, nothing was sent: hostname must be one name (a string), got a list: "
+        "['Lab', '********']"
+    )
     assert_no_secret(out)
 
 
-@pytest.mark.parametrize("main, args, message", [
-    (nac_device.main, dict(devices=[dict(hostname={"a": 1}, group="G", profile="P")]),
-     "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), got a mapping"),
-    (nac_device_info.main, dict(hostname=["cam-01", ["a", "b"]]), "Invalid hostname, nothing was sent: hostname[1] must be one name"),
-    (nac_dot1x_status.main, dict(hostname=["cam 01"]), "Invalid hostname, nothing was sent: hostname[0] 'cam 01' contains whitespace"),
-])
+@pytest.mark.parametrize(
+    "main, args, message",
+    [
+        (
+            nac_device.main,
+            dict(devices=[dict(hostname={"a": 1}, group="G", profile="P")]),
+            "Invalid device request, nothing was sent: devices[0]: hostname must be one name (a string), got a mapping",
+        ),
+        (
+            nac_device_info.main,
+            dict(hostname=["cam-01", ["a", "b"]]),
+            "Invalid hostname, nothing was sent: hostname[1] must be one name",
+        ),
+        (
+            nac_dot1x_status.main,
+            dict(hostname=["cam 01"]),
+            "Invalid hostname, nothing was sent: hostname[0] 'cam 01' contains whitespace",
+        ),
+    ],
+)
 def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, main, args, message):
     run(main, api_key=KEY, **args)  # api_url is a closed port: a request would fail with another message
     result, out = printed(capsys)
@@ -225,6 +290,7 @@ def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, 
 
 
 # -- check mode: the read-only client is the backstop ---------------------------------------------
+
 
 class NothingMayBeSent(BaseAdapter):
     def __init__(self):
@@ -239,7 +305,9 @@ class NothingMayBeSent(BaseAdapter):
         pass
 
 
-@pytest.mark.parametrize("check_mode, read_only", [(True, False), (False, True)], ids=["check-mode", "read-only-module"])
+@pytest.mark.parametrize(
+    "check_mode, read_only", [(True, False), (False, True)], ids=["check-mode", "read-only-module"]
+)
 def test_a_write_through_a_check_mode_modules_client_raises_before_sending(capsys, check_mode, read_only):
     transport = NothingMayBeSent()
 

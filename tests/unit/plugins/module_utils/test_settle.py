@@ -52,8 +52,16 @@ class Deletions:
         self.now += seconds
 
     def run(self, items, **kwargs):
-        settle(items, self.delete, self.listed, lambda item, present: [] if item.name in present else [{"id": 7}],
-               DELETION_WORDING, clock=lambda: self.now, sleep=self.sleep, **kwargs)
+        settle(
+            items,
+            self.delete,
+            self.listed,
+            lambda item, present: [] if item.name in present else [{"id": 7}],
+            DELETION_WORDING,
+            clock=lambda: self.now,
+            sleep=self.sleep,
+            **kwargs,
+        )
         return items
 
 
@@ -103,4 +111,5 @@ def _always(server, failure):
     def delete(item):
         server.sent.append(item.name)
         raise failure
+
     return delete

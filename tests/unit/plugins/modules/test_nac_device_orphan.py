@@ -33,8 +33,17 @@ def fake_proc(tmp_path, processes):
 
 def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_parent(tmp_path):
     me = os.getpid()
-    proc = fake_proc(tmp_path, {me: ("python3.11", 901), 901: ("sh", 900), 900: ("sh", 800), 800: ("ansible-playboo", 700),
-                                700: ("ansible-playboo", 600), 600: ("bash", 1)})
+    proc = fake_proc(
+        tmp_path,
+        {
+            me: ("python3.11", 901),
+            901: ("sh", 900),
+            900: ("sh", 800),
+            800: ("ansible-playboo", 700),
+            700: ("ansible-playboo", 600),
+            600: ("bash", 1),
+        },
+    )
     assert controller._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
     gone = controller_watch(proc)
     assert gone() is None
@@ -87,7 +96,7 @@ PLAYBOOK = """
 
 def collections_root():
     here = os.path.abspath(__file__)
-    return here[:here.rindex(os.sep + "ansible_collections" + os.sep)]
+    return here[: here.rindex(os.sep + "ansible_collections" + os.sep)]
 
 
 def posts(emulator):
@@ -103,16 +112,27 @@ def test_killing_ansible_playbook_stops_the_creations(tmp_path):
         (tmp_path / "play.yml").write_text(PLAYBOOK % (emulator.url, json.dumps(devices)))
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)  # ansible-test units points it at a partial ansible (no ansible.cli)
-        env.update(ANSIBLE_COLLECTIONS_PATH=collections_root(), ANSIBLE_PYTHON_INTERPRETER=sys.executable,
-                   ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false", ANSIBLE_HOME=str(tmp_path))
+        env.update(
+            ANSIBLE_COLLECTIONS_PATH=collections_root(),
+            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+            ANSIBLE_HOME=str(tmp_path),
+        )
         output = open(str(tmp_path / "output"), "w")
-        process = subprocess.Popen([playbook_bin, "-c", "local", "-i", "localhost,", str(tmp_path / "play.yml")], env=env,
-                                   stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            [playbook_bin, "-c", "local", "-i", "localhost,", str(tmp_path / "play.yml")],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + 60
             while posts(emulator) < 3:
                 assert process.poll() is None and time.monotonic() < deadline, (
-                    "the creations did not start: %s" % (tmp_path / "output").read_text()[-3000:])
+                    "the creations did not start: %s" % (tmp_path / "output").read_text()[-3000:]
+                )
                 time.sleep(0.05)
             process.kill()  # ansible-playbook only: its worker and the module live on, as after a kill -9
             process.wait()
@@ -120,7 +140,9 @@ def test_killing_ansible_playbook_stops_the_creations(tmp_path):
             stopped_at = posts(emulator)
             time.sleep(1.5)  # 15 more creations at 0.1 s each, if it went on
             assert posts(emulator) == stopped_at < len(devices)
-            listed = requests.get(emulator.url + "/api/device", headers={"Authorization": "Bearer nac-demo-admin-key"}).json()
+            listed = requests.get(
+                emulator.url + "/api/device", headers={"Authorization": "Bearer nac-demo-admin-key"}
+            ).json()
             assert len([d for d in listed if d["hostname"].startswith("orphan-")]) == stopped_at
         finally:
             output.close()
