@@ -249,9 +249,12 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
             )
             targets["nac_dot1x_status module process"] = STATUS_TARGETS
         compare(
-            "Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
-            "  CPU: RUSAGE_SELF of this process for the bare client and module_utils; for the module process, its own\n"
-            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+            "Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own"
+            " process.\n"
+            "  CPU: RUSAGE_SELF of this process for the bare client and module_utils; for the module process, its"
+            " own\n"
+            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
+            " lifetime,\n"
             "  Python start-up and AnsiballZ included." % (devices, latency * 1000, concurrency),
             sides,
             repeat,

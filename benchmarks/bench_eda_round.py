@@ -82,7 +82,8 @@ def side_by_side(devices, latency, concurrency, repeat):
                 nac, concurrency=concurrency
             ).known  # the first round: connections, known statuses
             compare(
-                "Event source round side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own\n"
+                "Event source round side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator"
+                " in its own\n"
                 "  process; warm sessions (one round each before); CPU: RUSAGE_SELF of this process"
                 % (devices, latency * 1000, concurrency),
                 [("bare requests+threads", bare), ("event source poll_once", source)],

@@ -15,7 +15,8 @@ devices and an injected latency per request, then times, in turns, on the same e
 
 It prints every run, each run's ratio, the medians, and the inventory's time beyond start-up and listing
 against the bare client's; the plugin's own status-query time (its -vvv line); and the CPU time of each (a
-figure that the load of a shared machine moves less than wall time). It prints figures; it asserts nothing about them (it does check the results are complete).
+figure that the load of a shared machine moves less than wall time). It prints figures; it asserts nothing
+about them (it does check the results are complete).
 
     .venv/bin/python benchmarks/bench_inventory.py [--devices 5000] [--latency 0.02] [--concurrency 32] [--repeat 3]
 """
@@ -130,8 +131,8 @@ def main():
             )
 
     print(
-        "inventory plugin netaccess.nac.nac: %d devices, %.0f ms latency per request, concurrency %d, emulator in its own process"
-        % (args.devices, args.latency * 1000, args.concurrency)
+        "inventory plugin netaccess.nac.nac: %d devices, %.0f ms latency per request, concurrency %d,"
+        " emulator in its own process" % (args.devices, args.latency * 1000, args.concurrency)
     )
     times = dict(bare=[], fires=[], status=[], listing=[], plugin_fires=[], bare_cpu=[], status_cpu=[], listing_cpu=[])
     for run in range(1, args.repeat + 1):
@@ -155,12 +156,14 @@ def main():
         after = counts(url)
         sent = dict((key, after.get(key, 0) - before.get(key, 0)) for key in after)
         print(
-            "  run %d: bare client %5.2f s (fires %5.2f s) | ansible-inventory dot1x_status: true %5.2f s (its status queries %5.2f s)"
+            "  run %d: bare client %5.2f s (fires %5.2f s) | ansible-inventory dot1x_status: true %5.2f s"
+            " (its status queries %5.2f s)"
             " | dot1x_status: false %5.2f s  [requests: %s]"
             % (run, total, fires, times["status"][-1], times["plugin_fires"][-1], times["listing"][-1], sent)
         )
         print(
-            "         CPU time: bare client %5.2f s | ansible-inventory dot1x_status: true %5.2f s | dot1x_status: false %5.2f s"
+            "         CPU time: bare client %5.2f s | ansible-inventory dot1x_status: true %5.2f s"
+            " | dot1x_status: false %5.2f s"
             % (times["bare_cpu"][-1], times["status_cpu"][-1], times["listing_cpu"][-1])
         )
     ratios = [
@@ -174,12 +177,14 @@ def main():
         value = dict((name, pick(values)) for name, values in times.items())
         beyond = value["status"] - value["listing"]
         print(
-            "  %s: bare client %.2f s (fires %.2f s); ansible-inventory with status %.2f s, start-up and listing alone %.2f s"
+            "  %s: bare client %.2f s (fires %.2f s); ansible-inventory with status %.2f s,"
+            " start-up and listing alone %.2f s"
             % (label, value["bare"], value["fires"], value["status"], value["listing"])
         )
         print(
             "    inventory time beyond start-up and listing: %.2f s = %.2fx the bare client's %.2f s (target <= 1.5x);"
-            " of it the plugin's status queries %.2f s = %.2fx the bare client's fires, the rest (%.2f s) Ansible's own work"
+            " of it the plugin's status queries %.2f s = %.2fx the bare client's fires, the rest (%.2f s)"
+            " Ansible's own work"
             " on the status variables and groups"
             % (
                 beyond,

@@ -271,9 +271,12 @@ def side_by_side(args, items):
                 )
 
         compare(
-            "Bulk creation side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own process.\n"
-            "  CPU: RUSAGE_SELF of this process for the bare client and the engine; for the module process, its own\n"
-            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its lifetime,\n"
+            "Bulk creation side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own"
+            " process.\n"
+            "  CPU: RUSAGE_SELF of this process for the bare client and the engine; for the module process, its"
+            " own\n"
+            "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
+            " lifetime,\n"
             "  Python start-up, AnsiballZ and argument validation included."
             % (len(items), args.latency * 1000, args.concurrency),
             [

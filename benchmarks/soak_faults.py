@@ -33,8 +33,8 @@ Scenarios (``--scenarios`` picks some, comma-separated; default all):
 - ``two-controllers`` (point 4): two ansible-playbook processes ensure the same 200 hostnames at once
   (the first list of each is held until both asked for it, so both read it before either writes;
   duplicates allowed, creations answered with an empty body, 10 % faults on the POSTs): duplicates
-  cannot be prevented without a server-side key and are only counted; a report must not contradict the final list, nor itself ("did not show"
-  in an item's error while a warning of the same result says the list shows it twice).
+  cannot be prevented without a server-side key and are only counted; a report must not contradict the final
+  list, nor itself ("did not show" in an item's error while a warning of the same result says the list shows it twice).
 - ``late-commit`` (point 5): timeout 5 s, every first POST loses its reply and commits 20 s later; then
   the next run: devices in place, duplicates, and reports that said clean success while a duplicate
   appeared.
@@ -441,7 +441,8 @@ def scenario_faults(args, runner):
     items = requested(args.devices)
     count = row.requested = len(items)
     print(
-        "%d devices through %.0f %% faults (%s; seed %d), client timeout %g s (default 30), slow commit %g s, latency %g s; "
+        "%d devices through %.0f %% faults (%s; seed %d), client timeout %g s (default 30), slow commit %g s,"
+        " latency %g s; "
         "duplicate hostnames allowed, Retry-After 1 s"
         % (count, args.rate * 100, ", ".join(FAULT_MODES), args.seed, args.timeout, args.slow, args.latency)
     )
@@ -508,7 +509,8 @@ def scenario_faults(args, runner):
         converged = in_place(items, final) == count == total
         show_run("rerun", seconds, sent, count - placed + 1, count, injected)
         print(
-            "          module: created %s, existing %s, failures %s; devices with the requested hostnames %d (%d distinct)%s"
+            "          module: created %s, existing %s, failures %s; devices with the requested hostnames %d"
+            " (%d distinct)%s"
             % (
                 rerun.get("created"),
                 rerun.get("existing"),
@@ -611,7 +613,8 @@ def scenario_paginated(args, runner):
         status_wrong, answered = judge_status(status, records)
         wrong += status_wrong
         print(
-            "read      wall %6.1f s   nac_device_info: %s devices%s; nac_dot1x_status all_devices: %d results, %d with a status%s"
+            "read      wall %6.1f s   nac_device_info: %s devices%s; nac_dot1x_status all_devices: %d results,"
+            " %d with a status%s"
             % (
                 seconds,
                 len(info.get("devices") or []),
@@ -628,7 +631,8 @@ def scenario_paginated(args, runner):
         bulk_wrong, _contradictions = judge_devices(items, bulk, held)
         doubled = duplicates(items, held)
         print(
-            "bulk      wall %6.1f s   the 150 existing ensured: module created %s, existing %s, failures %s%s; duplicates now %d"
+            "bulk      wall %6.1f s   the 150 existing ensured: module created %s, existing %s, failures %s%s;"
+            " duplicates now %d"
             % (
                 seconds,
                 bulk.get("created"),
@@ -717,7 +721,7 @@ def scenario_page_signs(args, runner):
                 outcome = "failed before any POST, but the message does not name the sign"
             else:
                 outcome = "SILENT: %d POSTs, %d duplicates, created %s" % (posts, doubled, result.get("created"))
-            good = outcome.startswith("complete") or outcome.startswith("loud")
+            good = outcome.startswith(("complete", "loud"))
             outcomes.append(good)
             row.requested += 150
             row.in_place += in_place(items, held)
@@ -899,9 +903,10 @@ def scenario_two_controllers(args, runner):
     items = requested(200, "soak-cc-", macs_every=0)
     faults = dict(rate=0.1, modes=["commit_500", "commit_drop", "503"], only=["POST /api/device"], seed=16)
     print(
-        "two ansible-playbook processes ensure the same 200 hostnames at once (each reads the list before either writes); "
-        "duplicates allowed, creations answered 201 with "
-        "an empty body (the API guide does not show one), 10 % faults on the POSTs (commit_500, commit_drop, 503), client timeout 5 s"
+        "two ansible-playbook processes ensure the same 200 hostnames at once (each reads the list before either"
+        " writes); duplicates allowed, creations answered 201 with "
+        "an empty body (the API guide does not show one), 10 % faults on the POSTs (commit_500, commit_drop, 503),"
+        " client timeout 5 s"
     )
     with Emulator(config(creation_reply="empty"), latency=0.01, faults=faults).start() as emulator:
         gate_first_lists(emulator, 2)
@@ -941,7 +946,8 @@ def scenario_two_controllers(args, runner):
         ):
             clean_both += 1
     print(
-        "          hostnames listed twice or more: %d (duplicates %d); of them reported clean, with no warning, by both "
+        "          hostnames listed twice or more: %d (duplicates %d); of them reported clean, with no warning,"
+        " by both "
         "controllers: %d (no client can see the other's later creation); contradictions %d"
         % (len(doubled), duplicates(items, held), clean_both, len(contradictions))
     )
@@ -985,8 +991,8 @@ def scenario_late_commit(args, runner):
     items = requested(count, "soak-lc-", macs_every=0)
     faults = dict(rate=1, modes=["commit_500"], only=["POST /api/device"], limit=count, commit_delay=delay, seed=1)
     print(
-        "%d new devices, client timeout 5 s; every first POST is answered 500 and commits %g s later (duplicates allowed)"
-        % (count, delay)
+        "%d new devices, client timeout 5 s; every first POST is answered 500 and commits %g s later"
+        " (duplicates allowed)" % (count, delay)
     )
     with Emulator(config(), faults=faults).start() as emulator:
         started = time.monotonic()
@@ -999,7 +1005,8 @@ def scenario_late_commit(args, runner):
         first_wrong = judge_devices(items, first, held)[0]
         clean = [name for name, why in first_wrong if "while the list shows" in why]
         print(
-            "first run wall %5.1f s: created %s, existing %s, failures %s, warnings %d; every late commit landed %.1f s after the start"
+            "first run wall %5.1f s: created %s, existing %s, failures %s, warnings %d; every late commit landed"
+            " %.1f s after the start"
             % (
                 seconds,
                 first.get("created"),

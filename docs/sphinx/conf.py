@@ -78,7 +78,10 @@ def _write_stub_inventory(app):
     lines += "".join(
         f"{name} std:envvar -1 reference_appendices/config.html#envvar-{name} -\n" for name in ANSIBLE_ENVVARS
     )
-    header = "# Sphinx inventory version 2\n# Project: Ansible\n# Version: devel\n# The remainder of this file is compressed using zlib.\n"
+    header = (
+        "# Sphinx inventory version 2\n# Project: Ansible\n# Version: devel\n"
+        "# The remainder of this file is compressed using zlib.\n"
+    )
     (Path(app.srcdir) / STUB_INVENTORY).write_bytes(header.encode() + zlib.compress(lines.encode()))
 
 

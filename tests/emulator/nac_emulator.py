@@ -151,12 +151,16 @@ ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?://\[[0
 HOST_HEADER_RE = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 ASCII_LOWER = dict((code, code + 32) for code in range(ord("A"), ord("Z") + 1))
 OUTAGE_MODES = ("refuse", "silent")
-# Devices of --seed-devices / POST /_emulator/devices {"count": N}: their own group and profile, one MAC and one IP each.
+# Devices of --seed-devices / POST /_emulator/devices {"count": N}: their own group and profile, one MAC and one IP
+# each.
 BULK_GROUP = {"name": "Bulk", "subnet": "100.64.0.0/10"}
 BULK_PROFILE = {"name": "Bulk", "max_pairs": 1, "host_start": 1, "host_end": 4194302}
 BULK_MAX = 4000000
 STREAM_CHUNK = 65536
-GATEWAY_HTML = b"<html><head><title>%d %s</title></head><body><center><h1>%d %s</h1></center><hr><center>nginx</center></body></html>"
+GATEWAY_HTML = (
+    b"<html><head><title>%d %s</title></head><body><center><h1>%d %s</h1></center>"
+    b"<hr><center>nginx</center></body></html>"
+)
 RESULT_KEYS = ("status", "authMethod", "username", "message")
 SETTLED_AGE = 10 * 365 * 86400.0  # seeded devices were "created" this long ago
 MAX_BODY = 1024 * 1024
@@ -397,8 +401,9 @@ class NacModel:
             # One row per device; ids may repeat (seeded records of a faulty server). Files of the
             # earlier schema (table device, id as primary key) are still read.
             self.db.execute(
-                "CREATE TABLE IF NOT EXISTS device_row (row INTEGER PRIMARY KEY, id INTEGER NOT NULL, hostname TEXT NOT NULL,"
-                " grp TEXT, profile TEXT, macs TEXT NOT NULL, ips TEXT NOT NULL, created REAL NOT NULL, shown TEXT)"
+                "CREATE TABLE IF NOT EXISTS device_row (row INTEGER PRIMARY KEY, id INTEGER NOT NULL,"
+                " hostname TEXT NOT NULL, grp TEXT, profile TEXT, macs TEXT NOT NULL, ips TEXT NOT NULL,"
+                " created REAL NOT NULL, shown TEXT)"
             )
             self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self.db.commit()
@@ -606,7 +611,8 @@ class NacModel:
     # ---- server variants (README, "Server variants") ------------------------------------------
 
     def configure(self, changes):
-        """Change some settings (SETTINGS); ValueError-free: returns {key: problem}, and changes nothing on a problem."""
+        """Change some settings (SETTINGS); ValueError-free: returns {key: problem}, and changes nothing on a
+        problem."""
         problems = settings_problems(changes)
         if problems:
             return problems
@@ -667,7 +673,8 @@ class NacModel:
         return [normalise(v) if normalise else v for v in values if isinstance(v, str)]
 
     def seed_bulk(self, count, prefix="bulk-", start=1):
-        """Add ``count`` settled devices fast (group and profile Bulk, one MAC and one IP each); returns (first id, last id)."""
+        """Add ``count`` settled devices fast (group and profile Bulk, one MAC and one IP each); returns (first id,
+        last id)."""
         with self.lock:
             return self._bulk_locked(count, prefix, start)
 
@@ -1187,7 +1194,7 @@ class NacModel:
         try:
             self.faults.configure(parse_object(body))
         except FaultSettingsError as exc:
-            raise validation_error(exc.problems)
+            raise validation_error(exc.problems) from None
         return self.faults.snapshot()
 
     def admin_settings(self, _body):
@@ -1215,7 +1222,10 @@ class NacModel:
         if not isinstance(data, dict) or ("devices" in data) == ("count" in data):
             raise validation_error(
                 {
-                    "body": 'give {"devices": [records]} (or the list itself), or {"count": N, "prefix": "bulk-", "start": 1}'
+                    "body": (
+                        'give {"devices": [records]} (or the list itself),'
+                        ' or {"count": N, "prefix": "bulk-", "start": 1}'
+                    )
                 }
             )
         if "devices" in data:
@@ -1352,7 +1362,8 @@ class Faults:
         threading.Thread(target=run, name="nac-emulator-late-commit", daemon=True).start()
 
     def snapshot(self):
-        """The settings, the faults injected by mode since start/reset, and the requests held now (slow, late commits)."""
+        """The settings, the faults injected by mode since start/reset, and the requests held now (slow, late
+        commits)."""
         with self.lock:
             injected = dict((mode, self.injected[mode]) for mode in FAULT_MODES)
             settings = dict(self.settings, modes=list(self.settings["modes"]))
@@ -1685,7 +1696,7 @@ class Emulator:
         try:
             return self.model.seed_records(records)
         except ApiError as exc:
-            raise ValueError("seed: %s" % exc.reply[2].decode("utf-8"))
+            raise ValueError("seed: %s" % exc.reply[2].decode("utf-8")) from None
 
     def seed_bulk(self, count, prefix="bulk-", start=1):
         """Add ``count`` bulk devices (as POST /_emulator/devices {"count": N}); returns (first id, last id)."""
@@ -1874,7 +1885,7 @@ class Emulator:
                 data.get("seconds"), data.get("mode", "refuse"), data.get("delay", 0.0), data.get("after_requests")
             )
         except OutageError as exc:
-            raise validation_error(exc.problems)
+            raise validation_error(exc.problems) from None
         cut = self._activate(token) if now else None  # active before this reply; the listener closes after it
         return json_reply(200, self.outage_state()), cut
 
@@ -2013,7 +2024,10 @@ def main(argv=None):
         "--outage-mode",
         choices=OUTAGE_MODES,
         default="refuse",
-        help="refuse: connections refused (listening socket closed, open connections cut); silent: accepted, never answered",
+        help=(
+            "refuse: connections refused (listening socket closed, open connections cut);"
+            " silent: accepted, never answered"
+        ),
     )
     outage.add_argument(
         "--outage-delay", type=float, default=0.0, metavar="SECONDS", help="begin SECONDS after start (default 0)"

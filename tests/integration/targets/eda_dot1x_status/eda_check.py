@@ -162,7 +162,9 @@ def run(flips, timeout):
             status = "CONNECTING" if status == "UNAUTHENTICATED" else "UNAUTHENTICATED"
             flipped = admin(emulator, hostname="ws-02", status=status)
             output.wait(
-                lambda: len(output.starting("RULE change ws-02")) > number, deadline, "flip %d of ws-02" % (number + 1)
+                lambda number=number: len(output.starting("RULE change ws-02")) > number,
+                deadline,
+                "flip %d of ws-02" % (number + 1),
             )
             latencies.append(output.starting("RULE change ws-02")[number][0] - flipped)
 

@@ -27,7 +27,8 @@ from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulat
 
 
 def self_signed(directory):
-    """A certificate for nac-emulator.test and 127.0.0.1 (not localhost) that is its own authority; returns (cert path, key path)."""
+    """A certificate for nac-emulator.test and 127.0.0.1 (not localhost) that is its own authority; returns
+    (cert path, key path)."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "nac-emulator.test")])
     now = datetime.datetime.now(datetime.timezone.utc)
