@@ -80,7 +80,8 @@ FILTER := sed -u -E \
 	-e '/^WARNING: (Using locale |Reviewing previous [0-9]+ warning)/d' \
 	-e '/^Installing requirements for Python /d' \
 	-e '/^Using cached pip .* bootstrap script/d' \
-	-e '/^(Collecting|Processing|Looking in links:|Installing collected packages:|Successfully installed|Requirement already satisfied) /d' \
+	-e '/^(Collecting|Processing|Looking in (links|indexes):|Installing collected packages:|Successfully installed|Requirement already satisfied) /d' \
+	-e '/^ +\xe2\x94\x81/d' \
 	-e '/^ +(Downloading|Using cached|Attempting uninstall:|Found existing installation:|Uninstalling|Successfully uninstalled) /d' \
 	-e '/ eta [0-9:]+$$/d' \
 	-e "/^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$$/d"
@@ -271,14 +272,14 @@ test: pythons
 	$(MAKE) --no-print-directory -k $(TEST_STAGES) || rc=$$?
 	echo "==> summary"
 	python3 tests/tools/test_summary.py "$(RESULTS)" \
-		$(foreach v,$(MATRIX),--version $(v)=$(if $(filter $(v),$(NEWEST)),venv+build+lint+docs+)sanity+units+integration) || rc=1
+		$(foreach v,$(MATRIX),--version $(v)=venv+$(if $(filter $(v),$(NEWEST)),build+lint+docs+)sanity+units+integration) || rc=1
 	exit $$rc
 
 # The newest pre-release of ansible-core (pip install --pre: a beta or release candidate when there is
 # one, else the newest release), in its own virtual environment, on the installed copy of the
 # collection: units and integration. It prints PASS or FAIL and always exits 0: a pre-release may break
 # things that are not ours to fix, and this check is not part of `make test`.
-test-next: build
+test-next:
 	echo "==> test-next: ansible-core pre-release, Python $(PYTHON_NEXT)"
 	rm -rf "$(NEXT_RESULTS)"
 	rc=0
