@@ -200,6 +200,9 @@ build: venv
 
 lint: build
 	$(call stage_start,lint,$(NEWEST))
+	# Python: ruff's lint rules and its formatting (ruff.toml; apply with `ruff format .`).
+	ruff check --quiet .
+	ruff format --check --quiet .
 	ansible-lint -q --nocolor
 	shellcheck -x .ci/run tests/tools/*.sh
 	antsibull-docs lint-collection-docs --plugin-docs --validate-collection-refs dependent "$(COLL)"
