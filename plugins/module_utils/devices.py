@@ -58,7 +58,7 @@ CREATION_WORDING = Wording(
     "{count} devices named {name} (ids {ids}): one of them was created by this task, which one is unknown (another "
     "client created the other); remove the extra device in the NAC",
     several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
-    "{attempts} times because the list did not show it within the settle window of {window}, "
+    "{attempts} times because it was missing from the device list for a whole settle window of {window}, "
     "so an earlier attempt was probably committed later than that (or another client created "
     "one meanwhile); remove the extra device in the NAC",
     several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "

@@ -90,8 +90,9 @@ class Item:
 
     @property
     def changed(self):
-        """Whether it (certainly) wrote something: done, or failed after a write answered as a success."""
-        return self.state == DONE or (self.state == FAILED and self.answered)
+        """Whether it wrote something: done, or failed after a write answered as a success that the list shows
+        (one of several devices of that name)."""
+        return self.state == DONE or (self.state == FAILED and self.answered and bool(self.found))
 
     def fail(self, message, failure=None):
         self.state, self.error, self.failure, self.id = FAILED, message, failure, None
