@@ -242,8 +242,8 @@ devices:
     changed:
       description:
         - Whether the device was (or in check mode, would be) created.
-        - Also true for a failed item when this task certainly created a device for it (its creation was answered
-          as a success), for example one of two devices of that name.
+        - Also true for a failed item whose creation was answered as a success while the device list shows
+          several devices of that name (one of them is this task's).
       type: bool
     error:
       description: Why the item failed; only for a failed item.
