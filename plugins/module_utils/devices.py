@@ -310,9 +310,8 @@ def ensure_devices(
     reported CREATED with the would-be body as their record.
 
     Every creation is decided from the server's state, never guessed from an error: the settle
-    engine (settle.settle) with ``settle_timeout``, ``max_resends``, ``should_stop``, ``clock`` and
-    ``sleep``; a device is shown by the list when a listed device has its hostname. ``warn(message)``
-    is told what concerns the device list as a whole (ids that it shows for several devices).
+    engine (settle.settle) with its arguments of the same names; a device is shown by the list when a
+    listed device has its hostname. ``warn(message)`` is told of ids the list shows for several devices.
     """
     if not specs:
         return []

@@ -148,13 +148,7 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
     warnings = [warning for warning in (repeated_ids_warning(repeated_ids(records)),) if warning]
     if all_devices:
         return [Target(r["id"], r["hostname"], None) for r in records], warnings
-    targets, seen = [], set()
-
-    def add(target, key):
-        if key not in seen:
-            seen.add(key)
-            targets.append(target)
-
+    chosen = _Chosen()
     if device_ids is not None:
         wanted, by_id = set(device_ids), {}
         for record in records:
@@ -162,29 +156,43 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
                 by_id.setdefault(record["id"], []).append(record)
         for ident in device_ids:
             for record in by_id.get(ident, ()):
-                add(Target(ident, record["hostname"], None), id(record))
+                chosen.add(Target(ident, record["hostname"], None), id(record))
             if ident not in by_id:
-                add(Target(ident, None, NOT_LISTED), ("id", ident))
-        return targets, warnings
+                chosen.add(Target(ident, None, NOT_LISTED), ("id", ident))
+        return chosen.targets, warnings
     for name, (matches, alike) in by_hostname(records, hostnames or ()).items():
         key = hostname_key(name)
-        if alike and ("alike", key) not in seen:
-            seen.add(("alike", key))
-            warnings.append(
-                "%s: not queried as %s%s"
-                % (lookalike_text(name, alike), name, "" if matches else ", which is not listed")
-            )
-        if len(matches) > 1 and ("name", key) not in seen:
+        if alike and chosen.first(("alike", key)):
+            listed = "" if matches else ", which is not listed"
+            warnings.append("%s: not queried as %s%s" % (lookalike_text(name, alike), name, listed))
+        if chosen.first(("name", key)) and len(matches) > 1:
             warnings.append(
                 "hostname %s matches %d devices (ids %s): the status of each is returned"
                 % (name, len(matches), ", ".join(str(r["id"]) for r in matches))
             )
         if not matches:
-            add(Target(None, name, NOT_LISTED), ("name", key))
-        seen.add(("name", key))
+            chosen.add(Target(None, name, NOT_LISTED), ("missing", key))
         for record in matches:
-            add(Target(record["id"], record["hostname"], None), id(record))
-    return targets, warnings
+            chosen.add(Target(record["id"], record["hostname"], None), id(record))
+    return chosen.targets, warnings
+
+
+class _Chosen:
+    """The targets chosen so far, each once (by a key: the record, or the id or name that is not listed)."""
+
+    def __init__(self):
+        self.targets, self._seen = [], set()
+
+    def first(self, key):
+        """Whether ``key`` is seen for the first time (it is seen from now on)."""
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def add(self, target, key):
+        if self.first(key):
+            self.targets.append(target)
 
 
 def shared_ids(targets):
