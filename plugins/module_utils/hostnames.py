@@ -175,6 +175,8 @@ def lookalike_text(name, listed):
 
 def repeated_ids(records):
     """{id: [records]} of the ids that the list shows for more than one record, in list order."""
+    if len(set(record["id"] for record in records)) == len(records):
+        return collections.OrderedDict()  # the usual case, found fast
     seen, repeated = {}, collections.OrderedDict()
     for record in records:
         first = seen.setdefault(record["id"], record)
