@@ -15,8 +15,13 @@ description:
   - With O(dot1x_status=true), also queries the 802.1x status of every device (the intent C(dot1x_status),
     O(concurrency) queries at a time over one pool of keep-alive connections) and groups the hosts by it,
     for example C(nac_dot1x_unauthenticated).
-  - Hosts are named by the device hostname. Devices that share a hostname (compared case-insensitively)
-    are each named C(<hostname>_<id>), with a warning naming them.
+  - Hosts are named by the device hostname. Devices that share a hostname (the same name, that is
+    canonically equivalent Unicode, equal NFC forms, and equal when ASCII letters are compared without case,
+    RFC 4343, as M(netaccess.nac.nac_device) compares them) are each named C(<hostname>_<id>), with a
+    warning naming them. Names that only look alike (C(strasse-01) and C(straße-01)) are different hosts.
+  - Ids that the device list shows for several devices (the API promises unique ids) are named in a warning;
+    each such device is a host of its own. With O(dot1x_status=true) the intent is fired once per id, and
+    each of those hosts gets its answer.
   - "Host variables: C(nac_id), C(nac_hostname), C(nac_group) and C(nac_profile) (when the record shows
     them, as a string or an object with a C(name)), C(nac_macs) and C(nac_ips) (when the record shows
     them as lists), C(nac_record) (the record as listed). With O(dot1x_status=true) also
@@ -116,7 +121,12 @@ else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    hostname_key,
+    index_by_hostname,
+    repeated_ids,
+    repeated_ids_warning,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     SECRET_OPTIONS,
     check_concurrency,
@@ -136,23 +146,24 @@ STATUS_VARS = (
 
 
 def host_names(records):
-    """({device id: host name}, warnings): the hostname, or ``<hostname>_<id>`` for each device whose hostname
-    another device has too (compared case-insensitively, as hostnames are matched everywhere in this
-    collection); ``nac_device_<id>`` for a device whose hostname is empty."""
+    """([host name of each record, in the records' order], warnings): the hostname, or ``<hostname>_<id>`` for
+    each device whose hostname another device has too (the same name, hostnames.hostname_key, as hostnames are
+    matched everywhere in this collection); ``nac_device_<id>`` for a device whose hostname is empty. Records
+    that share an id (a faulty list) are hosts of their own, and a warning names them."""
     by_name = index_by_hostname(records)
     taken = set(key for key, matches in by_name.items() if len(matches) == 1)
-    names, warnings = {}, []
+    named, warnings = {}, []  # {id(record): host name}
     for matches in by_name.values():
         if len(matches) == 1 and matches[0]["hostname"].strip():
-            names[matches[0]["id"]] = matches[0]["hostname"]
+            named[id(matches[0])] = matches[0]["hostname"]
             continue
         for record in matches:
             name = "%s_%s" % (record["hostname"].strip() or "nac_device", record["id"])
             while hostname_key(name) in taken:  # another device is named like that already
                 name = "%s_%s" % (name, record["id"])
             taken.add(hostname_key(name))
-            names[record["id"]] = name
-        hosts = ", ".join(names[record["id"]] for record in matches)
+            named[id(record)] = name
+        hosts = ", ".join(named[id(record)] for record in matches)
         if len(matches) == 1:
             warnings.append("device id %s has an empty hostname: its host is named %s" % (matches[0]["id"], hosts))
         else:
@@ -160,7 +171,10 @@ def host_names(records):
                 "hostname %r is shared by %d devices (ids %s): their hosts are named %s"
                 % (matches[0]["hostname"], len(matches), ", ".join(str(record["id"]) for record in matches), hosts)
             )
-    return names, warnings
+    repeated = repeated_ids_warning(repeated_ids(records))
+    if repeated:
+        warnings.append(repeated)
+    return [named[id(record)] for record in records], warnings
 
 
 def host_vars(record, entry=None):
@@ -250,7 +264,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.inventory.add_group(ALL_GROUP)
         strict = self.get_option("strict")
         for index, record in enumerate(records):
-            name = make_unsafe(names[record["id"]])
+            name = make_unsafe(names[index])
             hostvars = host_vars(record, entries[index] if entries is not None else None)
             self.inventory.add_host(name, group=ALL_GROUP)
             if entries is not None:

@@ -25,6 +25,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_problem,
     hostname_value,
     index_by_hostname,
+    lookalike_text,
+    lookalikes,
+    repeated_ids,
+    repeated_ids_warning,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.settle import (
     DONE,
@@ -41,20 +45,25 @@ DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 CREATED, EXISTING = DONE, "existing"
 MESSAGE_HOSTS = 10
 
-# What the settle engine says about a creation (nac_device's messages).
+# What the settle engine says about a creation (nac_device's messages). An item's error never says the list
+# "did not show" it while the list shows it: the engine reports what the last list shows (settle._report).
 CREATION_WORDING = Wording(
     not_attempted="not attempted: {reason}",
     stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
     "was not sent again: {reason}",
     refused_access="a creation was refused for lack of access, so no other was sent ({error})",
-    several_unidentified="created, but its id is unknown: the reply carried none and the device list shows "
-    "{count} devices named {name} (ids {ids})",
+    several_known="created {name} (id {id}), but the device list shows {count} devices named {name} (ids {ids}): "
+    "another client created one too (the API cannot prevent it); remove the extra device in the NAC",
+    several_unidentified="POST /api/device was answered as a success without a device id, and the device list shows "
+    "{count} devices named {name} (ids {ids}): one of them was created by this task, which one is unknown (another "
+    "client created the other); remove the extra device in the NAC",
     several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
-    "{attempts} times because the list did not show it within the settle window of {window}, "
+    "{attempts} times because it was missing from the device list for a whole settle window of {window}, "
     "so an earlier attempt was probably committed later than that (or another client created "
     "one meanwhile); remove the extra device in the NAC",
     several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
     "them in the NAC",
+    not_listed="created {name} (id {id} in the reply), but the device list read afterwards does not list it yet",
     unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
     "list did not show {name} during the settle window of {window}: whether it was created is "
     "unknown. Check the NAC; a later run looks for it before creating anything",
@@ -66,6 +75,12 @@ CREATION_WORDING = Wording(
     unknown_not_shown="{error}; the outcome is unknown: the device list did not show {name} during the settle window "
     "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
     "anything",
+    final_list_failed="{name} was sent {attempts} times; listing the devices once more at the end, to find a "
+    "duplicate, failed ({list_error}): check {name} in the NAC",
+)
+LOOKALIKE_NOT_CREATED = (
+    "%s; not created: a NAC that compares names loosely would refuse it or confuse the two. Rename one of them, "
+    "or create it in the NAC"
 )
 
 _MAC = re.compile(
@@ -139,8 +154,8 @@ def device_spec(item):
 def device_specs(items, name="devices"):
     """Validate every item before anything is sent; raise InvalidRequest listing all problems.
 
-    A hostname (case-insensitively), MAC or IP requested for two items is a problem too: it could
-    only ever create one of them.
+    A hostname (the same name: hostnames.hostname_key), MAC or IP requested for two items is a problem
+    too: it could only ever create one of them.
     """
     specs, problems, seen = [], [], {}
     for index, item in enumerate(items):
@@ -231,12 +246,19 @@ class Outcome(Item):
 
 
 def plan(specs, records):
-    """Classify each spec against the device list: existing, to create (pending), or failed."""
+    """Classify each spec against the device list: existing, to create (pending), or failed.
+
+    A device exists when a listed device has the same name (hostnames.hostname_key). A listed name that
+    matches only by a looser rule (a lookalike) is never taken for it: a device to create whose name has
+    a lookalike fails, unwritten, naming it with its id; an existing one gets a warning naming it.
+    """
     index = index_by_hostname(records)
+    alike = lookalikes(records, [spec["hostname"] for spec in specs])
     outcomes = []
     for spec in specs:
         outcome = Outcome(spec)
         found = index.get(hostname_key(spec["hostname"]), [])
+        similar = alike.get(spec["hostname"])
         if len(found) > 1:
             outcome.fail(
                 "%d devices are named %s (ids %s): the API does not promise unique hostnames and this one is "
@@ -244,16 +266,27 @@ def plan(specs, records):
                 % (len(found), spec["hostname"], ", ".join(str(r["id"]) for r in found))
             )
         elif found:
-            outcome.state, outcome.id, outcome.record = EXISTING, found[0]["id"], found[0]
-            differ = differences(spec, found[0])
-            if differ:
+            _existing(outcome, found[0])
+            if similar:
                 outcome.warnings.append(
-                    "device %s (id %s) exists but differs from the request: %s. Nothing was "
-                    "changed: the API cannot update a device, change it in the NAC itself"
-                    % (found[0]["hostname"], found[0]["id"], "; ".join(differ))
+                    "%s: it is not %s (id %s), which exists"
+                    % (lookalike_text(spec["hostname"], similar), found[0]["hostname"], found[0]["id"])
                 )
+        elif similar:
+            outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
         outcomes.append(outcome)
     return outcomes
+
+
+def _existing(outcome, record):
+    outcome.state, outcome.id, outcome.record = EXISTING, record["id"], record
+    differ = differences(outcome.spec, record)
+    if differ:
+        outcome.warnings.append(
+            "device %s (id %s) exists but differs from the request: %s. Nothing was "
+            "changed: the API cannot update a device, change it in the NAC itself"
+            % (record["hostname"], record["id"], "; ".join(differ))
+        )
 
 
 def ensure_devices(
@@ -267,6 +300,7 @@ def ensure_devices(
     should_stop=None,
     clock=time.monotonic,
     sleep=time.sleep,
+    warn=None,
 ):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
@@ -276,12 +310,16 @@ def ensure_devices(
     reported CREATED with the would-be body as their record.
 
     Every creation is decided from the server's state, never guessed from an error: the settle
-    engine (settle.settle) with ``settle_timeout``, ``max_resends``, ``should_stop``, ``clock`` and
-    ``sleep``; a device is shown by the list when a listed device has its hostname.
+    engine (settle.settle) with its arguments of the same names; a device is shown by the list when a
+    listed device has its hostname. ``warn(message)`` is told of ids the list shows for several devices.
     """
     if not specs:
         return []
-    outcomes = plan(specs, list_devices())
+    records = list_devices()
+    repeated = repeated_ids_warning(repeated_ids(records))
+    if repeated and warn is not None:
+        warn(repeated)
+    outcomes = plan(specs, records)
     pending = [outcome for outcome in outcomes if outcome.state == PENDING]
     _check_complete(pending)
     if check_mode:

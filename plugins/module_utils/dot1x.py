@@ -23,9 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT, DOT1X_INTENT_NAMES
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    by_hostname,
     check_hostnames,
     hostname_key,
-    index_by_hostname,
+    lookalike_text,
+    repeated_ids,
+    repeated_ids_warning,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
@@ -134,43 +137,77 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
 def resolve(records, device_ids=None, hostnames=None, all_devices=False):
     """The targets (``Target(id, hostname, error)``) in the order asked for, and warnings.
 
-    Each device appears once, however often it was asked for. A hostname matches case-insensitively
-    and every device that has it (the API does not promise unique hostnames; a warning names their
-    ids). Unknown ids and hostnames become targets with ``error`` set: they are reported, never fired.
+    One target per listed record chosen, however often it was asked for. A hostname matches every
+    record of the same name (hostnames.hostname_key; several: a warning names their ids); a record
+    whose name matches only by a looser rule (a lookalike) is never its target, and a warning names
+    it with its id. An id matches every record the list shows with it. Ids that the list shows for
+    several records are named in a warning, and each such record keeps its own target (``poll``
+    fires once per id). Unknown ids and hostnames become targets with ``error`` set: they are
+    reported, never fired.
     """
+    warnings = [warning for warning in (repeated_ids_warning(repeated_ids(records)),) if warning]
     if all_devices:
-        return [Target(r["id"], r["hostname"], None) for r in records], []
-    targets, warnings, seen = [], [], set()
-
-    def add(target, key):
-        if key not in seen:
-            seen.add(key)
-            targets.append(target)
-
+        return [Target(r["id"], r["hostname"], None) for r in records], warnings
+    chosen = _Chosen()
     if device_ids is not None:
-        by_id = dict((r["id"], r) for r in records)
+        wanted, by_id = set(device_ids), {}
+        for record in records:
+            if record["id"] in wanted:
+                by_id.setdefault(record["id"], []).append(record)
         for ident in device_ids:
-            record = by_id.get(ident)
-            if record is None:
-                add(Target(ident, None, NOT_LISTED), ("id", ident))
-            else:
-                add(Target(ident, record["hostname"], None), ("id", ident))
-        return targets, warnings
-    by_name = index_by_hostname(records)
-    for name in hostnames or ():
-        matches = by_name.get(hostname_key(name), [])
-        if not matches:
-            add(Target(None, name, NOT_LISTED), ("name", hostname_key(name)))
-            continue
-        if len(matches) > 1 and ("name", hostname_key(name)) not in seen:
-            seen.add(("name", hostname_key(name)))
+            for record in by_id.get(ident, ()):
+                chosen.add(Target(ident, record["hostname"], None), id(record))
+            if ident not in by_id:
+                chosen.add(Target(ident, None, NOT_LISTED), ("id", ident))
+        return chosen.targets, warnings
+    for name, (matches, alike) in by_hostname(records, hostnames or ()).items():
+        key = hostname_key(name)
+        if alike and chosen.first(("alike", key)):
+            listed = "" if matches else ", which is not listed"
+            warnings.append("%s: not queried as %s%s" % (lookalike_text(name, alike), name, listed))
+        if chosen.first(("name", key)) and len(matches) > 1:
             warnings.append(
                 "hostname %s matches %d devices (ids %s): the status of each is returned"
                 % (name, len(matches), ", ".join(str(r["id"]) for r in matches))
             )
+        if not matches:
+            chosen.add(Target(None, name, NOT_LISTED), ("missing", key))
         for record in matches:
-            add(Target(record["id"], record["hostname"], None), ("id", record["id"]))
-    return targets, warnings
+            chosen.add(Target(record["id"], record["hostname"], None), id(record))
+    return chosen.targets, warnings
+
+
+class _Chosen:
+    """The targets chosen so far, each once (by a key: the record, or the id or name that is not listed)."""
+
+    def __init__(self):
+        self.targets, self._seen = [], set()
+
+    def first(self, key):
+        """Whether ``key`` is seen for the first time (it is seen from now on)."""
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def add(self, target, key):
+        if self.first(key):
+            self.targets.append(target)
+
+
+def shared_ids(targets):
+    """{index: index of the first target with the same id} for each target (not an error) whose id an earlier
+    target has: the intent is fired once per id, and its answer is every such target's too."""
+    first, copies = {}, {}
+    for index, target in enumerate(targets):
+        if target.error is None and first.setdefault(target.id, index) != index:
+            copies[index] = first[target.id]
+    return copies
+
+
+def copy_entry(entry, target):
+    """The answer for another target with the same id: the same entry under the target's own hostname."""
+    return dict(entry, hostname=target.hostname)
 
 
 def shape(target, reply):
@@ -225,7 +262,8 @@ def poll(
     clock=time.monotonic,
     sleep=time.sleep,
 ):
-    """One result entry per target, in the targets' order.
+    """One result entry per target, in the targets' order; targets that share an id (``shared_ids``) are
+    queried once, and each gets that answer.
 
     Without ``wait_for``, every known target is queried once. With it, each round queries the
     targets that do not have that status yet (an error counts as not yet: it may be transient),
@@ -234,14 +272,17 @@ def poll(
     BatchStopped, with the entries so far (the targets not queried have ``error``).
     """
     refused = []
+    copies = shared_ids(targets)
     results = [None if target.error is None else error_entry(target, target.error) for target in targets]
-    pending = (index for index, target in enumerate(targets) if target.error is None)  # lazily: no list of N
+    pending = (i for i, target in enumerate(targets) if target.error is None and i not in copies)  # lazily, no list
     deadline = clock() + wait_timeout
     while True:
         started = clock()
         mine, theirs = itertools.tee(pending)  # tee holds only the indices in flight
         for index, entry in zip(mine, query(client, (targets[i] for i in theirs), concurrency, refused)):
             results[index] = entry
+        for index, first in copies.items():
+            results[index] = copy_entry(results[first], targets[index])
         if refused:
             raise BatchStopped(refused[0], results)
         if wait_for is None:
@@ -249,7 +290,7 @@ def poll(
         pending = [
             index
             for index, target in enumerate(targets)
-            if target.error is None and not reached(results[index], wait_for)
+            if target.error is None and index not in copies and not reached(results[index], wait_for)
         ]
         now = clock()
         if not pending or now >= deadline:
@@ -286,12 +327,16 @@ def query(client, targets, concurrency, refused=None):
 
 
 def query_all(client, targets, concurrency):
-    """Every target's entry (``query``), as a list. Refused credentials are the same for every
-    target: their NacAuthError is raised rather than returned as every device's error."""
+    """Every target's entry (``query``; once per id, ``shared_ids``), as a list. Refused credentials are the same
+    for every target: their NacAuthError is raised rather than returned as every device's error."""
     refused = []
-    entries = list(query(client, targets, concurrency, refused))
+    copies = shared_ids(targets)
+    answers = iter(list(query(client, (t for i, t in enumerate(targets) if i not in copies), concurrency, refused)))
     if refused:
         raise refused[0]
+    entries = []
+    for index, target in enumerate(targets):
+        entries.append(copy_entry(entries[copies[index]], target) if index in copies else next(answers))
     return entries
 
 

@@ -2,12 +2,24 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Hostnames, the identity of a device (no Ansible imports): when two names are the same, which
-requested names are usable, and finding records in the device list by hostname or id."""
+requested names are usable, finding records in the device list by hostname or id, and what in a list
+may be mistaken for a requested device (a lookalike name, a repeated id).
+
+Two hostnames are the same name when their NFC forms are equal once ASCII letters are compared
+without case (RFC 4343): canonically equivalent spellings (NFD ``café`` and NFC ``café``, the KELVIN
+SIGN and ``K``) are one name, and ``CAM-01`` is ``cam-01``. Nothing looser: ``straße`` is not
+``strasse`` (Unicode case folding), ``ｃａｍ`` is not ``cam`` (compatibility forms, NFKC), ``cam-01 `` is
+not ``cam-01``. A listed name that equals a requested one only by such a looser rule is a *lookalike*:
+never taken for the requested device, always named with its id (``lookalikes``). The policy: the
+API guide, docs/docsite/rst/api.rst ("Hostnames: when two names are the same").
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
+import itertools
 import unicodedata
 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
@@ -16,9 +28,51 @@ from ansible_collections.netaccess.nac.plugins.module_utils.replies import excer
 HOSTNAME_MAX = 253  # a DNS name's limit
 
 
+ASCII_LOWER = dict((ord(upper), ord(upper.lower())) for upper in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+NAMED_IDS = 10  # repeated ids named one by one in a warning
+# The looser rules a lookalike may match by, in the words of the messages: (name, transformation).
+LOOSER_RULES = (
+    ("surrounding whitespace", lambda name: name.strip()),
+    ("Unicode compatibility forms, NFKC", lambda name: unicodedata.normalize("NFKC", name)),
+    ("Unicode case folding", lambda name: name.casefold()),
+)
+
+
 def hostname_key(hostname):
-    """Hostnames are compared case-insensitively."""
-    return hostname.casefold()
+    """The form in which two hostnames are the same name: NFC, ASCII letters in lower case (RFC 4343).
+
+    Never ``casefold()`` nor NFKC: those would make ``straße-01`` the device ``strasse-01``."""
+    if hostname.isascii():  # most names: NFC leaves them alone, and lower() only lowers A-Z
+        return hostname.lower()
+    return unicodedata.normalize("NFC", hostname).translate(ASCII_LOWER)
+
+
+def loose_key(hostname):
+    """The form in which two hostnames look alike: compatibility form, case folded, without surrounding
+    whitespace. Only ever used to *name* lookalikes, never to match a device."""
+    if hostname.isascii():
+        return hostname.strip().lower()
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", hostname.strip()).casefold())
+
+
+def looser_rule(listed, requested):
+    """The looser rule(s) by which ``listed`` matches ``requested``, e.g. "Unicode case folding"."""
+    for size in range(1, len(LOOSER_RULES) + 1):
+        for chosen in itertools.combinations(LOOSER_RULES, size):
+            if _loosened(listed, chosen) == _loosened(requested, chosen):
+                return " and ".join(name for name, _rule in chosen)
+    return " and ".join(name for name, _rule in LOOSER_RULES)
+
+
+def _loosened(name, rules):
+    for _name, rule in rules:
+        name = rule(name)
+    return hostname_key(name)
+
+
+def shown_name(hostname):
+    """A hostname as a message shows it: quoted when whitespace or an invisible character would hide in it."""
+    return hostname if hostname.isprintable() and hostname == hostname.strip() and hostname else repr(hostname)
 
 
 def hostname_problem(value):
@@ -67,7 +121,7 @@ def index_by_hostname(records):
 
 
 def select(records, hostnames=None, ids=None):
-    """Records matching any of ``hostnames`` (case-insensitive) or ``ids``; all when neither is given
+    """Records matching any of ``hostnames`` (the same name: ``hostname_key``) or ``ids``; all when neither is given
     (None): an empty list is given, and matches nothing.
 
     Returns ``(selected, missing)``: the matching records in the server's order, and the requested
@@ -83,3 +137,65 @@ def select(records, hostnames=None, ids=None):
     missing = [name for name in hostnames or () if hostname_key(name) not in found_names]
     missing += [ident for ident in ids or () if ident not in found_ids]
     return selected, missing
+
+
+def by_hostname(records, hostnames):
+    """{requested hostname: (records of the same name, records whose name only looks like it)} for each of
+    ``hostnames``, in one pass over ``records``: a lookalike's name equals the requested one by a looser
+    rule (``loose_key``), not as the same name (``hostname_key``; the same name always looks alike)."""
+    found = collections.OrderedDict((name, ([], [])) for name in hostnames)
+    wanted = {}
+    for name in found:
+        wanted.setdefault(loose_key(name), []).append((name, hostname_key(name)))
+    if not wanted:
+        return found
+    for record in records:
+        for name, key in wanted.get(loose_key(record["hostname"]), ()):
+            found[name][0 if hostname_key(record["hostname"]) == key else 1].append(record)
+    return found
+
+
+def lookalikes(records, hostnames):
+    """{requested hostname: [listed records whose name only looks like it]}, for the requested names that
+    have lookalikes (``by_hostname``), in request order."""
+    return collections.OrderedDict(
+        (name, alike) for name, (_same, alike) in by_hostname(records, hostnames).items() if alike
+    )
+
+
+def lookalike_text(name, listed):
+    """What a message says of the ``listed`` lookalikes of the requested ``name``, each as in: strasse-01 (id 7)
+    is listed, which matches straße-01 only when compared loosely (Unicode case folding)."""
+    return "; ".join(
+        "%s (id %s) is listed, which matches %s only when compared loosely (%s)"
+        % (shown_name(record["hostname"]), record["id"], shown_name(name), looser_rule(record["hostname"], name))
+        for record in listed
+    )
+
+
+def repeated_ids(records):
+    """{id: [records]} of the ids that the list shows for more than one record, in list order."""
+    if len(set(record["id"] for record in records)) == len(records):
+        return collections.OrderedDict()  # the usual case, found fast
+    seen, repeated = {}, collections.OrderedDict()
+    for record in records:
+        first = seen.setdefault(record["id"], record)
+        if first is not record:
+            repeated.setdefault(record["id"], [first]).append(record)
+    return repeated
+
+
+def repeated_ids_warning(repeated, limit=NAMED_IDS):
+    """The warning naming the repeated ids (``repeated_ids``) and their hostnames, or None when there are none."""
+    if not repeated:
+        return None
+    named = "; ".join(
+        "id %s: %s" % (ident, ", ".join(shown_name(record["hostname"]) for record in shared))
+        for ident, shared in itertools.islice(repeated.items(), limit)
+    )
+    if len(repeated) > limit:
+        named += "; and %d more ids" % (len(repeated) - limit)
+    return (
+        "the device list (GET /api/device) shows the same id for several devices (%s): ids are meant to be unique, "
+        "so whatever targets such an id (a status query) cannot tell those devices apart; check them in the NAC" % named
+    )

@@ -19,6 +19,7 @@ import re
 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import USERINFO, credential_problem, strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.settle import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import check_ca_path
 
 # name -> (environment variable, type, default, secret). Each is a NacClient argument.
@@ -56,8 +57,11 @@ def check_concurrency(value):
 
 
 def settle_seconds(settle_timeout, timeout):
-    """nac_device's settle window: ``settle_timeout``, by default ``timeout`` (at most SETTLE_TIMEOUT_MAX)."""
-    seconds = min(timeout, SETTLE_TIMEOUT_MAX) if settle_timeout is None else settle_timeout
+    """nac_device's settle window: ``settle_timeout``; by default settle.SETTLE_TIMEOUT (60 s), or ``timeout`` when
+    that is longer (at most SETTLE_TIMEOUT_MAX). A short ``timeout`` (to fail fast) never shortens the window: a
+    commit may land long after its reply was lost, whatever the client waited for that reply."""
+    default = max(SETTLE_TIMEOUT, min(timeout, SETTLE_TIMEOUT_MAX))
+    seconds = default if settle_timeout is None else settle_timeout
     if not 0 <= seconds <= SETTLE_TIMEOUT_MAX:
         raise NacConfigError(
             "settle_timeout must be a number of seconds from 0 to %d, got %s" % (SETTLE_TIMEOUT_MAX, seconds)

@@ -13,9 +13,9 @@ short_description: Ensure devices exist in the NAC service
 version_added: 0.1.0
 description:
   - Makes one device (O(hostname)) or many (O(devices)) exist in the NAC service, each exactly once.
-  - A device is identified by its hostname, compared case-insensitively with the device list.
-    A device that exists is left alone (the API has no update or delete); one that does not is
-    created with one C(POST /api/device), which is never repeated blindly.
+  - A device is identified by its hostname; a listed device is the same device only when it has the same
+    name (see O(hostname)). A device that exists is left alone (the API has no update or delete); one that
+    does not is created with one C(POST /api/device), which is never repeated blindly.
   - Every parameter is checked before any request is sent; a bad value fails the task, quoting it.
   - The bulk form lists the devices once, then creates only the missing ones, O(concurrency) at a
     time. When nothing is missing, the task sends exactly one request.
@@ -24,8 +24,16 @@ author:
 options:
   hostname:
     description:
-      - Hostname of the device, its identity. Matched case-insensitively against the devices the
-        service lists; sent as given when the device is created.
+      - Hostname of the device, its identity, sent as given when the device is created.
+      - A listed device has this hostname when both are the same name, that is canonically equivalent Unicode
+        (their NFC forms are equal, so a decomposed C(café) is the composed one and the KELVIN SIGN is C(K)) and
+        equal when ASCII letters are compared without case (RFC 4343, so V(CAM-01) is V(cam-01)). Nothing looser;
+        C(straße-01) is not C(strasse-01) (Unicode case folding), a full-width C(ｃａｍ-01) is not C(cam-01)
+        (compatibility forms, NFKC), and a listed C("cam-01 ") with a trailing space is not C(cam-01).
+      - A device to create whose name a listed device matches only by such a looser rule (a lookalike) is not
+        created. The item fails before anything is written, naming the lookalike with its id, because a NAC that
+        compares names loosely would refuse it or confuse the two. Rename one of them, or create the device in
+        the NAC; a device that exists gets a warning naming its lookalikes instead.
       - When two or more listed devices have this hostname, the task fails and names their ids.
       - Exactly one of O(hostname) and O(devices) is required.
       - One name, a string of at most 253 characters without whitespace or control characters
@@ -108,15 +116,22 @@ options:
         before it may be sent again, at most O(max_retries) times in all. Which outcomes are uncertain,
         and how the list decides them, is in
         R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
-      - Defaults to O(timeout) (at most 3600). A creation that outlasted the client's O(timeout) was still being
-        processed by the service, which is given as long again to commit it before the client
-        concludes it was not committed. Raise it for a service that commits slowly; V(0) reads
+      - Defaults to 60 seconds, or to O(timeout) when that is longer (at most 3600). A short O(timeout), set to
+        fail fast, never shortens the window, since a service may commit a creation long after its reply was lost,
+        whatever the client waited for that reply. Raise it for a service that commits more slowly; V(0) reads
         the list once and re-sends at once what it does not show (not recommended).
+      - A task that sent any creation again lists the devices once more at its end; a device that list shows
+        twice is reported with both ids (the item fails), never as a clean success.
       - From 0 to 3600.
     type: float
 notes:
   - The API does not document the reply to a creation. The new device's id is taken from the reply
     when it carries one; otherwise one more device list (for all new devices at once) finds it.
+  - Each item has one report, consistent with the last device list read after its creation. A hostname that list
+    shows for several devices is reported with every id, never as not shown. A device created with an id in the
+    reply beside which the list shows another device of that name keeps its id, with a warning naming both; a
+    creation answered without an id, uncertain, or sent again, of which the list shows several, fails naming them.
+  - Ids that the device list shows for several devices are named in a warning (the API promises unique ids).
   - Every creation is decided from the service's state, never guessed from an error; how each failure
     is retried or decided, and the one case no client can exclude, is in
     R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
@@ -225,7 +240,10 @@ devices:
       description: The hostname as requested.
       type: str
     changed:
-      description: Whether the device was (or in check mode, would be) created.
+      description:
+        - Whether the device was (or in check mode, would be) created.
+        - Also true for a failed item whose creation was answered as a success while the device list shows
+          several devices of that name (one of them is this task's).
       type: bool
     error:
       description: Why the item failed; only for a failed item.
@@ -304,6 +322,7 @@ def ensure(nac):
             settle_timeout=settle_timeout,
             max_resends=nac.client.max_retries,
             should_stop=controller_watch(),
+            warn=nac.warn,
         )
     except InvalidRequest as error:
         raise TaskFailed(str(error)) from None

@@ -19,7 +19,13 @@ author:
 options:
   hostname:
     description:
-      - Only devices with one of these hostnames, compared case-insensitively.
+      - Only devices with one of these hostnames. A device has a hostname when both are the same name, that is
+        canonically equivalent Unicode (equal NFC forms) and equal when ASCII letters are compared without case
+        (RFC 4343), as M(netaccess.nac.nac_device) compares them.
+      - A listed device whose name matches a requested one only by a looser rule (Unicode case folding, so
+        C(strasse-01) for C(straße-01); compatibility forms, NFKC; surrounding whitespace) is not returned for
+        it. A warning names it with its id, and the requested name is in RV(missing) unless a device of that
+        very name is listed.
       - Combined with O(id), a device matching either is returned.
       - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list
         every device.
@@ -37,6 +43,9 @@ extends_documentation_fragment:
   - netaccess.nac.connection
   - netaccess.nac.attributes
   - netaccess.nac.attributes.read_only
+notes:
+  - Ids that the device list shows for several devices (the API promises unique ids) are named, with their
+    hostnames, in a warning; every such record is returned as listed.
 """
 
 EXAMPLES = r"""
@@ -88,13 +97,29 @@ missing:
   sample: ["cam-lobby-02", 42]
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import check_hostnames, select
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    check_hostnames,
+    lookalike_text,
+    lookalikes,
+    repeated_ids,
+    repeated_ids_warning,
+    select,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
 
 
 def list_devices(nac):
     hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
-    devices, missing = select(nac.client.list_devices(), hostnames, nac.params["id"])
+    records = nac.client.list_devices()
+    devices, missing = select(records, hostnames, nac.params["id"])
+    for name, listed in lookalikes(records, hostnames or ()).items():
+        nac.warn(
+            "%s: not returned for %s%s"
+            % (lookalike_text(name, listed), name, ", which is not listed" if name in missing else "")
+        )
+    repeated = repeated_ids_warning(repeated_ids(records))
+    if repeated:
+        nac.warn(repeated)
     return dict(devices=devices, missing=missing)
 
 

@@ -32,8 +32,14 @@ options:
     elements: int
   hostname:
     description:
-      - Query the devices with these hostnames, compared case-insensitively against one device list.
+      - Query the devices with these hostnames, looked up in one device list. A device has a hostname when both are
+        the same name, that is canonically equivalent Unicode (equal NFC forms) and equal when ASCII letters are
+        compared without case (RFC 4343), as M(netaccess.nac.nac_device) compares them.
       - A hostname that several devices share selects all of them, with a warning naming their ids.
+      - A listed device whose name matches a requested one only by a looser rule (Unicode case folding, so
+        C(strasse-01) for C(straße-01); compatibility forms, NFKC; surrounding whitespace) is never queried for
+        it. A warning names it with its id, and the requested name is reported as not in the device list unless a
+        device of that very name is listed.
       - A hostname that is not in the device list is reported in RV(results) with C(error), and the task
         fails after the other devices were queried.
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
@@ -185,6 +191,9 @@ results:
   description:
     - One entry per device queried, in the order asked for (the device list's order with O(all_devices)).
       A device asked for twice is queried and listed once.
+    - Devices that the device list shows with the same id (the API promises unique ids; a warning names them)
+      each keep their own entry. The intent targets an id, so it is fired once for that id, and its answer is
+      in each of their entries.
     - Also returned when the task fails because of unknown devices, failed queries or a timeout of O(wait_for).
   returned: success and when the task fails after the devices were queried
   type: list

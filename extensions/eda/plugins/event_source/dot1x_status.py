@@ -73,7 +73,9 @@ options:
     default: 3
   hostname:
     description:
-      - Devices to watch, by hostname (case-insensitive; every device with that name). Default every listed device.
+      - Devices to watch, by hostname (every device with the same name, compared as M(netaccess.nac.nac_device)
+        compares names; a listed name that only looks alike is not watched, and a warning names it). Default every
+        listed device.
       - A name that matches no device is reported in a C(nac_dot1x_error) event at every round; once
         such a device is created it changes from C(null).
     type: list

@@ -79,25 +79,55 @@ def hostvars(inventory, host):
 
 def test_unique_hostnames_are_the_host_names():
     names, warnings = host_names([dict(id=1, hostname="cam-01"), dict(id=2, hostname="Printer-01")])
-    assert names == {1: "cam-01", 2: "Printer-01"} and warnings == []
+    assert names == ["cam-01", "Printer-01"] and warnings == []
 
 
 def test_shared_hostnames_become_hostname_id_with_a_warning_naming_them():
     records = [dict(id=3, hostname="dup"), dict(id=9, hostname="x"), dict(id=4, hostname="DUP")]
     names, warnings = host_names(records)
-    assert names == {3: "dup_3", 4: "DUP_4", 9: "x"}
+    assert names == ["dup_3", "x", "DUP_4"]
     assert warnings == ["hostname 'dup' is shared by 2 devices (ids 3, 4): their hosts are named dup_3, DUP_4"]
 
 
 def test_a_suffixed_name_never_takes_another_devices_name():
     names, _warnings = host_names([dict(id=3, hostname="a"), dict(id=4, hostname="a"), dict(id=5, hostname="a_3")])
-    assert names == {3: "a_3_3", 4: "a_4", 5: "a_3"}
-    assert len(set(names.values())) == 3
+    assert names == ["a_3_3", "a_4", "a_3"]
+    assert len(set(names)) == 3
+
+
+def test_names_that_only_look_alike_are_different_hosts_and_canonical_spellings_one_name():
+    records = [
+        dict(id=1, hostname="strasse-01"),
+        dict(id=2, hostname="stra\u00dfe-01"),
+        dict(id=3, hostname="caf\u00e9-01"),  # NFC
+        dict(id=4, hostname="cafe\u0301-01"),  # NFD: the same name
+        dict(id=5, hostname="Kiosk-01"),
+        dict(id=6, hostname="\u212aiosk-01"),  # KELVIN SIGN: the same name
+    ]
+    names, warnings = host_names(records)
+    assert names[:2] == ["strasse-01", "stra\u00dfe-01"]
+    assert names[2:] == ["caf\u00e9-01_3", "cafe\u0301-01_4", "Kiosk-01_5", "\u212aiosk-01_6"]
+    assert len(warnings) == 2 and "ids 3, 4" in warnings[0] and "ids 5, 6" in warnings[1]
+
+
+def test_devices_that_share_an_id_are_hosts_of_their_own_and_a_warning_names_them():
+    records = [dict(id=500, hostname="shared-a"), dict(id=7, hostname="x"), dict(id=500, hostname="shared-b")]
+    names, warnings = host_names(records)
+    assert names == ["shared-a", "x", "shared-b"]
+    assert warnings == [
+        (
+            "the device list (GET /api/device) shows the same id for several devices (id 500: shared-a, shared-b): "
+            "ids are meant to be unique, so whatever targets such an id (a status query) cannot tell those devices "
+            "apart; check them in the NAC"
+        )
+    ]
+    same, _warnings = host_names([dict(id=500, hostname="twice"), dict(id=500, hostname="TWICE")])
+    assert same == ["twice_500", "TWICE_500_500"]
 
 
 def test_an_empty_hostname_gets_a_name_from_the_id():
     names, warnings = host_names([dict(id=8, hostname=" ")])
-    assert names == {8: "nac_device_8"}
+    assert names == ["nac_device_8"]
     assert warnings == ["device id 8 has an empty hostname: its host is named nac_device_8"]
 
 
@@ -195,6 +225,16 @@ def test_dot1x_status_groups_by_status_with_sanitised_names(emulator, tmp_path):
         "cam-01",
     )
     assert "nac_dot1x_error_message" not in cam
+
+
+def test_devices_sharing_an_id_are_two_hosts_with_one_status_query(emulator, tmp_path):
+    emulator.seed([dict(id=500, hostname="shared-a", macs=["02:00:00:50:00:01"]), dict(id=500, hostname="shared-b")])
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true"))
+    assert emulator.request_counts()[FIRE] == len(DEVICES) + 1  # id 500 once
+    assert emulator.model.admin_fires(None)["500"] == 1
+    first, second = hostvars(inventory, "shared-a"), hostvars(inventory, "shared-b")
+    assert (first["nac_id"], second["nac_id"]) == (500, 500)
+    assert first["nac_dot1x_status"] == second["nac_dot1x_status"] and second["nac_hostname"] == "shared-b"
 
 
 def test_constructable_options_see_the_host_variables(emulator, tmp_path):

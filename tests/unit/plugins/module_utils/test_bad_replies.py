@@ -357,12 +357,12 @@ def test_a_2xx_creation_reply_with_an_error_and_no_device_afterwards_is_a_failur
     for outcome in outcomes:
         assert outcome.state == FAILED and outcome.id is None
         assert "Hostname already taken" in clean(outcome.error)
-        assert "the device list did not show %s during the settle window of 30 s" % outcome.hostname in outcome.error
+        assert "the device list did not show %s during the settle window of 60 s" % outcome.hostname in outcome.error
         assert "whether it was created is unknown" in outcome.error
     assert (server.count(CREATE), server.count(LIST)) == (
         2,
-        7,
-    )  # never sent twice; the window lists at 0, 1, 3, 7, 15, 30 s
+        8,
+    )  # never sent twice; the default window (60 s) lists at 0, 1, 3, 7, 15, 31, 60 s
 
 
 def test_a_2xx_creation_reply_with_an_error_but_the_device_listed_afterwards_is_created():

@@ -16,13 +16,16 @@ DELETION_WORDING = Wording(
     not_attempted="deletion not attempted: {reason}",
     stopped="{error}; unknown whether {reason} stopped it",
     refused_access="a deletion was refused ({error})",
+    several_known="{name} ({id}): {count} records ({ids})",
     several_unidentified="{name}: {count} records ({ids})",
     several_after_resends="{name}: {count} records ({ids}) after {attempts} deletions in {window}",
     several="{error}; {name}: {count} records ({ids})",
+    not_listed="{name} ({id}) not listed",
     unidentified_not_shown="deleted{said}, but {name} was still listed after {window}",
     unidentified_list_failed="deleted, but the list failed: {list_error}",
     unknown_list_failed="{error}; whether {name} is gone is unknown, the list failed: {list_error}",
     unknown_not_shown="{error}; {name} still listed after {window}, {each_attempt}",
+    final_list_failed="{name}: {attempts} deletions, the last list failed: {list_error}",
 )
 
 
