@@ -103,8 +103,10 @@ requirements:
 notes:
   - All modules of this collection are in the action group C(netaccess.nac.nac), so the connection
     options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).
-  - Credentials (O(api_key), O(password), a password in O(api_url)) never appear in results, errors or
-    logs, neither as given nor escaped nor URL-encoded.
+  - The collection never shows credentials (O(api_key), O(password), a password in O(api_url)) in results,
+    errors or its logs, neither as given nor escaped nor URL-encoded. ansible-core itself prints every
+    module's arguments in clear when E(ANSIBLE_DEBUG) is set, credentials given as arguments included; those
+    given through the E(NAC_API_KEY) or E(NAC_PASSWORD) environment variables are not module arguments.
 """
 
     # Plugins (the inventory plugin) read their options through Ansible's configuration system,
