@@ -212,8 +212,13 @@ class Outage:
 
     def _recheck(self, episode):
         """Given up: one probe; the outage ends when it is answered, else Unreachable."""
+        timeout = self._probe_timeout
+        if self._limit is not None:
+            seconds, since, _why = self._limit
+            left = max(since, self._answered_at or since) + seconds - self._clock()
+            timeout = min(timeout, max(left, MIN_PROBE_TIMEOUT))
         try:
-            failure = self._probe(self._probe_timeout)
+            failure = self._probe(timeout)
         finally:
             with self._cond:
                 episode.leader, episode.checked = None, self._clock()

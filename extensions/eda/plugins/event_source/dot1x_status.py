@@ -34,8 +34,9 @@ description:
   - "A service that stops answering (a restart, a hang) gives its error event within one O(interval)
     of the last reply (or within O(timeout), when that is longer), even in the middle of a round: a round
     waits for an unreachable service only until nothing has answered for O(interval) seconds. The next
-    rounds go on waiting up to O(unreachable_timeout), then probe it at each round; the first round after
-    it answers again reports the changes."
+    rounds go on waiting, each as long, for up to O(unreachable_timeout) in all; after that each round
+    fails at once unless one probe (at most one every 5 s) is answered. The first round after the service
+    answers again reports the changes."
   - Rounds start every O(interval) seconds; a round that takes longer is followed at once by the next.
   - A device whose status flips back and forth gives an event at every change.
   - No credential appears in any event or log line of the source. ansible-rulebook itself logs the

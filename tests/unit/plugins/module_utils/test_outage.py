@@ -279,6 +279,18 @@ def test_limit_waiting_counts_from_the_last_reply_when_that_is_later():
         assert clock() == sent - 1 + 10
 
 
+def test_once_given_up_a_rounds_probe_is_given_only_the_rest_of_its_limit():
+    state, clock, probe = outage(REFUSED, bound=10, probe_timeout=30)
+    sent = answered_at(state, clock)
+    with pytest.raises(Unreachable):
+        state.after_failure(REFUSED, sent)  # given up after 10 s
+    clock.now += RECHECK
+    with state.limit_waiting(4, "the interval"):
+        with pytest.raises(Unreachable):
+            state.before_send()
+    assert probe.calls[-1] == (clock(), 4)
+
+
 # -- the transport rides it out ---------------------------------------------------------------
 
 URL = "https://nac.example.com"
