@@ -85,13 +85,28 @@ options:
         R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
     type: int
     default: 3
+  unreachable_timeout:
+    description:
+      - Seconds to wait for a service that stops answering in the middle of a task (connections refused
+        or timing out, no reply to anything, as during a restart), from 0 (never wait) to 3600.
+      - While it cannot be reached, every request of the task waits, and one probe request checks with
+        backoff whether it answers again; then the task goes on where it was, without spending O(max_retries).
+        After this many seconds the waiting requests fail, saying so.
+      - Only once the service has answered a request of the task - a wrong address or port fails after
+        the ordinary retries, in a few seconds.
+      - Details in R(Retries and outcomes,ansible_collections.netaccess.nac.docsite.api_retries) of the API guide.
+      - If not set, the environment variable E(NAC_UNREACHABLE_TIMEOUT) is used.
+    type: float
+    default: 60
 requirements:
   - requests
 notes:
   - All modules of this collection are in the action group C(netaccess.nac.nac), so the connection
     options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).
-  - Credentials (O(api_key), O(password), a password in O(api_url)) never appear in results, errors or
-    logs, neither as given nor escaped nor URL-encoded.
+  - The collection never shows credentials (O(api_key), O(password), a password in O(api_url)) in results,
+    errors or its logs, neither as given nor escaped nor URL-encoded. ansible-core itself prints every
+    module's arguments in clear when E(ANSIBLE_DEBUG) is set, credentials given as arguments included; those
+    given through the E(NAC_API_KEY) or E(NAC_PASSWORD) environment variables are not module arguments.
 """
 
     # Plugins (the inventory plugin) read their options through Ansible's configuration system,
@@ -124,4 +139,7 @@ options:
   timeout:
     env:
       - name: NAC_TIMEOUT
+  unreachable_timeout:
+    env:
+      - name: NAC_UNREACHABLE_TIMEOUT
 """

@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+import contextlib
 import math
 import os
 
@@ -123,18 +124,31 @@ def bug_round(bug, known, warnings, secrets):
     return Round([error_event(mask(message, secrets))], known, warnings)
 
 
-def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None):
+def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None, time_limit=None):
     """One round: ``Round(events, known, warnings)``. ``known`` is what ``detect`` returned last
     time (None before the first round). A round that fails as a whole (the device list cannot be
-    read, the credentials are refused) gives one ``nac_dot1x_error`` event and leaves ``known`` as it was."""
+    read, the credentials are refused) gives one ``nac_dot1x_error`` event and leaves ``known`` as it was.
+
+    ``time_limit`` (the source's interval): the round's deadline for a service that answers nothing.
+    The client waits for an unreachable service (its ``unreachable_timeout``), but within this round only
+    until nothing has answered for ``time_limit`` seconds (client.limit_waiting): an outage then gives its
+    error event within one interval of its start, and the next round waits on. A round that keeps
+    getting replies is never cut short, however long it takes."""
+    waiting = client.limit_waiting(time_limit, "the interval of the event source") if time_limit else _no_limit()
     try:
-        targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
-        results = query_all(client, [t for t in targets if t.error is None], concurrency)
+        with waiting:
+            targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
+            results = query_all(client, [t for t in targets if t.error is None], concurrency)
     except NacError as failure:
         return Round([error_event(failure.message)], known, [])
     results.extend(dict(id=t.id, hostname=t.hostname, error=t.error) for t in targets if t.error is not None)
     events, known = detect(known, results, initial)
     return Round(events, known, warnings)
+
+
+@contextlib.contextmanager
+def _no_limit():
+    yield
 
 
 def detect(known, results, initial=False):

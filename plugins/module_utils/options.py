@@ -34,6 +34,7 @@ CONNECTION_OPTIONS = collections.OrderedDict(
         ("ca_path", ("NAC_CA_PATH", "path", None, False)),
         ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
         ("max_retries", (None, "int", 3, False)),
+        ("unreachable_timeout", ("NAC_UNREACHABLE_TIMEOUT", "float", 60.0, False)),
     )
 )
 SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
@@ -41,6 +42,7 @@ SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNE
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
 MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff of transport.py, at most about a minute
 SETTLE_TIMEOUT_MAX = 3600  # nac_device's settle_timeout
+UNREACHABLE_TIMEOUT_MAX = 3600  # unreachable_timeout
 URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)?\Z", re.IGNORECASE)
 
 
@@ -54,6 +56,16 @@ def check_concurrency(value):
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
         raise NacConfigError("concurrency must be a whole number from 1 to %d, got %r" % (MAX_CONCURRENCY, value))
     return value
+
+
+def check_unreachable_timeout(value):
+    """Raise NacConfigError unless ``value`` is a number of seconds from 0 to UNREACHABLE_TIMEOUT_MAX."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= UNREACHABLE_TIMEOUT_MAX:
+        raise NacConfigError(
+            "unreachable_timeout must be a number of seconds from 0 (never wait) to %d, got %r"
+            % (UNREACHABLE_TIMEOUT_MAX, value)
+        )
+    return float(value)
 
 
 def settle_seconds(settle_timeout, timeout):

@@ -45,7 +45,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     MAX_CONCURRENCY,
     MAX_RETRIES_CAP,
     check_connection,
+    check_unreachable_timeout,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
@@ -57,6 +59,7 @@ READ_CHUNK = 65536
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 USER_AGENT = "netaccess.nac-ansible-collection"
+PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
 
 
 class Transport:
@@ -78,9 +81,11 @@ class Transport:
         ca_path=None,
         timeout=30.0,
         max_retries=3,
+        unreachable_timeout=60.0,
         pool_size=16,
         read_only=False,
         sleep=time.sleep,
+        clock=time.monotonic,
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
@@ -92,6 +97,8 @@ class Transport:
         self.read_only = read_only
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
+        # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
+        self._outage = Outage(check_unreachable_timeout(unreachable_timeout), self._probe, timeout, clock, sleep)
         if api_key:
             authorization = "Bearer %s" % api_key
         else:  # UTF-8, not the latin-1 of requests' own HTTPBasicAuth
@@ -118,7 +125,8 @@ class Transport:
         """Send one request, retried as the policy says; return the decoded JSON (None for an empty body).
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
-        was not processed (WRITE_RETRYABLE_STATUS, a connection never made)."""
+        was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
+        reached at all, the request waits for it (outage.py) without spending its retries."""
         if write and self.read_only:
             raise ReadOnlyViolation(
                 "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
@@ -131,13 +139,20 @@ class Transport:
         while True:
             delay = None
             last = attempt >= self.max_retries
+            sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
                 response = self._send(method, url, body)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
-                if last or isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
+                if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
+                    raise error from None
+                waited = self._wait_out(exc, error, sent_at, method, path)
+                if waited == RECOVERED or (waited and not error.outcome_unknown):
+                    continue  # the service answers again: send it (again) at once, the retries untouched
+                if last:
                     raise error from None
             else:
+                self._outage.answered()
                 if response.status_code < 300:
                     self._succeeded.set()
                 if response.status_code not in retryable or last:
@@ -145,6 +160,54 @@ class Transport:
                 delay = retry_after(response.headers.get("Retry-After"))
             attempt += 1
             self._sleep(delay if delay is not None else backoff(attempt))
+
+    def limit_waiting(self, seconds, why):
+        """A context in which waiting for an unreachable service ends once nothing has answered for
+        ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
+        return self._outage.limit_waiting(seconds, why)
+
+    def _wait_out(self, exc, error, sent_at, method, path):
+        """After a failed attempt: when it shows the service unreachable, wait for the service (outage.py).
+        None when there is nothing to wait out, else what the wait ended with (outage.UP or RECOVERED)."""
+        reason = _unreachable(exc)
+        if reason is None:
+            return None
+        return self._waited(self._outage.after_failure, method, path, error.outcome_unknown, reason, sent_at)
+
+    def _waited(self, wait, method, path, sent, *args):
+        """``wait(*args)``, an Unreachable turned into the NacConnectionError of ``method path`` (``sent``: the
+        attempt was sent and failed, else it never was)."""
+        try:
+            return wait(*args)
+        except Unreachable as gone:
+            seconds = ("%.0f" if gone.seconds >= 10 else "%.1f") % gone.seconds
+            text = "The NAC API at %s could not be reached for %s s (%s): %s %s %s, as %s. See %s." % (
+                self.display_url,
+                seconds,
+                gone.reason,
+                method,
+                path,
+                "got no reply" if sent else "was not sent",
+                gone.limit,
+                "'Retries and outcomes' in the API guide",
+            )
+            failure = NacConnectionError(text, outcome_unknown=sent, method=method, path=path, url=self.display_url)
+            raise self.scrubbed(failure) from None
+
+    def _probe(self, timeout):
+        """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
+        status; a TLS failure is an answer too), else why it could not be reached."""
+        try:
+            url = self.base_url + PROBE_PATH
+            response = self.session.request(
+                "GET", url, timeout=timeout, verify=self.verify, allow_redirects=False, stream=True
+            )
+        except requests.exceptions.SSLError:
+            return None
+        except requests.exceptions.RequestException as exc:
+            return _unreachable(exc) or "the connection broke off"
+        response.close()
+        return None
 
     def _send(self, method, url, body):
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
@@ -279,6 +342,19 @@ def _refused_before_sending(exc):
             "nodename nor servname",
         )
     )
+
+
+def _unreachable(exc):
+    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
+    refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connections time out"
+    if isinstance(exc, requests.exceptions.ConnectionError) and _refused_before_sending(exc):
+        reason = _connect_reason(exc)
+        return "connection refused" if reason.startswith("connection refused") else reason
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "no reply"
+    return None
 
 
 def _connect_reason(exc):

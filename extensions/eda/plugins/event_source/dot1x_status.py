@@ -31,6 +31,12 @@ description:
     C({nac_dot1x_error: {message, devices}}) and polling goes on at the next interval. A device
     that alone could not be queried is named in C(devices) (C({id, hostname, error})) and keeps
     its last known status; C(devices) is empty when the round failed as a whole."
+  - "A service that stops answering (a restart, a hang) gives its error event within one O(interval)
+    of the last reply (or within O(timeout), when that is longer), even in the middle of a round: a round
+    waits for an unreachable service only until nothing has answered for O(interval) seconds. The next
+    rounds go on waiting, each as long, for up to O(unreachable_timeout) in all; after that each round
+    fails at once unless one probe (at most one every 5 s) is answered. The first round after the service
+    answers again reports the changes."
   - Rounds start every O(interval) seconds; a round that takes longer is followed at once by the next.
   - A device whose status flips back and forth gives an event at every change.
   - No credential appears in any event or log line of the source. ansible-rulebook itself logs the
@@ -71,6 +77,13 @@ options:
     description: How often a request that failed in a retryable way is tried again.
     type: int
     default: 3
+  unreachable_timeout:
+    description:
+      - Seconds to wait for a service that stops answering (connections refused or timing out, no reply),
+        once it has answered. A round waits at most until nothing has answered for O(interval) seconds,
+        then gives its error event; the next rounds wait on. If not set, E(NAC_UNREACHABLE_TIMEOUT) is used.
+    type: float
+    default: 60
   hostname:
     description:
       - Devices to watch, by hostname (every device with the same name, compared as M(netaccess.nac.nac_device)
@@ -156,7 +169,14 @@ async def main(queue, args):
             started = loop.time()
             try:
                 result = await loop.run_in_executor(
-                    None, poll_once, client, options["hostname"], options["concurrency"], options["initial"], known
+                    None,
+                    poll_once,
+                    client,
+                    options["hostname"],
+                    options["concurrency"],
+                    options["initial"],
+                    known,
+                    options["interval"],  # the round's deadline for a service that answers nothing
                 )
             except Exception as bug:  # pylint: disable=broad-except
                 result = bug_round(bug, known, warnings, secrets)  # a bug must not end the watch

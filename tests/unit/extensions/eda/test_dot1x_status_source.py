@@ -155,6 +155,42 @@ def test_an_unreachable_service_gives_error_events_and_polling_goes_on(emulator)
     assert "Could not connect to the NAC API at %s" % url in events[0]["nac_dot1x_error"]["message"]
 
 
+def test_a_service_that_stops_answering_gives_an_error_event_during_the_outage_and_polling_goes_on(emulator):
+    """Silent outage (connections accepted, nothing answered) of 8 s, interval 1 s: the round under way
+    gives its error event within about one interval, while the outage is still on, not after it; once the
+    service answers again, the next round reports the change that happened meanwhile."""
+    seen = {}
+
+    def go_silent():
+        emulator.outage(8, mode="silent")
+
+    def note_error_and_flip():
+        seen["outage"] = emulator.outage_state()["state"]  # when the first error event was there
+        requests.post(
+            emulator.url + "/_emulator/dot1x", json={"hostname": "cam-01", "status": "UNAUTHENTICATED"}, timeout=10
+        )  # the admin endpoints answer during a silent outage
+
+    def changed_after_the_outage(events):
+        return ("cam-01", "AUTHENTICATED", "UNAUTHENTICATED") in changes(events)
+
+    args = {"api_url": emulator.url, "api_key": KEY, "hostname": ["cam-01"], "interval": 1, "timeout": 0.5}
+    events = run_source(
+        dict(args, initial=True),
+        [
+            (lambda events: len(events) >= 1, go_silent),
+            (lambda events: any("nac_dot1x_error" in e for e in events), note_error_and_flip),
+            (changed_after_the_outage, None),
+        ],
+        timeout=60,
+    )
+    assert seen["outage"] == "active"
+    first_error = next(e["nac_dot1x_error"] for e in events if "nac_dot1x_error" in e)
+    assert "The NAC API at %s could not be reached" % emulator.url in first_error["message"]
+    assert "nothing has answered for 1 s (the interval of the event source)" in first_error["message"]
+    assert changes(events)[0] == ("cam-01", None, "AUTHENTICATED")
+    assert emulator.outage_state()["state"] == "over"
+
+
 def test_bad_arguments_end_the_source_with_a_clear_error(emulator):
     with pytest.raises(NacConfigError) as caught:
         run_source({"api_url": emulator.url, "api_key": BAD_KEY, "intervall": 5}, [(lambda events: False, None)])

@@ -262,6 +262,7 @@ def test_options_defaults_and_environment_fallbacks():
         ca_path=None,
         timeout=30.0,
         max_retries=3,
+        unreachable_timeout=60.0,
         read_only=True,
         pool_size=8,
     )
@@ -270,6 +271,7 @@ def test_options_defaults_and_environment_fallbacks():
 
 def test_options_arguments_win_over_the_environment_and_strings_are_parsed():
     env = dict(ENV, NAC_VALIDATE_CERTS="no", NAC_TIMEOUT="2.5", NAC_TENANT="site-1", NAC_CA_PATH="~/ca.pem")
+    env["NAC_UNREACHABLE_TIMEOUT"] = "20"
     client, options = source_options(
         {
             "api_url": "http://127.0.0.1:8787",
@@ -285,6 +287,7 @@ def test_options_arguments_win_over_the_environment_and_strings_are_parsed():
         client["api_url"] == "http://127.0.0.1:8787" and client["validate_certs"] is False and client["timeout"] == 2.5
     )
     assert client["tenant"] == "site-1" and not client["ca_path"].startswith("~") and client["pool_size"] == 32
+    assert client["unreachable_timeout"] == 20.0
     assert options == dict(hostname=["cam-01"], interval=1.0, concurrency=32, initial=True)
 
 
