@@ -71,6 +71,12 @@ options:
     description: How often a request that failed in a retryable way is tried again.
     type: int
     default: 3
+  max_reply_mb:
+    description:
+      - The largest reply read, in MiB; a larger one fails the round without being read whole.
+        If not set, E(NAC_MAX_REPLY_MB) is used.
+    type: int
+    default: 256
   hostname:
     description:
       - Devices to watch, by hostname (case-insensitive; every device with that name). Default every listed device.

@@ -262,6 +262,7 @@ def test_options_defaults_and_environment_fallbacks():
         ca_path=None,
         timeout=30.0,
         max_retries=3,
+        max_reply_mb=256,
         read_only=True,
         pool_size=8,
     )
