@@ -39,7 +39,6 @@ import tempfile
 import time
 
 import requests
-
 from bench_compare import ADMIN_KEY, EmulatorProcess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,8 +73,8 @@ start = time.perf_counter()
 reply = session.get(url + "/api/device", timeout=300)
 reply.raise_for_status()
 ids = [record["id"] for record in reply.json() if record["hostname"].lower() == hostname.lower()]
-fired = session.post(url + "/api/intent/dot1x_status/fire", json={"targetId": ids[0], "additionalPayload": {"json": True}},
-                     timeout=30)
+body = {"targetId": ids[0], "additionalPayload": {"json": True}}
+fired = session.post(url + "/api/intent/dot1x_status/fire", json=body, timeout=30)
 fired.raise_for_status()
 wall = time.perf_counter() - start
 print(json.dumps(dict(wall=wall, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
@@ -131,7 +130,11 @@ class Playbooks:
             json.dump([dict(hosts="localhost", gather_facts=False, tasks=tasks)], handle)
         start = time.perf_counter()
         done = subprocess.run(
-            self.command + [playbook], env=self.env, cwd=self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            self.command + [playbook],
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             universal_newlines=True,
         )
         whole = time.perf_counter() - start
@@ -151,7 +154,10 @@ class Playbooks:
 
 def bare(url, hostname):
     done = subprocess.run(
-        [sys.executable, "-c", BARE, url, ADMIN_KEY, hostname], stdout=subprocess.PIPE, universal_newlines=True, check=True
+        [sys.executable, "-c", BARE, url, ADMIN_KEY, hostname],
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        check=True,
     )
     return json.loads(done.stdout)
 

@@ -156,24 +156,26 @@ class NacClient(Transport):
         try:
             links = next_links(page.headers, page.url)
         except LinkError as error:
-            raise self._partial(
-                path, "its Link header cannot be read (%s: %s)" % (error, excerpt(page.headers.get("Link"), 120))
-            ) from None
+            shown = excerpt(page.headers.get("Link"), 120)
+            raise self._partial(path, "the reply's Link header cannot be read (%s: %s)" % (error, shown)) from None
         if not links:
             return None
         if len(links) > 1:
-            raise self._partial(path, "its Link header names %d next pages: %s" % (len(links), ", ".join(links)))
+            shown = ", ".join(strip_userinfo(link) for link in links)
+            raise self._partial(path, "the reply's Link header names %d next pages: %s" % (len(links), shown))
         following = path_under(links[0], self.base_url)
         if following is None:
             raise self._partial(
                 path,
-                "its next page is at %s, on another origin (scheme, host, port) or outside api_url %s: not followed, "
+                "the next page is at %s, on another origin (scheme, host, port) or outside api_url %s: not followed, "
                 "so that no credential is sent there" % (strip_userinfo(links[0]), self.display_url),
             )
         if following in seen:
-            raise self._partial(path, "its next link leads back to %s, a page already read (a loop)" % following)
+            raise self._partial(path, "the next link leads back to %s, a page already read (a loop)" % following)
         if pages_read >= MAX_PAGES:
-            raise self._partial(path, "it still names a next page after %d pages, the most read of one list" % pages_read)
+            raise self._partial(
+                path, "the reply still names a next page after %d pages, the most read of one list" % pages_read
+            )
         return following
 
     def _not_a_list(self, path, reply):

@@ -201,7 +201,7 @@ def _content_range(value, read, pages, noun):
     found = CONTENT_RANGE.match(value)
     shown = "Content-Range: %s" % value.strip()[:80]
     if not found:
-        return "the reply is a range of a larger whole (%s), in a form the collection does not read" % shown
+        return "the reply is a range of a larger whole, in a form the collection does not read (%s)" % shown
     unit, first, last, whole = found.groups()
     if whole == "*":
         # Of unknown length: only the end of a chain of next links can say the list is complete.
