@@ -415,7 +415,7 @@ def test_a_device_on_page_two_is_found_and_not_created_again():
 class TwoLinkFields(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self):  # noqa: N802 (the standard library's name)
+    def do_GET(self):  # the standard library's name
         page = 2 if self.path.endswith("page=2") else 1
         body = json.dumps(PAGE1 if page == 1 else PAGE2).encode()
         self.send_response(200)
