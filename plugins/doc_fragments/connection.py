@@ -98,6 +98,19 @@ options:
       - If not set, the environment variable E(NAC_UNREACHABLE_TIMEOUT) is used.
     type: float
     default: 60
+  max_reply_mb:
+    description:
+      - The largest reply the collection reads, in MiB (1 MiB is 1,048,576 bytes), 1 or more.
+      - A reply announced as larger (C(Content-Length)) fails the task at once, without being read; a reply
+        of unannounced length fails as soon as what arrived passes the limit. The message names this option.
+        So a runaway reply never fills the memory of the host that runs the task.
+      - The limit is per reply. A device list that the service sends in pages (RFC 8288 C(Link) headers)
+        may be larger as a whole; see
+        R(Pagination and reply sizes,ansible_collections.netaccess.nac.docsite.api_pages) in the API guide.
+      - The default holds a list of about a million devices.
+      - If not set, the environment variable E(NAC_MAX_REPLY_MB) is used.
+    type: int
+    default: 256
 requirements:
   - requests
 notes:
@@ -142,4 +155,7 @@ options:
   unreachable_timeout:
     env:
       - name: NAC_UNREACHABLE_TIMEOUT
+  max_reply_mb:
+    env:
+      - name: NAC_MAX_REPLY_MB
 """

@@ -30,6 +30,15 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     ReadOnlyViolation,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, MAX_CONCURRENCY
+from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
+    MAX_PAGES,
+    LinkError,
+    Page,
+    envelope_keys,
+    next_links,
+    partial_sign,
+    path_under,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, json_type, server_reason
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
@@ -70,15 +79,15 @@ class NacClient(Transport):
     # -- the API (API guide section 4, docs/docsite/rst/api.rst) -----------------------
 
     def list_intents(self):
-        """GET /api/intent: the intents the account may use (each has a ``tag``)."""
-        return self._records("GET", "/api/intent", "tag", str)
+        """GET /api/intent: the intents the account may use (each has a ``tag``), every page of them."""
+        return self._records("/api/intent", "tag", str, "intents")
 
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
     def list_devices(self):
-        """GET /api/device: every device; each record has at least ``id`` and ``hostname``."""
-        records = self._records("GET", "/api/device", "id", int)
+        """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``."""
+        records = self._records("/api/device", "id", int, "devices")
         for index, record in enumerate(records):
             if not isinstance(record.get("hostname"), str):
                 raise self._shape_error(
@@ -105,20 +114,89 @@ class NacClient(Transport):
 
     # -- what the API's replies mean ----------------------------------------------------
 
-    def _records(self, method, path, key, key_type):
-        reply = self.request(method, path)
-        if not isinstance(reply, list):
-            raise self._shape_error(method, path, "expected a JSON array, got %s" % json_type(reply))
+    def _records(self, path, key, key_type, noun):
+        """The records of a list endpoint, every ``key`` checked: the whole list, or a NacResponseError."""
+        reply = self._read_list(path, noun)
         for index, record in enumerate(reply):
             value = record.get(key) if isinstance(record, dict) else None
             if not isinstance(value, key_type) or isinstance(value, bool):
                 raise self._shape_error(
-                    method,
+                    "GET",
                     path,
                     "item %d has no %s %r: %s"
                     % (index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80)),
                 )
         return reply
+
+    def _read_list(self, path, noun):
+        """GET ``path`` and every page after it: the pages' arrays joined, in order.
+
+        A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
+        when it is on api_url's origin and under its path, for at most pages.MAX_PAGES pages, never to a
+        page read before. Any other sign that the list goes on (pages.partial_sign, or an object where the
+        array is expected) is a NacResponseError naming it: a list is used whole, or not at all."""
+        records, seen, pages_read = [], set(), 0
+        while True:
+            seen.add(path)
+            page = self.request("GET", path)
+            pages_read += 1
+            if not isinstance(page, Page):
+                raise self._not_a_list(path, page)
+            records.extend(page)
+            following = self._next_page(path, page, seen, pages_read)
+            if following is None:
+                sign = partial_sign(page.headers, len(records), pages_read, noun)
+                if sign:
+                    raise self._partial(path, "%s, but listed %d and gave no next link" % (sign, len(records)))
+                return records
+            path = following
+
+    def _next_page(self, path, page, seen, pages_read):
+        """The path of the page after ``page`` (read from ``path``), None after the last one."""
+        try:
+            links = next_links(page.headers, page.url)
+        except LinkError as error:
+            shown = excerpt(page.headers.get("Link"), 120)
+            raise self._partial(path, "the reply's Link header cannot be read (%s: %s)" % (error, shown)) from None
+        if not links:
+            return None
+        if len(links) > 1:
+            shown = ", ".join(strip_userinfo(link) for link in links)
+            raise self._partial(path, "the reply's Link header names %d next pages: %s" % (len(links), shown))
+        following = path_under(links[0], self.base_url)
+        if following is None:
+            raise self._partial(
+                path,
+                "the next page is at %s, on another origin (scheme, host, port) or outside api_url %s: not followed, "
+                "so that no credential is sent there" % (strip_userinfo(links[0]), self.display_url),
+            )
+        if following in seen:
+            raise self._partial(path, "the next link leads back to %s, a page already read (a loop)" % following)
+        if pages_read >= MAX_PAGES:
+            raise self._partial(
+                path, "the reply still names a next page after %d pages, the most read of one list" % pages_read
+            )
+        return following
+
+    def _not_a_list(self, path, reply):
+        what = "expected a JSON array, got %s" % json_type(reply)
+        keys = envelope_keys(reply)
+        if keys:  # {"items": [...], "next": ...}: maybe one page of a list, maybe the whole of it: never guessed
+            what += " with %s, the shape of a page of a paginated list: not read as the list" % ", ".join(
+                repr(key) for key in keys
+            )
+        return self._shape_error("GET", path, what)
+
+    def _partial(self, path, what):
+        return self.scrubbed(
+            NacResponseError(
+                "GET %s: %s: refusing to use an incomplete list (see 'Pagination and reply sizes' in the API guide)"
+                % (path, what),
+                method="GET",
+                path=path,
+                url=self.display_url,
+            )
+        )
 
     def _shape_error(self, method, path, what):
         return self.scrubbed(

@@ -35,6 +35,7 @@ CONNECTION_OPTIONS = collections.OrderedDict(
         ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
         ("max_retries", (None, "int", 3, False)),
         ("unreachable_timeout", ("NAC_UNREACHABLE_TIMEOUT", "float", 60.0, False)),
+        ("max_reply_mb", ("NAC_MAX_REPLY_MB", "int", 256, False)),  # MiB of one reply, at most
     )
 )
 SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
@@ -91,6 +92,7 @@ def check_connection(
     ca_path=None,
     timeout=30.0,
     max_retries=3,
+    max_reply_mb=256,
 ):
     """Raise NacConfigError naming the first unusable connection option (never showing a secret)."""
     _check_api_url(api_url)
@@ -99,6 +101,8 @@ def check_connection(
         raise NacConfigError("max_retries must be 0 or more, got %s" % max_retries)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         raise NacConfigError("timeout must be a number of seconds greater than 0, got %r" % (timeout,))
+    if isinstance(max_reply_mb, bool) or not isinstance(max_reply_mb, int) or max_reply_mb < 1:
+        raise NacConfigError("max_reply_mb must be a whole number of MiB, 1 or more, got %r" % (max_reply_mb,))
     if validate_certs and ca_path:
         check_ca_path(ca_path)
 

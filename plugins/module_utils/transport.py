@@ -48,6 +48,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_unreachable_timeout,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
+from ansible_collections.netaccess.nac.plugins.module_utils.pages import Page
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
@@ -56,6 +57,7 @@ RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
 WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
 RETRY_AFTER_CAP = 30.0
 READ_CHUNK = 65536
+MIB = 1024 * 1024
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 USER_AGENT = "netaccess.nac-ansible-collection"
@@ -82,6 +84,7 @@ class Transport:
         timeout=30.0,
         max_retries=3,
         unreachable_timeout=60.0,
+        max_reply_mb=256,
         pool_size=16,
         read_only=False,
         sleep=time.sleep,
@@ -89,11 +92,14 @@ class Transport:
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
-        check_connection(api_url, api_key, username, password, tenant, validate_certs, ca_path, timeout, max_retries)
+        check_connection(
+            api_url, api_key, username, password, tenant, validate_certs, ca_path, timeout, max_retries, max_reply_mb
+        )
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
         self.max_retries = min(max_retries, MAX_RETRIES_CAP)
+        self.max_reply_mb = max_reply_mb  # the size limit of one reply's body, in MiB (as decoded)
         self.read_only = read_only
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
@@ -213,17 +219,28 @@ class Transport:
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
         deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
         as a ReadTimeout once the deadline passes, never later than one read after it. The response
-        returned holds the body as read, in place of the stream (``raw``)."""
+        returned holds the body as read, in place of the stream (``raw``).
+
+        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
+        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
         deadline = time.monotonic() + self.timeout
+        limit = self.max_reply_mb * MIB
         # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
         response = self.session.request(
             method, url, json=body, timeout=self.timeout, verify=self.verify, allow_redirects=False, stream=True
         )
+        announced = (response.headers.get("Content-Length") or "").strip()
+        if announced.isdigit() and int(announced) > limit:
+            response.close()
+            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced)
+        body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            chunks = []
             for chunk in _bounded(_chunks(response), sock, deadline):
-                chunks.append(chunk)
+                if body.tell() + len(chunk) > limit:
+                    response.close()
+                    raise self._too_large(method, url, "passed %d MiB as it arrived" % self.max_reply_mb)
+                body.write(chunk)
         except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
             response.close()
             if time.monotonic() >= deadline or "timed out" in str(exc).lower():
@@ -231,16 +248,34 @@ class Transport:
             if isinstance(exc, requests.exceptions.RequestException):
                 raise
             raise requests.exceptions.ConnectionError(exc) from None
-        response.raw = io.BytesIO(b"".join(chunks))  # read by response.content, .text and .json()
+        # The body as read, without a copy: as response.content (what .text and .json() read) and as raw.
+        response._content, response._content_consumed = body.getvalue(), True
+        response.raw = io.BytesIO(response._content)
         return response
+
+    def _too_large(self, method, url, what):
+        """The error of a reply over ``max_reply_mb``. A request other than GET was answered, so it may have
+        been processed (``outcome_unknown``): a creation is then looked for in the list, never re-sent blindly."""
+        path = url[len(self.base_url) :] if url.startswith(self.base_url) else url
+        return self.scrubbed(
+            NacResponseError(
+                "%s %s: the reply %s, more than the limit of %d MiB of one reply (max_reply_mb): it was not read "
+                "whole. If the service really sends replies this large, raise max_reply_mb (or NAC_MAX_REPLY_MB)."
+                % (method, path, what, self.max_reply_mb),
+                method=method,
+                path=path,
+                url=self.display_url,
+                outcome_unknown=method not in ("GET", "HEAD"),
+            )
+        )
 
     def _decode(self, method, path, response, write=False, attempts=1):
         if response.status_code >= 300:
             raise self.http_error(method, path, response, write=write, attempts=attempts)
-        if not response.content.strip():
+        if not response.content or response.content.isspace():  # (strip() would copy a large body)
             return None
         try:
-            return decode_json(response)
+            value = decode_json(response)
         except ValueError:
             if write:
                 return None  # a write's reply body is not documented: the caller re-reads
@@ -254,6 +289,8 @@ class Transport:
                     url=self.display_url,
                 )
             ) from None
+        # An array keeps the reply's headers and address: a list endpoint reads its pages from them (api.py).
+        return Page(value, response.headers, response.url) if isinstance(value, list) else value
 
     def http_error(self, method, path, response, write=False, attempts=1):
         """The NacError of a non-success reply (``attempts`` requests were sent): what each status means

@@ -84,6 +84,12 @@ options:
         then gives its error event; the next rounds wait on. If not set, E(NAC_UNREACHABLE_TIMEOUT) is used.
     type: float
     default: 60
+  max_reply_mb:
+    description:
+      - The largest reply read, in MiB; a larger one fails the round without being read whole.
+        If not set, E(NAC_MAX_REPLY_MB) is used.
+    type: int
+    default: 256
   hostname:
     description:
       - Devices to watch, by hostname (every device with the same name, compared as M(netaccess.nac.nac_device)

@@ -263,6 +263,7 @@ def test_options_defaults_and_environment_fallbacks():
         timeout=30.0,
         max_retries=3,
         unreachable_timeout=60.0,
+        max_reply_mb=256,
         read_only=True,
         pool_size=8,
     )

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark of a large network (issue 16, "Bounded replies and large networks").
+
+Against the NAC API emulator in a process of its own with N bulk-seeded devices (``--seed-devices``,
+200,000 by default), in the same run:
+
+- the size of the device list (bytes of ``GET /api/device``);
+- a bare client: a fresh Python process that lists the devices with ``requests`` (one GET, ``.json()``),
+  finds the one hostname and fires the dot1x_status intent once; its wall time from the GET to the
+  fire's reply (interpreter start-up and imports not counted) and its peak RSS;
+- ``nac_device_info`` (every device) and ``nac_dot1x_status`` (``hostname: [one]``) under ansible-playbook:
+  the module's own process (a ``sitecustomize`` on PYTHONPATH records its lifetime, CPU time and peak RSS,
+  ``ru_maxrss``, at its exit), and the whole ansible-playbook run (controller included);
+- with ``--huge-bytes`` (default 1,100,000,000): the device list padded to that many more bytes, sent with a
+  Content-Length and then chunked; ``nac_device_info`` must fail naming the reply size limit
+  (``max_reply_mb``), its peak RSS far below the reply's size.
+
+Targets (printed PASS/FAIL, never the exit status): the status of one hostname <= 1.5x the bare client's
+wall time (the module process's lifetime against the bare client's list + fire), module peak RSS <= 3x the
+list's size (printed for both modules), the huge reply refused with a message naming the limit.
+
+    .venv/bin/python benchmarks/bench_large_list.py [--devices 200000] [--repeat 3]
+        [--huge-bytes 1100000000] [--hostname bulk-100000]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+from bench_compare import ADMIN_KEY, EmulatorProcess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MB = 1024.0 * 1024.0
+
+# Imported by every Python process ansible-playbook starts (PYTHONPATH); a module's process
+# (AnsiballZ_<module>.py) logs at its exit its lifetime, CPU time and peak RSS.
+SITECUSTOMIZE = """
+import sys
+if sys.argv and "AnsiballZ_" in (sys.argv[0] or ""):
+    import atexit, json, os, resource, time
+
+    def _nac_bench_rusage():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        with open("/proc/self/stat") as handle:
+            started = int(handle.read().rsplit(")", 1)[1].split()[19]) / float(os.sysconf("SC_CLK_TCK"))
+        with open(%(log)r, "a") as handle:
+            handle.write(json.dumps(dict(argv=sys.argv, cpu=usage.ru_utime + usage.ru_stime, rss=usage.ru_maxrss * 1024,
+                                         wall=time.clock_gettime(time.CLOCK_BOOTTIME) - started)) + "\\n")
+
+    atexit.register(_nac_bench_rusage)
+"""
+
+# The bare client, in a process of its own (its peak RSS is its own): list, find, fire.
+BARE = r"""
+import json, resource, sys, time
+import requests
+url, key, hostname = sys.argv[1:]
+session = requests.Session()
+session.headers.update({"Authorization": "Bearer " + key, "Accept": "application/json"})
+start = time.perf_counter()
+reply = session.get(url + "/api/device", timeout=300)
+reply.raise_for_status()
+ids = [record["id"] for record in reply.json() if record["hostname"].lower() == hostname.lower()]
+body = {"targetId": ids[0], "additionalPayload": {"json": True}}
+fired = session.post(url + "/api/intent/dot1x_status/fire", json=body, timeout=30)
+fired.raise_for_status()
+wall = time.perf_counter() - start
+print(json.dumps(dict(wall=wall, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                      status=fired.json().get("status"))))
+"""
+
+
+def collections_path(workdir):
+    """A directory from which ``ansible_collections.netaccess.nac`` imports as this work tree."""
+    parts = ROOT.split(os.sep)
+    if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
+        return os.sep.join(parts[:-3])
+    os.makedirs(os.path.join(workdir, "collections", "ansible_collections", "netaccess"))
+    os.symlink(ROOT, os.path.join(workdir, "collections", "ansible_collections", "netaccess", "nac"))
+    return os.path.join(workdir, "collections")
+
+
+class Playbooks:
+    """ansible-playbook -c local, each module process's lifetime, CPU and peak RSS logged by a sitecustomize."""
+
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.log = os.path.join(workdir, "module-rusage.jsonl")
+        site = os.path.join(workdir, "site")
+        os.mkdir(site)
+        with open(os.path.join(site, "sitecustomize.py"), "w") as handle:
+            handle.write(SITECUSTOMIZE % dict(log=self.log))
+        playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+        self.command = [playbook if os.path.exists(playbook) else "ansible-playbook", "-i", "localhost,", "-c", "local"]
+        self.env = dict(
+            os.environ,
+            ANSIBLE_COLLECTIONS_PATH=collections_path(workdir),
+            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+            PYTHONPATH=os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH")) if p),
+            ANSIBLE_PIPELINING="false",  # the module's file then names its process
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_RETRY_FILES_ENABLED="false",
+        )
+
+    def run(self, module, arguments, expect_failure=False):
+        """{wall, cpu, rss} of the module's process, the playbook's whole wall time, and the task's msg."""
+        for path in (self.log, os.path.join(self.workdir, "msg.txt")):
+            if os.path.exists(path):
+                os.remove(path)
+        task = {"netaccess.nac.%s" % module: arguments, "register": "result", "ignore_errors": expect_failure}
+        tasks = [task]
+        if expect_failure:
+            tasks.append({"ansible.builtin.copy": dict(content="{{ result.msg | default('') }}", dest="msg.txt")})
+            tasks.append({"ansible.builtin.assert": dict(that=["result is failed"])})
+        playbook = os.path.join(self.workdir, "play.yml")
+        with open(playbook, "w") as handle:
+            json.dump([dict(hosts="localhost", gather_facts=False, tasks=tasks)], handle)
+        start = time.perf_counter()
+        done = subprocess.run(
+            self.command + [playbook],
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
+        whole = time.perf_counter() - start
+        if done.returncode:
+            raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
+        with open(self.log) as handle:
+            runs = [json.loads(line) for line in handle]
+        mine = [run for run in runs if any(("AnsiballZ_%s.py" % module) in arg for arg in run["argv"])]
+        if len(mine) != 1:
+            raise SystemExit("expected one process of module %s to log its rusage, got %s" % (module, runs))
+        message = None
+        if expect_failure:
+            with open(os.path.join(self.workdir, "msg.txt")) as handle:
+                message = handle.read()
+        return dict(mine[0], whole=whole, msg=message)
+
+
+def bare(url, hostname):
+    done = subprocess.run(
+        [sys.executable, "-c", BARE, url, ADMIN_KEY, hostname],
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def spread(values, form):
+    return (form + " [" + form + "-" + form + "]") % (median(values), min(values), max(values))
+
+
+def verdict(passed):
+    return "PASS" if passed else "FAIL"
+
+
+def measure(emulator, playbooks, args):
+    connection = dict(api_url=emulator.url, api_key=ADMIN_KEY)
+    size = len(requests.get(emulator.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}).content)
+    print("device list: %d devices, %d bytes (%.1f MiB)" % (args.devices + 5, size, size / MB))
+    sides = dict(bare=[], info=[], status=[])
+    for index in range(args.repeat):
+        turn = [
+            ("bare", lambda: bare(emulator.url, args.hostname)),
+            ("info", lambda: playbooks.run("nac_device_info", connection)),
+            ("status", lambda: playbooks.run("nac_dot1x_status", dict(connection, hostname=[args.hostname]))),
+        ]
+        turn = turn[index % 3 :] + turn[: index % 3]  # who goes first rotates
+        for name, run in turn:
+            sides[name].append(run())
+        print(
+            "  run %d: %s"
+            % (
+                index + 1,
+                " | ".join(
+                    "%s %.2f s, %.0f MiB" % (name, sides[name][-1]["wall"], sides[name][-1]["rss"] / MB)
+                    for name in ("bare", "info", "status")
+                ),
+            )
+        )
+    print("median [min-max] of %d runs" % args.repeat)
+    print("  %-52s %-22s %-22s %-22s %s" % ("", "wall s", "CPU s", "peak RSS MiB", "ansible-playbook s"))
+    labels = (
+        ("bare", "bare requests: list + find + one fire (own process)"),
+        ("info", "nac_device_info, every device (module process)"),
+        ("status", "nac_dot1x_status, one hostname (module process)"),
+    )
+    for name, label in labels:
+        runs = sides[name]
+        print(
+            "  %-52s %-22s %-22s %-22s %s"
+            % (
+                label,
+                spread([r["wall"] for r in runs], "%.2f"),
+                spread([r["cpu"] for r in runs], "%.2f") if name != "bare" else "-",
+                spread([r["rss"] / MB for r in runs], "%.0f"),
+                spread([r["whole"] for r in runs], "%.2f") if name != "bare" else "-",
+            )
+        )
+    ratio = [s["wall"] / b["wall"] for s, b in zip(sides["status"], sides["bare"])]
+    print(
+        "  status of one hostname / bare, run by run: %sx (target <= 1.5x: %s)"
+        % (spread(ratio, "%.2f"), verdict(median(ratio) <= 1.5))
+    )
+    for name in ("info", "status"):
+        rss = median([r["rss"] for r in sides[name]])
+        print(
+            "  %s peak RSS / list size: %.2fx (target <= 3x: %s)"
+            % (dict(labels)[name].split(",")[0], rss / size, verdict(rss <= 3 * size))
+        )
+
+
+def huge(emulator, playbooks, args):
+    connection = dict(api_url=emulator.url, api_key=ADMIN_KEY)
+    for chunked in (False, True):
+        settings = dict(pad_list_bytes=args.huge_bytes, pad_list_chunked=chunked)
+        requests.post(emulator.url + "/_emulator/settings", json=settings, timeout=30).raise_for_status()
+        run = playbooks.run("nac_device_info", connection, expect_failure=True)
+        limited = "max_reply_mb" in (run["msg"] or "")
+        print(
+            "  %-15s reply of %.2f GB: module %s in %.2f s, peak RSS %.0f MiB (%.3f of the reply); message: %s"
+            % (
+                "chunked" if chunked else "Content-Length",
+                (args.huge_bytes + args.list_bytes) / 1e9,
+                "refused it naming the limit (PASS)" if limited else "did NOT name the limit (FAIL)",
+                run["wall"],
+                run["rss"] / MB,
+                run["rss"] / float(args.huge_bytes),
+                (run["msg"] or "")[:300],
+            )
+        )
+    requests.post(emulator.url + "/_emulator/settings", json=dict(pad_list_bytes=0, pad_list_chunked=False), timeout=30)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", type=int, default=200000, help="bulk devices seeded (default 200000)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side (default 3)")
+    parser.add_argument("--hostname", default="bulk-100000", help="the one hostname of the status query")
+    parser.add_argument("--huge-bytes", type=int, default=1100000000, help="padding of the huge reply; 0: skip it")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="nac-bench-large-")
+    try:
+        playbooks = Playbooks(workdir)
+        with EmulatorProcess(dict(seed_devices=args.devices)) as emulator:
+            print("%d devices seeded in the emulator at %s" % (args.devices, emulator.url))
+            measure(emulator, playbooks, args)
+            if args.huge_bytes:
+                args.list_bytes = len(
+                    requests.get(emulator.url + "/api/device", headers={"Authorization": "Bearer " + ADMIN_KEY}).content
+                )
+                print("huge replies (the device list padded by %d bytes):" % args.huge_bytes)
+                huge(emulator, playbooks, args)
+    finally:
+        shutil.rmtree(workdir, True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Paginated lists (no Ansible imports): reading RFC 8288 ``Link`` headers, where a next page may be fetched
+from, and every other sign that a reply holds only part of a list.
+
+The API guide says nothing of pagination (section 4.2: "not shown"). A server that pages its lists anyway
+must not make the collection act on part of a list: api.NacClient follows ``rel="next"`` links (same
+origin as ``api_url`` and under its path, at most MAX_PAGES pages, never a page twice) and fails, naming
+the sign, on any other sign of a partial reply (``partial_sign``). What the client does is stated in the
+API guide, docs/docsite/rst/api.rst, section "Pagination and reply sizes".
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+from urllib.parse import urljoin, urlsplit
+
+MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# Headers that state how many records (or pages) the whole list has, as servers commonly name them.
+COUNT_HEADERS = ("X-Total-Count", "X-Pagination-Total-Count", "X-Total", "X-Total-Items", "X-Total-Results")
+PAGE_COUNT_HEADERS = ("X-Pagination-Page-Count", "X-Total-Pages", "X-Pagination-Total-Pages", "X-Page-Count")
+NEXT_HEADERS = ("X-Next-Page", "X-Pagination-Next-Page", "X-Next")
+# Keys of a JSON object that wraps one page of a list ({"items": [...], "next": ...}).
+ENVELOPE_KEYS = (
+    "next",
+    "items",
+    "results",
+    "data",
+    "records",
+    "devices",
+    "intents",
+    "total",
+    "count",
+    "page",
+    "pages",
+    "links",
+    "_links",
+    "cursor",
+    "offset",
+    "limit",
+    "has_more",
+)
+TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:(\d+)-(\d+)|\*)\s*/\s*(\d+|\*)\s*$")
+
+
+class Page(list):
+    """The JSON array of one reply, with the reply's ``headers`` and the ``url`` it was read from."""
+
+    def __init__(self, items, headers, url):
+        super(Page, self).__init__(items)
+        self.headers = headers
+        self.url = url
+
+
+class LinkError(ValueError):
+    """A Link header that does not follow RFC 8288's syntax (the text says where)."""
+
+
+def parse_links(value):
+    """[(target, {param: value})] of an RFC 8288 ``Link`` field value (several header fields joined with
+    ", " are one value). ``rel`` is a list of lower-case relation types (space-separated in one ``rel``;
+    only the first ``rel`` counts, as section 3.3 says). Raises LinkError at the first syntax error."""
+    links, index, end = [], 0, len(value)
+    while True:
+        index = _skip(value, index, " \t,")
+        if index >= end:
+            return links
+        if value[index] != "<":
+            raise LinkError("expected '<' at position %d" % (index + 1))
+        close = value.find(">", index)
+        if close < 0:
+            raise LinkError("no '>' after the '<' at position %d" % (index + 1))
+        target, params = value[index + 1 : close].strip(), {}
+        index = _skip(value, close + 1, " \t")
+        while index < end and value[index] == ";":
+            name, param, index = _param(value, _skip(value, index + 1, " \t"))
+            if name == "rel" and "rel" not in params:
+                params["rel"] = [kind.lower() for kind in param.split()]
+            elif name != "rel":
+                params.setdefault(name, param)
+            index = _skip(value, index, " \t")
+        if index < end and value[index] != ",":
+            raise LinkError("unexpected %r at position %d" % (value[index], index + 1))
+        links.append((target, params))
+
+
+def _skip(value, index, characters):
+    while index < len(value) and value[index] in characters:
+        index += 1
+    return index
+
+
+def _param(value, index):
+    """(name, value, index after it) of one link-param: token [ "=" ( token / quoted-string ) ]."""
+    found = TOKEN.match(value, index)
+    if not found:
+        raise LinkError("expected a parameter name at position %d" % (index + 1))
+    name, index = found.group(0).lower(), _skip(value, found.end(), " \t")
+    if index >= len(value) or value[index] != "=":
+        return name, "", index
+    index = _skip(value, index + 1, " \t")
+    if index < len(value) and value[index] == '"':
+        text, index = [], index + 1
+        while index < len(value) and value[index] != '"':
+            if value[index] == "\\" and index + 1 < len(value):
+                index += 1
+            text.append(value[index])
+            index += 1
+        if index >= len(value):
+            raise LinkError("a quoted string that does not end")
+        return name, "".join(text), index + 1
+    found = TOKEN.match(value, index)
+    if not found:
+        raise LinkError("expected the value of %r at position %d" % (name, index + 1))
+    return name, found.group(0), found.end()
+
+
+def next_links(headers, url):
+    """The absolute URLs that the ``Link`` header of a reply read from ``url`` names as ``rel="next"``,
+    each resolved against ``url`` (RFC 3986, section 5; RFC 8288, section 3.2), without fragment, in order,
+    each once. A link whose ``anchor`` names another resource than this reply is about that one: left out."""
+    value = headers.get("Link")
+    if not value:
+        return []
+    found = []
+    for target, params in parse_links(value):
+        anchor = params.get("anchor")
+        if "next" not in params.get("rel", ()) or anchor and urljoin(url, anchor).split("#")[0] != url.split("#")[0]:
+            continue
+        absolute = urljoin(url, target).split("#", 1)[0]
+        if absolute not in found:
+            found.append(absolute)
+    return found
+
+
+def origin(url):
+    """(scheme, host, port) of an absolute http(s) URL, lower case, the port explicit; None if it has none."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number
+        return None
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port
+
+
+def path_under(url, base_url):
+    """The path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
+    same origin (scheme, host, port) and under the path of ``base_url``; otherwise None."""
+    if origin(url) is None or origin(url) != origin(base_url):
+        return None
+    parts, prefix = urlsplit(url), urlsplit(base_url).path.rstrip("/")
+    if not parts.path.startswith(prefix + "/"):
+        return None
+    return parts.path[len(prefix) :] + ("?" + parts.query if parts.query else "")
+
+
+def partial_sign(headers, read, pages, noun="records"):
+    """What in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
+    of the ``pages`` pages read, as a phrase for a message ("the server says 150 devices (X-Total-Count:
+    150)"), or None. A header whose value is not a number is not taken as a sign."""
+    for name in COUNT_HEADERS:
+        total = _number(headers.get(name))
+        if total is not None and total > read:
+            return "the server says %d %s (%s: %s)" % (total, noun, name, headers.get(name).strip())
+    for name in PAGE_COUNT_HEADERS:
+        count = _number(headers.get(name))
+        if count is not None and count > pages:
+            return "the server says %d pages (%s: %s) where %d %s read" % (
+                count,
+                name,
+                headers.get(name).strip(),
+                pages,
+                "was" if pages == 1 else "were",
+            )
+    for name in NEXT_HEADERS:
+        if (headers.get(name) or "").strip():
+            return "the server names a next page (%s: %s)" % (name, headers.get(name).strip()[:80])
+    return _content_range(headers.get("Content-Range"), read, pages, noun) or _json_pagination(
+        headers.get("X-Pagination"), read, noun
+    )
+
+
+def _number(value):
+    value = (value or "").strip()
+    return int(value) if value.isdigit() else None
+
+
+def _content_range(value, read, pages, noun):
+    if not value:
+        return None
+    found = CONTENT_RANGE.match(value)
+    shown = "Content-Range: %s" % value.strip()[:80]
+    if not found:
+        return "the reply is a range of a larger whole, in a form the collection does not read (%s)" % shown
+    unit, first, last, whole = found.groups()
+    if whole == "*":
+        # Of unknown length: only the end of a chain of next links can say the list is complete.
+        return None if pages > 1 else "the reply is a range of a list of unknown length (%s)" % shown
+    if unit.lower() == "bytes":
+        if first is None or int(first) > 0 or int(last) + 1 < int(whole):
+            return "the reply is a part of a larger body (%s)" % shown
+        return None
+    if int(whole) > read:
+        return "the server says %d %s (%s)" % (int(whole), noun, shown)
+    return None
+
+
+def _json_pagination(value, read, noun):
+    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...})."""
+    if not value:
+        return None
+    try:
+        meta = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    keys = dict((str(key).replace("_", "").lower(), item) for key, item in meta.items())
+    shown = "X-Pagination: %s" % value.strip()[:80]
+    total = keys.get("totalcount", keys.get("total"))
+    if isinstance(total, int) and not isinstance(total, bool) and total > read:
+        return "the server says %d %s (%s)" % (total, noun, shown)
+    if keys.get("hasnext") is True or keys.get("nextpagelink") or keys.get("next"):
+        return "the server names a next page (%s)" % shown
+    return None
+
+
+def envelope_keys(body):
+    """The keys of a JSON object reply that make it look like one page of a list, in the order listed."""
+    return [key for key in ENVELOPE_KEYS if key in body] if isinstance(body, dict) else []
