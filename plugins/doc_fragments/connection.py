@@ -118,7 +118,7 @@ notes:
     options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).
   - The collection never shows credentials (O(api_key), O(password), a password in O(api_url)) in results,
     errors or its logs, neither as given nor escaped nor URL-encoded. ansible-core itself prints every
-    module's arguments in clear when E(ANSIBLE_DEBUG) is set, credentials given as arguments included; those
+    module's arguments in clear with C(ANSIBLE_DEBUG=1), credentials given as arguments included; those
     given through the E(NAC_API_KEY) or E(NAC_PASSWORD) environment variables are not module arguments.
 """
 
