@@ -87,13 +87,7 @@ class NacClient(Transport):
 
     def list_devices(self):
         """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``."""
-        records = self._records("/api/device", "id", int, "devices")
-        for index, record in enumerate(records):
-            if not isinstance(record.get("hostname"), str):
-                raise self._shape_error(
-                    "GET", "/api/device", "item %d (id %s) has no string 'hostname'" % (index, record["id"])
-                )
-        return records
+        return self._records("/api/device", "id", int, "devices", name="hostname")
 
     def create_device(self, body):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
@@ -114,8 +108,9 @@ class NacClient(Transport):
 
     # -- what the API's replies mean ----------------------------------------------------
 
-    def _records(self, path, key, key_type, noun):
-        """The records of a list endpoint, every ``key`` checked: the whole list, or a NacResponseError."""
+    def _records(self, path, key, key_type, noun, name=None):
+        """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
+        in one pass: the whole list, or a NacResponseError."""
         reply = self._read_list(path, noun)
         for index, record in enumerate(reply):
             value = record.get(key) if isinstance(record, dict) else None
@@ -126,6 +121,8 @@ class NacClient(Transport):
                     "item %d has no %s %r: %s"
                     % (index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80)),
                 )
+            if name is not None and not isinstance(record.get(name), str):
+                raise self._shape_error("GET", path, "item %d (%s %s) has no string %r" % (index, key, value, name))
         return reply
 
     def _read_list(self, path, noun):

@@ -9,13 +9,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import gc
 import json
 
 import pytest
 import urllib3
 from requests.adapters import BaseAdapter, HTTPAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import options
+from ansible_collections.netaccess.nac.plugins.module_utils import options, replies
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import source_options
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import MIB
@@ -161,3 +162,38 @@ def test_max_reply_mb_is_a_connection_option_with_its_environment_variable():
     assert client["max_reply_mb"] == 64
     assert NacClient(**client).max_reply_mb == 64
     assert NacClient(URL, api_key=KEY).max_reply_mb == 256
+
+
+class Decoded:
+    """A response whose json() notes whether the garbage collector ran meanwhile."""
+
+    def __init__(self, size, fail=False):
+        self.content, self.fail, self.collecting = b" " * size, fail, None
+
+    def json(self):
+        self.collecting = gc.isenabled()
+        if self.fail:
+            raise ValueError("not JSON")
+        return []
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_large_body_is_decoded_with_the_garbage_collector_paused_and_it_is_back_after(fail):
+    large, small = Decoded(replies.LARGE_BODY, fail), Decoded(100, fail)
+    for response in (large, small):
+        if fail:
+            with pytest.raises(ValueError):
+                replies.decode_json(response)
+        else:
+            assert replies.decode_json(response) == []
+        assert gc.isenabled()
+    assert large.collecting is False and small.collecting is True
+
+
+def test_the_garbage_collector_stays_off_when_it_was_off():
+    gc.disable()
+    try:
+        replies.decode_json(Decoded(replies.LARGE_BODY))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
