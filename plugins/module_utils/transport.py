@@ -232,14 +232,14 @@ class Transport:
         announced = (response.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and int(announced) > limit:
             response.close()
-            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced)
+            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read")
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
             for chunk in _bounded(_chunks(response), sock, deadline):
                 if body.tell() + len(chunk) > limit:
                     response.close()
-                    raise self._too_large(method, url, "passed %d MiB as it arrived" % self.max_reply_mb)
+                    raise self._too_large(method, url, "grew past the limit as it arrived", "reading stopped there")
                 body.write(chunk)
         except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
             response.close()
@@ -253,15 +253,15 @@ class Transport:
         response.raw = io.BytesIO(response._content)
         return response
 
-    def _too_large(self, method, url, what):
+    def _too_large(self, method, url, what, done):
         """The error of a reply over ``max_reply_mb``. A request other than GET was answered, so it may have
         been processed (``outcome_unknown``): a creation is then looked for in the list, never re-sent blindly."""
         path = url[len(self.base_url) :] if url.startswith(self.base_url) else url
         return self.scrubbed(
             NacResponseError(
-                "%s %s: the reply %s, more than the limit of %d MiB of one reply (max_reply_mb): it was not read "
-                "whole. If the service really sends replies this large, raise max_reply_mb (or NAC_MAX_REPLY_MB)."
-                % (method, path, what, self.max_reply_mb),
+                "%s %s: the reply %s, and max_reply_mb allows %d MiB for one reply: %s. If the service really "
+                "sends replies this large, raise max_reply_mb (or NAC_MAX_REPLY_MB)."
+                % (method, path, what, self.max_reply_mb, done),
                 method=method,
                 path=path,
                 url=self.display_url,
