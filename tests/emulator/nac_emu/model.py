@@ -43,6 +43,7 @@ class NacModel(SeedingMixin, AdminMixin):
 
     Devices are kept by an internal row number, not by id: a faulty server's list may repeat an id
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
+    Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py).
     """
 
     ROUTES = (
