@@ -39,6 +39,10 @@ CONNECTION_OPTIONS = collections.OrderedDict(
     )
 )
 SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
+# name -> default: the connection options of a client when none is given.
+CONNECTION_DEFAULTS = collections.OrderedDict(
+    (name, default) for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items()
+)
 
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
 MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff of transport.py, at most about a minute

@@ -23,6 +23,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     secret_forms,
     source_options,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_DEFAULTS
 
 KEY = "k3y-that-must-never-show"
 
@@ -253,19 +254,7 @@ ENV = {"NAC_API_URL": "https://nac.example.com", "NAC_API_KEY": KEY}
 def test_options_defaults_and_environment_fallbacks():
     client, options = source_options({}, ENV)
     assert client == dict(
-        api_url="https://nac.example.com",
-        api_key=KEY,
-        username=None,
-        password=None,
-        tenant=None,
-        validate_certs=True,
-        ca_path=None,
-        timeout=30.0,
-        max_retries=3,
-        unreachable_timeout=60.0,
-        max_reply_mb=256,
-        read_only=True,
-        pool_size=8,
+        CONNECTION_DEFAULTS, api_url="https://nac.example.com", api_key=KEY, read_only=True, pool_size=8
     )
     assert options == dict(hostname=None, interval=60.0, concurrency=8, initial=False)
 

@@ -16,31 +16,13 @@ import re
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError, NacServerError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import CREATED, FAILED, device_specs, ensure_devices
+from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_devices import dropped, server_fault
 
 NAME = "new-01"
 SIBLING = "sib-01"  # an uncertain creation beside the item answered with an id: it makes the task list the devices
 LIST_FAILED = "Could not connect to the NAC API at https://nac: connection refused"
-
-
-def server_fault():
-    return NacServerError(
-        "The NAC API failed on POST /api/device with HTTP 500: a fault of the server",
-        outcome_unknown=True,
-        method="POST",
-        path="/api/device",
-        status=500,
-    )
-
-
-def dropped():
-    return NacConnectionError(
-        "The connection to the NAC API at https://nac broke off during POST /api/device: reset",
-        outcome_unknown=True,
-        method="POST",
-        path="/api/device",
-    )
 
 
 class Server:

@@ -1,0 +1,219 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The command line of the NAC API emulator (README, "Command line")."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import argparse
+import os
+import signal
+import sqlite3
+import sys
+import threading
+
+from .config import HOSTNAME_CHARS, HOSTNAME_MATCHES, PAGE_STYLES, SETTINGS, complete_config, load_config
+from .emulator import Emulator
+from .faults import FAULT_DEFAULTS
+from .outage import OUTAGE_MODES
+
+
+def comma_list(text):
+    """The items of a comma-separated option; None for an empty one (as if not given)."""
+    return [item.strip() for item in text.split(",") if item.strip()] if text else None
+
+
+# The fault options: (option, fault setting of FAULT_DEFAULTS, argparse keywords); the default is the setting's.
+FAULT_OPTIONS = (
+    ("--faults", "rate", dict(type=float, metavar="RATE", help="share of /api requests that get a fault, 0 to 1")),
+    (
+        "--fault-modes",
+        "modes",
+        dict(
+            type=comma_list,
+            metavar="LIST",
+            help="comma-separated fault modes to choose from (default all: %(default)s)",
+        ),
+    ),
+    (
+        "--fault-seed",
+        "seed",
+        dict(type=int, help="seed of the fault generator (default: random, shown by GET /_emulator/faults)"),
+    ),
+    (
+        "--fault-retry-after",
+        "retry_after",
+        dict(type=int, metavar="SECONDS", help="Retry-After of a 429 fault (default %(default)s)"),
+    ),
+    (
+        "--fault-slow",
+        "slow",
+        dict(
+            type=float,
+            metavar="SECONDS",
+            help="how long a slow request is held before it is processed (default %(default)s)",
+        ),
+    ),
+    (
+        "--fault-only",
+        "only",
+        dict(
+            type=comma_list,
+            metavar="LIST",
+            help="comma-separated 'METHOD /path' that may get faults, e.g. 'POST /api/device' (default every /api "
+            "request)",
+        ),
+    ),
+    ("--fault-limit", "limit", dict(type=int, metavar="N", help="inject at most N faults in all (default no limit)")),
+    (
+        "--commit-delay",
+        "commit_delay",
+        dict(
+            type=float,
+            metavar="SECONDS",
+            help="commit_drop and commit_500 lose the reply at once and commit SECONDS later (default 0: at once)",
+        ),
+    ),
+)
+
+
+def parser():
+    parser = argparse.ArgumentParser(
+        description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst)."
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8787, help="port to listen on, 0 for a free one (default 8787)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds of delay added to every /api request")
+    parser.add_argument("--config", help="JSON config file (default: the built-in config)")
+    parser.add_argument("--state", help="SQLite file keeping the devices across restarts")
+    parser.add_argument("--port-file", help="write the bound port to this file once listening")
+    parser.add_argument("--quiet", action="store_true", help="do not print the listening line")
+    parser.add_argument("--verbose", action="store_true", help="log every request line to stderr")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert (if not in the certificate file)")
+    # The server variants and --seed-devices are config keys: None (not given) keeps the config's.
+    parser.add_argument(
+        "--allow-duplicate-hostnames",
+        action="store_true",
+        default=None,
+        help="create a device whose hostname is in use (MAC and IP conflicts still apply)",
+    )
+    variants = parser.add_argument_group(
+        "server variants (README, Server variants); the defaults are the plain emulator"
+    )
+    variants.add_argument(
+        "--hostname-match",
+        choices=HOSTNAME_MATCHES,
+        help="when a POSTed hostname duplicates a listed one (duplicates refused): exact code points, ASCII "
+        "letters without case after NFC (RFC 4343), or str.casefold() (default ascii-nocase)",
+    )
+    variants.add_argument(
+        "--hostname-chars",
+        choices=HOSTNAME_CHARS,
+        help="hostnames a creation accepts: ldh (ASCII letters, digits, hyphens, dots; default) or unicode "
+        "(letters, marks and digits of any script, hyphens, dots)",
+    )
+    variants.add_argument(
+        "--page-size", type=int, metavar="N", help="paginate GET /api/device and /api/intent, N records a page (0: off)"
+    )
+    variants.add_argument("--page-style", choices=PAGE_STYLES, help="how a page says there is more (default link)")
+    variants.add_argument(
+        "--page-foreign-url",
+        metavar="ORIGIN",
+        help="scheme://host[:port] of the next link of --page-style link-foreign (default http://nac-elsewhere.invalid:PORT)",
+    )
+    variants.add_argument(
+        "--pad-list-bytes", type=int, metavar="N", help="make every GET /api/device reply N bytes larger (streamed)"
+    )
+    variants.add_argument(
+        "--pad-list-chunked",
+        action="store_true",
+        default=None,
+        help="send a padded list chunked instead of with a Content-Length",
+    )
+    variants.add_argument(
+        "--seed-devices",
+        type=int,
+        metavar="N",
+        help="also seed N bulk devices (bulk-000001, ...; group and profile Bulk)",
+    )
+    faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
+    for option, key, keywords in FAULT_OPTIONS:
+        default = FAULT_DEFAULTS[key]
+        faults.add_argument(
+            option, dest="fault_" + key, default=",".join(default) if isinstance(default, list) else default, **keywords
+        )
+    outage = parser.add_argument_group("an outage, scheduled at start (README, Outages)")
+    outage.add_argument(
+        "--outage",
+        type=float,
+        metavar="SECONDS",
+        help="be unreachable for SECONDS, then come back with the state intact",
+    )
+    outage.add_argument(
+        "--outage-mode",
+        choices=OUTAGE_MODES,
+        default="refuse",
+        help=(
+            "refuse: connections refused (listening socket closed, open connections cut);"
+            " silent: accepted, never answered"
+        ),
+    )
+    outage.add_argument(
+        "--outage-delay", type=float, default=0.0, metavar="SECONDS", help="begin SECONDS after start (default 0)"
+    )
+    outage.add_argument(
+        "--outage-after-requests", type=int, metavar="N", help="begin once N /api requests were counted"
+    )
+    return parser
+
+
+def emulator_of(args):
+    """The Emulator (not started) that the command line ``args`` describe."""
+    config = load_config(args.config) if args.config else complete_config(None)
+    for key in SETTINGS + ("seed_devices",):
+        if getattr(args, key) is not None:
+            config[key] = getattr(args, key)
+    scheduled = None
+    if args.outage is not None:
+        scheduled = dict(
+            seconds=args.outage,
+            mode=args.outage_mode,
+            delay=args.outage_delay,
+            after_requests=args.outage_after_requests,
+        )
+    return Emulator(
+        config,
+        latency=args.latency,
+        state_path=args.state,
+        verbose=args.verbose,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        faults=dict((key, getattr(args, "fault_" + key)) for _option, key, _keywords in FAULT_OPTIONS),
+        outage=scheduled,
+    )
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        emulator = emulator_of(args).start(args.host, args.port)
+    except (OSError, ValueError, KeyError, sqlite3.Error) as exc:
+        sys.stderr.write("nac_emulator: cannot start: %s\n" % exc)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
+    if not args.quiet:
+        print("NAC emulator listening on %s" % emulator.url, flush=True)
+    if args.port_file:
+        temporary = "%s.%d.tmp" % (args.port_file, os.getpid())
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write("%d\n" % emulator.port)
+        os.replace(temporary, args.port_file)
+    while not stop.wait(0.5):
+        pass
+    emulator.stop()
+    return 0
