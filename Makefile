@@ -120,7 +120,8 @@ help:
 	echo "  venv         create .venv (Python $(PYTHON_$(NEWEST)), ansible-core $(CORE_$(NEWEST))) with requirements-dev.txt"
 	echo "  venvs        also the virtual environment of every other version: .venv/core-<version>"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder"
+	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder,"
+	echo "               the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail)"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
 	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
@@ -222,6 +223,8 @@ lint: build
 	# The example execution environment: ansible-builder accepts it, and the collection brings requests.
 	PYTHON="$(PY)" tests/tools/check_ee.sh execution-environment.yml "$(STAGE)"
 	PYTHON="$(PY)" tests/tools/check_ee.sh extensions/eda/decision-environment.yml "$(STAGE)"
+	# The README's "Use it in your own playbooks", command by command, on a fresh copy (about 45 s).
+	"$(PY)" tests/tools/readme_walk.py --venv "$(VENV)"
 	$(call stage_end,lint)
 
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)

@@ -113,7 +113,7 @@ EMULATOR_README = (
 )
 REWRITES = {
     "docsite/emulator": [
-        (r"^\.\. The reference: tests/emulator/README\.md, inserted here by docs/sphinx/conf\.py .*\n", EMULATOR_README),
+        (r"^\.\. The reference: tests/emulator/README\.md, inserted here by docs/sphinx/conf\.py.*\n", EMULATOR_README),
     ],
     "index": [
         (r"^Netaccess\.Nac\n=+\n", "netaccess.nac collection\n========================\n"),
