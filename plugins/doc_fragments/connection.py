@@ -21,7 +21,7 @@ options:
       - Redirects are not followed; a service that redirects (from V(http://) to V(https://), for
         example) fails the task with the address it redirects to.
       - If not set, the environment variable E(NAC_API_URL) is used. One of the two is needed, so the option
-        itself is not required (E(NAC_API_URL) alone will do); a task with neither fails naming both.
+        itself is not required (the variable alone will do); a task with neither fails naming both.
     type: str
   api_key:
     description:
