@@ -30,7 +30,7 @@ def connection_argument_spec():
     """The options of the ``netaccess.nac.connection`` doc fragment, from options.CONNECTION_OPTIONS."""
     spec = {}
     for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
-        option = dict(type=kind)  # none is required: api_url may come from NAC_API_URL (options.check_api_url)
+        option = dict(type=kind)  # none is required: api_url may come from NAC_API_URL (connection_values checks it)
         if default is not None:
             option["default"] = default
         if secret:
