@@ -95,6 +95,9 @@ def free_port():
 def clean_environment():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "NAC_", "MAKE", "VIRTUAL_ENV"))}
     env.pop("MFLAGS", None)
+    # No virtual environment on PATH (make puts .venv/bin there): the README's export lines must bring ansible.
+    path = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(d for d in path if d and not (Path(d).parent / "pyvenv.cfg").is_file())
     env["ANSIBLE_NOCOLOR"] = "1"
     return env
 
