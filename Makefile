@@ -5,7 +5,8 @@
 #                   2.16 (Python 3.11) sanity, units, integration; then a summary per version
 #   make test-next  units and integration on the newest ansible-core pre-release (never fails)
 #   make docs       the documentation site, in build/docs/html
-#   make demo       run playbooks/demo.yml against a local NAC API emulator
+#   make demo       run playbooks/demo.yml against a local NAC API emulator (needs ansible-core and
+#                   requests only: a light virtual environment, .venv/light, unless .venv is complete)
 #   make help       list the targets
 #
 # Works on a fresh clone with Python 3.11, 3.12 and 3.13 (on PATH, or installed by pyenv:
@@ -53,6 +54,10 @@ VENV_$(NEWEST) := $(VENV)
 STAMP_$(NEWEST) := $(VENV_STAMP)
 $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),$(eval VENV_$(v) := $(VENV)/core-$(CORE_$(v)))$(eval STAMP_$(v) := $(VENV_$(v))/.installed))
 NEXT_VENV := $(VENV)/core-next
+# make demo and make env need ansible-core and requests only: they use .venv when the toolchain is
+# already installed there, else a light virtual environment of their own (seconds, not a minute).
+LIGHT_VENV := $(if $(wildcard $(VENV_STAMP)),$(VENV),$(VENV)/light)
+LIGHT_STAMP := $(if $(wildcard $(VENV_STAMP)),$(VENV_STAMP),$(LIGHT_VENV)/.installed)
 
 TMPROOT := $(patsubst %/,%,$(or $(TMPDIR),/tmp))
 STAGE ?= $(TMPROOT)/netaccess-nac-$(shell printf '%s' '$(CURDIR)' | sha1sum | cut -c1-8)
@@ -115,14 +120,15 @@ help:
 	echo "  venv         create .venv (Python $(PYTHON_$(NEWEST)), ansible-core $(CORE_$(NEWEST))) with requirements-dev.txt"
 	echo "  venvs        also the virtual environment of every other version: .venv/core-<version>"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder"
+	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder,"
+	echo "               the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail)"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
 	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
 	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST)"
 	echo "  sanity-V, units-V, integration-V, test-V   the same on version V of the matrix ($(MATRIX))"
-	echo "  demo         run playbooks/demo.yml against the NAC API emulator"
-	echo "  env          build, then print the PATH and ANSIBLE_COLLECTIONS_PATH lines to use the built collection"
+	echo "  demo         run playbooks/demo.yml against the NAC API emulator (ansible-core and requests only)"
+	echo "  env          build, then print the lines that set PATH, ANSIBLE_COLLECTIONS_PATH, NAC_API_URL and NAC_API_KEY"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
@@ -186,17 +192,22 @@ venv-$(NEWEST): $(VENV_STAMP)
 
 build: venv
 	$(call stage_start,build,$(NEWEST))
-	rm -rf "$(BUILD_DIR)"/netaccess-nac-*.tar.gz "$(BUILD_DIR)/collections" "$(COLL)"
-	mkdir -p "$(BUILD_DIR)" "$(STAGE)"
-	ansible-galaxy collection build --force --output-path "$(BUILD_DIR)" . >/dev/null
-	tarball=$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)
-	ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/dev/null
-	echo "    $$(basename "$$tarball") installed in $(COLL)"
-	# And into build/collections, the collections path of ./ansible.cfg, so that a bare ansible-lint or
-	# ansible-playbook run in the repository finds the collection as built.
-	ANSIBLE_COLLECTIONS_PATH="$(BUILD_DIR)/collections" \
-		ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
+	$(build_collection)
 	$(call stage_end,build)
+
+# The tarball, installed into $(STAGE), and into build/collections (the collections path of ./ansible.cfg,
+# so that a bare ansible-lint or ansible-playbook run in the repository finds the collection as built),
+# with the ansible-galaxy first on PATH.
+define build_collection
+rm -rf "$(BUILD_DIR)"/netaccess-nac-*.tar.gz "$(BUILD_DIR)/collections" "$(COLL)"
+mkdir -p "$(BUILD_DIR)" "$(STAGE)"
+ansible-galaxy collection build --force --output-path "$(BUILD_DIR)" . >/dev/null
+tarball=$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)
+ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/dev/null
+echo "    $$(basename "$$tarball") installed in $(COLL)"
+ANSIBLE_COLLECTIONS_PATH="$(BUILD_DIR)/collections" \
+	ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
+endef
 
 lint: build
 	$(call stage_start,lint,$(NEWEST))
@@ -211,6 +222,9 @@ lint: build
 	PYTHON="$(PY)" tests/tools/galaxy_import.sh "$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
 	# The example execution environment: ansible-builder accepts it, and the collection brings requests.
 	PYTHON="$(PY)" tests/tools/check_ee.sh execution-environment.yml "$(STAGE)"
+	PYTHON="$(PY)" tests/tools/check_ee.sh extensions/eda/decision-environment.yml "$(STAGE)"
+	# The README's "Use it in your own playbooks", command by command, on a fresh copy (about 45 s).
+	"$(PY)" tests/tools/readme_walk.py --venv "$(VENV)"
 	$(call stage_end,lint)
 
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
@@ -223,22 +237,30 @@ $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
 # installed copy plus the guides of docs/docsite/, and Sphinx (docs/sphinx/conf.py) renders it.
 # Offline: nothing is downloaded (the few docs.ansible.com labels come from a stub inventory), so
 # every warning is about this collection's own pages, and any warning fails the build.
+# The RST goes to $(DOCS_SRC)/docs/rst, beside links to the repository's files: the guides'
+# literalinclude paths (../../../playbooks/...) then find the same files as in the repository, so the
+# site shows the very playbooks, rulebook and definitions that the tests run.
+DOCS_SRC := $(DOCS_DIR)/src
+DOCS_RST := $(DOCS_SRC)/docs/rst
 docs: build $(DOCS_STAMP)
 	$(call stage_start,docs,$(NEWEST))
 	rm -rf "$(DOCS_DIR)"
-	mkdir -p "$(DOCS_DIR)/rst"
-	chmod og-w "$(DOCS_DIR)/rst"  # antsibull-docs wants its output directory writable only by itself
+	mkdir -p "$(DOCS_RST)"
+	chmod og-w "$(DOCS_RST)"  # antsibull-docs wants its output directory writable only by itself
+	for entry in "$(CURDIR)"/*; do
+		[[ "$${entry##*/}" == @(docs|build) ]] || ln -s "$$entry" "$(DOCS_SRC)/$${entry##*/}"
+	done
 	# The guides and links.yml (rstcheck; code blocks must parse), then the pages.
 	antsibull-docs lint-collection-docs "$(COLL)"
 	if ! antsibull-docs --config-file docs/sphinx/antsibull-docs.cfg collection --use-current \
-		--squash-hierarchy --fail-on-error --cleanup everything --dest-dir "$(DOCS_DIR)/rst" \
+		--squash-hierarchy --fail-on-error --cleanup everything --dest-dir "$(DOCS_RST)" \
 		netaccess.nac >"$(DOCS_DIR)/antsibull-docs.log" 2>&1; then
 		cat "$(DOCS_DIR)/antsibull-docs.log"
 		exit 1
 	fi
 	# Warnings about the guides name their source file, not the generated copy.
-	sphinx-build -b html -q -W --keep-going -c docs/sphinx "$(DOCS_DIR)/rst" "$(DOCS_DIR)/html" 2>&1 \
-		| sed -u -e 's|$(DOCS_DIR)/rst/docsite/|docs/docsite/rst/|'
+	sphinx-build -b html -q -W --keep-going -c docs/sphinx "$(DOCS_RST)" "$(DOCS_DIR)/html" 2>&1 \
+		| sed -u -e 's|$(DOCS_RST)/docsite/|docs/docsite/rst/|'
 	echo "    $(DOCS_DIR)/html/index.html"
 	$(call stage_end,docs)
 
@@ -315,24 +337,43 @@ $(1)-next: build venv-next
 endef
 $(foreach stage,units integration,$(eval $(call next_stage,$(stage))))
 
-demo: venv build
-	$(call stage_start,demo,$(NEWEST))
-	PYTHON="$(PY)" ANSIBLE_PYTHON_INTERPRETER="$(PY)" tests/tools/run_demo.sh
-	$(call stage_end,demo)
-	$(newcomer_hint)
+# make demo and make env: ansible-core and requests, nothing else, unless .venv already has the toolchain.
+$(VENV)/light/.installed: requirements-dev.txt
+	$(call stage_start,venv,$(NEWEST),ansible-core $(CORE_$(NEWEST)) and requests in $(VENV)/light)
+	python=$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "ansible-core $(CORE_$(NEWEST))")
+	rm -rf "$(VENV)/light"
+	"$$python" -m venv "$(VENV)/light"
+	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(NEWEST))" \
+		"$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
+	touch "$@"
+	$(call stage_end,venv)
 
-# How to use what `make` prepared in your own shell and playbooks: `make env` prints the lines to
-# paste into a shell; `make demo` ends with them.
+# The demo's report is written to build/demo-report, which no target but `make clean` removes.
+demo: $(LIGHT_STAMP)
+	$(call stage_start,demo,$(NEWEST))
+	export PATH="$(LIGHT_VENV)/bin:$$PATH"
+	$(build_collection)
+	PYTHON="$(LIGHT_VENV)/bin/python" ANSIBLE_PYTHON_INTERPRETER="$(LIGHT_VENV)/bin/python" tests/tools/run_demo.sh
+	$(call stage_end,demo)
+	$(call newcomer_hint,$(LIGHT_VENV)/bin,The demo's emulator stopped with the demo: start one that keeps running)
+
+env: $(LIGHT_STAMP)
+	export PATH="$(LIGHT_VENV)/bin:$$PATH"
+	$(build_collection)
+	$(call newcomer_hint,$(LIGHT_VENV)/bin,Start the NAC emulator)
+
+# How to use what `make` prepared in your own shell and playbooks: `make env` prints these lines (the
+# README shows them, and tests/tools/readme_walk.sh checks that they are the same); `make demo` ends
+# with them. $(1): the bin directory of ansible-core; $(2): how the emulator line begins.
 define newcomer_hint
 echo
-echo "# Use the collection as built in your own playbooks, from this shell:"
-echo "export PATH=\"$(BIN):\$$PATH\" ANSIBLE_COLLECTIONS_PATH=\"$(BUILD_DIR)/collections\""
+echo "# Use the collection as built, from this shell:"
+echo "export PATH=\"$(1):\$$PATH\" ANSIBLE_COLLECTIONS_PATH=\"$(BUILD_DIR)/collections\""
+echo "# $(2) in another terminal (Ctrl-C stops it), and use its admin account:"
+echo "#   python3 tests/emulator/nac_emulator.py --port 8787"
+echo "export NAC_API_URL=http://127.0.0.1:8787 NAC_API_KEY=nac-demo-admin-key"
 echo "# then: ansible-doc netaccess.nac.nac_device; ansible-playbook your-playbook.yml"
-echo "# or install it for good: ansible-galaxy collection install $$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)"
 endef
-
-env: build
-	$(newcomer_hint)
 
 # Speed and memory are measured here, never by timed tests: the scripts print figures.
 bench: venv build

@@ -3,8 +3,11 @@
 # the Makefile generates the RST with antsibull-docs and runs sphinx-build -W with this file.
 """Sphinx configuration of the netaccess.nac documentation site."""
 
+import re
 import zlib
 from pathlib import Path
+
+from sphinx.errors import ExtensionError
 
 project = "netaccess.nac"
 copyright = "netaccess.nac contributors"  # pylint: disable=redefined-builtin
@@ -12,7 +15,14 @@ copyright = "netaccess.nac contributors"  # pylint: disable=redefined-builtin
 title = "netaccess.nac collection"
 html_short_title = "netaccess.nac collection"
 
-extensions = ["sphinx.ext.intersphinx", "sphinx_antsibull_ext"]
+# myst_parser: the emulator page includes tests/emulator/README.md, Markdown, as its reference part.
+extensions = ["sphinx.ext.intersphinx", "sphinx_antsibull_ext", "myst_parser"]
+# Markdown is only included (with an explicit parser), never a page of its own.
+source_suffix = {".rst": "restructuredtext"}
+# The README's "## Faults" and so on become anchors of the emulator page.
+myst_heading_anchors = 3
+# The README starts at "##" once its title is left out: its sections are the page's.
+suppress_warnings = ["myst.header"]
 
 pygments_style = "ansible"
 highlight_language = "YAML+Jinja"
@@ -85,6 +95,49 @@ def _write_stub_inventory(app):
     (Path(app.srcdir) / STUB_INVENTORY).write_bytes(header.encode() + zlib.compress(lines.encode()))
 
 
+# What antsibull-docs generates, adjusted for this site (each pattern must match, or the build fails, so
+# that a change of antsibull-docs' output is noticed):
+# - the index title is the collection's name, not its title-cased form ("Netaccess.Nac");
+# - the environment variables page (an orphan as generated) is in the navigation, under Reference;
+# - each plugin page's "To install it, use: ansible-galaxy collection install netaccess.nac" also
+#   names the other ways: the tarball of make build, a git checkout, git.
+INSTALL_ELSEWHERE = (
+    "Or install the tarball that :code:`make build` writes, a git checkout of the repository, or"
+    " the repository from git: see"
+    " :ref:`Install it for good <ansible_collections.netaccess.nac.docsite.quickstart_install>`."
+)
+# The emulator page's reference part is tests/emulator/README.md itself, Markdown, included here rather
+# than in the guide's source: the guide is also checked (rstcheck) and shipped without Sphinx and myst.
+EMULATOR_README = (
+    "\n.. include:: ../../../tests/emulator/README.md\n   :parser: myst_parser.sphinx_\n   :start-line: 1\n"
+)
+REWRITES = {
+    "docsite/emulator": [
+        (r"^\.\. The reference: tests/emulator/README\.md, inserted here by docs/sphinx/conf\.py.*\n", EMULATOR_README),
+    ],
+    "index": [
+        (r"^Netaccess\.Nac\n=+\n", "netaccess.nac collection\n========================\n"),
+        (r"(\n    docsite/compatibility\n)", r"\1    environment_variables\n"),
+    ],
+    "*": [
+        (
+            r"^( +)(To install it,? use: :code:`ansible\\-galaxy collection install netaccess\.nac`\.)\n",
+            lambda match: "%s%s\n%s%s\n" % (match[1], match[2], match[1], INSTALL_ELSEWHERE),
+        ),
+    ],
+}
+
+
+def _rewrite_generated(app, docname, source):
+    if docname not in REWRITES and (docname.startswith("docsite/") or docname == "environment_variables"):
+        return
+    for pattern, replacement in REWRITES.get(docname, REWRITES["*"]):
+        source[0], count = re.subn(pattern, replacement, source[0], count=1, flags=re.MULTILINE)
+        if count != 1:
+            raise ExtensionError("docs/sphinx/conf.py: %r not found in the generated %s.rst" % (pattern, docname))
+
+
 def setup(app):
     # Runs before intersphinx loads its inventories (event builder-inited).
     _write_stub_inventory(app)
+    app.connect("source-read", _rewrite_generated)

@@ -20,10 +20,9 @@ options:
         O(username) and O(password), or O(api_key).
       - Redirects are not followed; a service that redirects (from V(http://) to V(https://), for
         example) fails the task with the address it redirects to.
-      - If not set, the environment variable E(NAC_API_URL) is used; it is required in one of the two
-        forms, and a task without either fails naming both.
+      - If not set, the environment variable E(NAC_API_URL) is used. One of the two is needed, so the option
+        itself is not required (the variable alone will do); a task with neither fails naming both.
     type: str
-    required: true
   api_key:
     description:
       - "API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>)."

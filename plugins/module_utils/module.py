@@ -30,9 +30,7 @@ def connection_argument_spec():
     """The options of the ``netaccess.nac.connection`` doc fragment, from options.CONNECTION_OPTIONS."""
     spec = {}
     for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
-        option = dict(type=kind)
-        if name == "api_url":
-            option["required"] = True
+        option = dict(type=kind)  # none is required: api_url may come from NAC_API_URL (connection_values checks it)
         if default is not None:
             option["default"] = default
         if secret:
@@ -50,15 +48,12 @@ class _AnsibleModule(AnsibleModule):
     (nac_device's ``devices: [null]``): its argument error would show ``api_key`` in the invocation.
     A password can also hide in ``api_url`` (``https://user:password@host``, which NacClient refuses),
     and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
-    A missing ``api_url`` is named with its environment variable.
     """
 
     def fail_json(self, msg, **kwargs):
         forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
         msg = mask(msg, forms)
-        if not self.params.get("api_url") and "missing required arguments" in msg and "api_url" in msg:
-            msg = "%s (set api_url, or the environment variable NAC_API_URL)" % msg
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
 
 

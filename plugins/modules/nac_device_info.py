@@ -30,8 +30,8 @@ options:
       - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list
         every device.
       - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
-        item that is a list or mapping is refused before any request, rather than turned into text (hence
-        C(elements=raw)).
+        item that is a list or mapping is refused before any request, rather than turned into text
+        (the option takes items of any type, C(raw), and the module checks each).
     type: list
     elements: raw
   id:

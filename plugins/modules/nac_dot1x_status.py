@@ -45,8 +45,8 @@ options:
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
         An empty hostname in the list is refused.
       - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
-        item that is a list or mapping is refused before any request, rather than turned into text (hence
-        C(elements=raw)).
+        item that is a list or mapping is refused before any request, rather than turned into text
+        (the option takes items of any type, C(raw), and the module checks each).
     type: list
     elements: raw
   all_devices:

@@ -204,7 +204,7 @@ def test_a_missing_api_url_names_its_environment_variable(capsys, monkeypatch):
         with pytest.raises(SystemExit):
             nac_device_info.main()
     result, out = printed(capsys)
-    assert result["msg"] == "missing required arguments: api_url (set api_url, or the environment variable NAC_API_URL)"
+    assert result["msg"] == "api_url is required: set the option api_url or the environment variable NAC_API_URL"
     assert_no_secret(out)
 
 
