@@ -115,6 +115,15 @@ def check(run, evil, marker):
         json.dumps(groups),
     )
 
+    done = run.command(
+        ["ansible-playbook", "-i", source, "netaccess.nac.dot1x_report", "-e", "nac_hosts=nac_dot1x_held"]
+    )
+    expect(
+        done.returncode == 0 and "No device of the NAC inventory is in nac_dot1x_held" in done.stdout,
+        "dot1x_report on a status group that no device is in: nothing to re-check, and it says so",
+        done.stdout + done.stderr,
+    )
+
     # A job on the stored inventory: AWX gives it to ansible-playbook as a script that prints it.
     script = os.path.join(run.workdir, "hosts")
     with open(script, "w") as handle:
@@ -133,6 +142,49 @@ def check(run, evil, marker):
         "the job shows the templatable strings as they are and does not run them",
         done.stdout,
     )
+    return data
+
+
+def check_smart_inventory(run, data):
+    """A smart inventory (filter groups__name=nac_dot1x_unauthenticated) holds the hosts and their variables
+    but no group: dot1x_report.yml without nac_hosts fails instead of checking nothing; with nac_hosts: all it
+    re-checks them."""
+    hosts = data["nac_dot1x_unauthenticated"]["hosts"]
+    smart = os.path.join(run.workdir, "smart")
+    with open(smart, "w") as handle:
+        json.dump(
+            dict(all=dict(hosts=hosts), _meta=dict(hostvars=dict((h, data["_meta"]["hostvars"][h]) for h in hosts))),
+            handle,
+        )
+    script = os.path.join(run.workdir, "smart.py")
+    with open(script, "w") as handle:
+        handle.write("#!%s\nimport sys\nsys.stdout.write(open(%r).read())\n" % (run.python, smart))
+    os.chmod(script, stat.S_IRWXU)
+    report = [
+        "ansible-playbook",
+        "-i",
+        script,
+        "netaccess.nac.dot1x_report",
+        "-e",
+        "ansible_python_interpreter=" + run.python,
+    ]
+    done = run.command(report)
+    output = " ".join((done.stdout + done.stderr).split())
+    expect(
+        done.returncode == 2
+        and "nac_hosts 'nac_dot1x_unauthenticated' matches no host of this inventory (1 hosts; groups: none)" in output
+        and "set the extra variable nac_hosts: all" in output
+        and "Query this run's devices" not in output,
+        "on a smart inventory without nac_hosts, dot1x_report fails before checking anything and says what to set",
+        output,
+    )
+    done = run.command(report + ["-e", "nac_hosts=all", "-e", "nac_wait_timeout=1", "-e", "nac_wait_interval=0.2"])
+    output = " ".join((done.stdout + done.stderr).split())
+    expect(
+        done.returncode == 2 and "1 of 1 devices did not reach AUTHENTICATED within 1 s: plain-02 (id 3)" in output,
+        "with nac_hosts: all it re-checks the smart inventory's hosts and fails naming the device",
+        output,
+    )
 
 
 def main():
@@ -143,7 +195,8 @@ def main():
     try:
         with Emulator(config=settings).start() as emulator:
             try:
-                check(Run(python, emulator, workdir), evil, marker)
+                run = Run(python, emulator, workdir)
+                check_smart_inventory(run, check(run, evil, marker))
             except Failed as failure:
                 print("FAILED - %s" % failure)
                 return 1
