@@ -113,10 +113,29 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructa
 
 try:  # ansible-core 2.19+
     from ansible.template import trust_as_template
+
+    wrap_var = None
 except ImportError:  # before 2.19: the server's strings that could be templated are marked unsafe instead
     from ansible.utils.unsafe_proxy import wrap_var
 
     trust_as_template = None
+
+
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+    hostname_key,
+    index_by_hostname,
+    repeated_ids,
+    repeated_ids_warning,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    SECRET_OPTIONS,
+    check_concurrency,
+    connection_values,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 
 def could_be_template(text):
@@ -143,22 +162,6 @@ def inert(value):
         return [inert(item) for item in value]
     return value
 
-
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
-    hostname_key,
-    index_by_hostname,
-    repeated_ids,
-    repeated_ids_warning,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
-    SECRET_OPTIONS,
-    check_concurrency,
-    connection_values,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"

@@ -45,16 +45,12 @@ def config(marker):
 def strings(value):
     """Every plain string in a JSON value, keys included (an {"__ansible_unsafe": s} holds none)."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict) and list(value) != ["__ansible_unsafe"]:
-        for key, item in value.items():
-            yield key
-            for text in strings(item):
-                yield text
-    elif isinstance(value, list):
-        for item in value:
-            for text in strings(item):
-                yield text
+        return [value]
+    if isinstance(value, dict) and list(value) != ["__ansible_unsafe"]:
+        return list(value) + [text for item in value.values() for text in strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in strings(item)]
+    return []
 
 
 def check(run, evil, marker):
