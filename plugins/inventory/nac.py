@@ -111,12 +111,15 @@ import time
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-if hasattr(BaseInventoryPlugin, "trusted_by_default"):
-    # ansible-core 2.19+: what an inventory plugin sets is never templated (trusted_by_default is false).
-    def make_unsafe(value):
-        return value
-else:  # before 2.19: mark the server's strings unsafe, so that '{{ ... }}' in a record is not templated
-    from ansible.utils.unsafe_proxy import wrap_var as make_unsafe
+try:  # ansible-core 2.19+
+    from ansible.template import trust_as_template
+
+    wrap_var = None
+except ImportError:  # before 2.19: the server's strings that could be templated are marked unsafe instead
+    from ansible.utils.unsafe_proxy import wrap_var
+
+    trust_as_template = None
+
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
@@ -133,6 +136,32 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     connection_values,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
+
+
+def could_be_template(text):
+    """Whether Jinja could find anything to do in this server string: a delimiter (every one has a brace),
+    or an override header (which may redefine the delimiters)."""
+    return "{" in text or "}" in text or text.lstrip().startswith("#jinja2:")
+
+
+def inert(value):
+    """The server's data, made safe to template and plain where possible, recursively.
+
+    A string that could be a template is never trusted (2.19+: left untrusted, as every string an inventory
+    plugin sets; before 2.19: wrapped unsafe), so '{{ lookup(...) }}' in a record is never run, neither by
+    compose/groups/keyed_groups nor by a play. Any other string is trusted on 2.19+ (templating it changes
+    nothing) and left plain before 2.19, so that ``ansible-inventory --list --output`` (what an AWX inventory
+    update stores) writes it as a plain string, not as {"__ansible_unsafe": ...}."""
+    if isinstance(value, str):
+        if could_be_template(value):
+            return value if trust_as_template else wrap_var(value)
+        return trust_as_template(value) if trust_as_template else value
+    if isinstance(value, dict):
+        return dict((inert(key), inert(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [inert(item) for item in value]
+    return value
+
 
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"
@@ -264,15 +293,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.inventory.add_group(ALL_GROUP)
         strict = self.get_option("strict")
         for index, record in enumerate(records):
-            name = make_unsafe(names[index])
-            hostvars = host_vars(record, entries[index] if entries is not None else None)
+            name = inert(names[index])
+            # The same values for the variables and for the constructed expressions: a server string is data.
+            hostvars = inert(host_vars(record, entries[index] if entries is not None else None))
             self.inventory.add_host(name, group=ALL_GROUP)
             if entries is not None:
                 status_group = self._sanitize_group_name(STATUS_GROUP_PREFIX + entries[index]["status"].lower())
                 group = self.inventory.add_group(status_group)
                 self.inventory.add_host(name, group=group)
             for variable, value in hostvars.items():
-                self.inventory.set_variable(name, variable, make_unsafe(value))
+                self.inventory.set_variable(name, variable, value)
             self._set_composite_vars(self.get_option("compose"), hostvars, name, strict=strict)
             self._add_host_to_composed_groups(self.get_option("groups"), hostvars, name, strict=strict)
             self._add_host_to_keyed_groups(self.get_option("keyed_groups"), hostvars, name, strict=strict)

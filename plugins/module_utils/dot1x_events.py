@@ -41,6 +41,8 @@ SOURCE_OPTIONS = collections.OrderedDict(
     )
 )
 SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False)
+# The source's own options that fall back to an environment variable (as the connection options do).
+SOURCE_ENVIRONMENT = dict(interval="NAC_WATCH_INTERVAL")
 TRUE = frozenset(("1", "true", "yes", "on", "y", "t"))
 FALSE = frozenset(("0", "false", "no", "off", "n", "f"))
 FIRST_ROUND = object()  # ``known`` value of a device listed at the first round whose status is not known yet
@@ -68,15 +70,20 @@ def source_options(args, environ=None):
         client[name] = default if value is None else _convert(value, kind, where)
     if not client["api_url"]:
         raise NacConfigError("api_url is required: give the address of the NAC service as api_url or in NAC_API_URL")
-    options = dict(SOURCE_DEFAULTS)
-    options.update(
-        (name, _convert(args[name], kind, name)) for name, kind in SOURCE_OPTIONS.items() if args.get(name) is not None
-    )
+    options, where = dict(SOURCE_DEFAULTS), dict((name, name) for name in SOURCE_OPTIONS)
+    for name, kind in SOURCE_OPTIONS.items():
+        value, variable = args.get(name), SOURCE_ENVIRONMENT.get(name)
+        if value is None and variable and environ.get(variable, "").strip():
+            value, where[name] = environ[variable], "%s (from %s)" % (name, variable)
+        if value is not None:
+            options[name] = _convert(value, kind, where[name])
     hostnames = options["hostname"]
     if hostnames is not None and not (hostnames and all(isinstance(n, str) and n.strip() for n in hostnames)):
         raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (hostnames,))
     if options["interval"] <= 0:
-        raise NacConfigError("interval must be a number of seconds greater than 0, got %r" % (options["interval"],))
+        raise NacConfigError(
+            "%s must be a number of seconds greater than 0, got %r" % (where["interval"], options["interval"])
+        )
     check_concurrency(options["concurrency"])
     client.update(read_only=True, pool_size=options["concurrency"])
     return client, options
@@ -177,6 +184,27 @@ def detect(known, results, initial=False):
     if failed:
         events.append(error_event(failure_message(results), failed))
     return events, now
+
+
+def round_summary(number, result, seconds):
+    """The log line of one round: how many devices have which status, the changes and the errors (no credential:
+    only counts, statuses and the number of the round)."""
+    errors = [event["nac_dot1x_error"] for event in result.events if "nac_dot1x_error" in event]
+    if any(not error["devices"] for error in errors):
+        return "round %d failed after %.2f s (the warning says why); polling goes on" % (number, seconds)
+    failed = [device for error in errors for device in error["devices"]]
+    unqueried = set(device["id"] for device in failed)
+    statuses = collections.Counter(
+        entry["status"] for ident, entry in result.known.items() if isinstance(entry, dict) and ident not in unqueried
+    )
+    return "round %d: %d devices in %.2f s (%s), %d status changes%s" % (
+        number,
+        sum(statuses.values()) + len(failed),
+        seconds,
+        ", ".join("%s %d" % item for item in sorted(statuses.items())) or "no status",
+        len(result.events) - len(errors),
+        ", %d could not be queried" % len(failed) if failed else "",
+    )
 
 
 def change_event(entry, previous_status):

@@ -23,6 +23,9 @@ except ImportError:  # transport.py reports the missing library
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
 
+# The label of the input ca_bundle of the AWX credential type (extensions/awx/credential_type_nac.yml), which
+# AWX writes to a file whose path it puts in NAC_CA_PATH.
+AWX_CA_FIELD = "CA bundle (PEM)"
 TLS_NAME_MISMATCH = re.compile(r"(?:Hostname|IP address) mismatch|doesn't match|not valid for", re.IGNORECASE)
 
 
@@ -66,13 +69,32 @@ def tls_failure(exc, display_url, base_url, verify, timeout):
             % (display_url, ", ".join(names) if names else "the names could not be read", urlsplit(base_url).hostname)
         )
     if "certificate" in str(exc).lower():
-        return (
-            "TLS verification failed for %s: %s. Trust its certificate with ca_path (a PEM bundle), "
-            "or set validate_certs to false" % (display_url, tls_reason(exc))
+        return "TLS verification failed for %s: %s. %s, or set validate_certs to false" % (
+            display_url,
+            tls_reason(exc),
+            ca_advice(verify),
         )
     return "TLS handshake with %s failed: %s. Is it an https:// service on that port (or an http:// one)?" % (
         display_url,
         tls_reason(exc),
+    )
+
+
+def ca_advice(verify):
+    """How to trust the service's certificate. With NAC_CA_PATH in the environment (the AWX credential type of this
+    collection always injects it, empty without a CA bundle), the credential's field is named too."""
+    from_environment = os.environ.get("NAC_CA_PATH")
+    if from_environment is None:
+        return "Trust its certificate with ca_path (a PEM bundle)"
+    field = "in AWX, the field '%s' of the NAC credential" % AWX_CA_FIELD
+    if from_environment.strip() and verify == os.path.expanduser(from_environment):
+        return (
+            "The CA bundle %s (ca_path, from NAC_CA_PATH; %s) does not trust it: it must hold the PEM certificate of "
+            "the authority that signed the service's certificate" % (verify, field)
+        )
+    return (
+        "Trust its certificate with ca_path or NAC_CA_PATH (%s: paste the PEM certificate of the authority that "
+        "signed the service's certificate there)" % field
     )
 
 

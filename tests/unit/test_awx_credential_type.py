@@ -22,6 +22,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
+from ansible_collections.netaccess.nac.plugins.module_utils.tls import AWX_CA_FIELD, ca_advice
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SECRETS = ("api_key", "password")  # the tenant is an identifier, shown like the username
@@ -267,3 +268,22 @@ def test_a_time_out_reaches_the_client(credential_type, tmp_path, monkeypatch):
     environment, files = inject(credential_type, inputs, tmp_path)
     assert environment["NAC_TIMEOUT"] == "12.5"
     assert client_from_environment(environment, monkeypatch).timeout == 12.5
+
+
+def test_the_tls_hint_names_the_credentials_ca_field(credential_type, tmp_path, monkeypatch):
+    """A certificate the job cannot verify: with NAC_CA_PATH injected by this credential type, the message names
+    the field to fill (empty bundle) or the bundle that does not trust the service (a bundle given)."""
+    fields = dict((field["id"], field) for field in credential_type["inputs"]["fields"])
+    assert fields["ca_bundle"]["label"] == AWX_CA_FIELD
+    inputs = dict(api_url="https://nac.example.com", api_key="k", validate_certs=True)
+    for bundle in ("", CA_BUNDLE):
+        environment, files = inject(credential_type, dict(inputs, ca_bundle=bundle), tmp_path)
+        client = client_from_environment(environment, monkeypatch)
+        advice = ca_advice(client.verify)
+        assert "the field 'CA bundle (PEM)' of the NAC credential" in advice
+        if bundle:
+            assert advice.startswith("The CA bundle %s (ca_path, from NAC_CA_PATH;" % files["ca_bundle"])
+        else:
+            assert advice.startswith("Trust its certificate with ca_path or NAC_CA_PATH (in AWX")
+    monkeypatch.delenv("NAC_CA_PATH")
+    assert ca_advice(True) == "Trust its certificate with ca_path (a PEM bundle)"  # outside AWX: no AWX words

@@ -8,6 +8,8 @@ fires ("lost", with previous_status AUTHENTICATED) and runs the playbook netacce
 which writes its report; no other device fires anything; the source with a wrong key gives
 nac_dot1x_error events round after round; no key appears anywhere in the output (events included,
 --print-events) or the report. Then ws-01 gets the status STOP and the rulebook shuts itself down.
+Then the collection's own rulebook, netaccess.nac.dot1x_watch, runs as its header says, without and with
+NAC_WATCH_INTERVAL: the source logs its start and each round at ansible-rulebook's default level.
 
 usage: eda_check.py [--flips N] [--timeout SECONDS]
 --flips N also flips ws-02 N times (UNAUTHENTICATED <-> CONNECTING, at random phases of the 1 s
@@ -191,6 +193,56 @@ def run(flips, timeout):
     return latencies
 
 
+def shipped_rulebook(deadline):
+    """The collection's own rulebook, netaccess.nac.dot1x_watch, as its header says to run it: without
+    NAC_WATCH_INTERVAL it polls every 60 s, with it at that interval; the source says so, and logs each round,
+    at ansible-rulebook's default level (no -v)."""
+    workdir = tempfile.mkdtemp(prefix="eda-watch-")
+    with open(os.path.join(workdir, "inventory.yml"), "w") as handle:
+        handle.write("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n")
+    rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
+    try:
+        with Emulator().start() as emulator:
+            env = dict((k, v) for k, v in os.environ.items() if not k.startswith("NAC_"))
+            env.update(NAC_API_URL=emulator.url, NAC_API_KEY=GOOD_KEY, PYTHONUNBUFFERED="1", ANSIBLE_NOCOLOR="1")
+            for interval, rounds in ((None, 1), ("1", 3)):
+                if interval:
+                    env["NAC_WATCH_INTERVAL"] = interval
+                process = subprocess.Popen(
+                    [rulebook, "-i", "inventory.yml", "-r", "netaccess.nac.dot1x_watch"],
+                    cwd=workdir,
+                    env=java_environment(env),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                )
+                output = Output(process.stdout)
+                try:
+                    wanted = " INFO - round %d: 5 devices in " % rounds
+                    output.wait(
+                        lambda out=output, proc=process, line=wanted: line in out.text() or proc.poll() is not None,
+                        deadline,
+                        "round %d of netaccess.nac.dot1x_watch" % rounds,
+                    )
+                finally:
+                    process.kill()
+                    process.wait()
+                    output.thread.join(5)
+                text = output.text()
+                every = "every %s s" % (interval or 60)
+                assert (
+                    "netaccess.nac.dot1x_status - INFO - polling the 802.1x status of every device at %s %s"
+                    % (emulator.url, every)
+                    in text
+                    and " INFO - round 1: 5 devices in " in text
+                    and "(AUTHENTICATED 4, UNAUTHENTICATED 1), 0 status changes" in text
+                    and GOOD_KEY not in text
+                ), text
+                print("eda_dot1x_status: netaccess.nac.dot1x_watch polls %s, %d rounds logged" % (every, rounds))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def check(returncode, output, text, reports, flips):
     assert returncode == 0, "ansible-rulebook exited with %s" % returncode
     lost = [line for _t, line in output.starting("RULE lost")]
@@ -214,6 +266,7 @@ def check(returncode, output, text, reports, flips):
     assert (
         "nac_dot1x_error" in text and "'previous_status': 'AUTHENTICATED'" in text
     )  # --print-events printed the events
+    assert "netaccess.nac.dot1x_status - INFO - round 2: 5 devices in " in text, "no round logged without -v"
     for secret in (GOOD_KEY, BAD_KEY):
         assert secret not in text and secret not in report_text, "a key (%d characters) appears in the output" % len(
             secret
@@ -232,6 +285,7 @@ def main():
     args = parser.parse_args()
     started = time.monotonic()
     latencies = run(args.flips, args.timeout)
+    shipped_rulebook(time.monotonic() + 60)
     print(
         "status change -> rule output (interval 1 s), %d samples: %s s; min %.2f, median %.2f, max %.2f; run %.1f s"
         % (

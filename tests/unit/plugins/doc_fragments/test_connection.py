@@ -114,3 +114,5 @@ def test_the_event_source_documents_its_connection_options_and_its_own():
         documented = event_source_options()[name]
         assert documented["type"] == kind
         assert same_default(documented.get("default"), dot1x_events.SOURCE_DEFAULTS[name])
+        variable = dot1x_events.SOURCE_ENVIRONMENT.get(name)
+        assert environment_named(documented["description"]) == ([variable] if variable else [])

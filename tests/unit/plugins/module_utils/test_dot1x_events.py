@@ -17,9 +17,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (
     FIRST_ROUND,
+    Round,
     bug_round,
     detect,
     poll_once,
+    round_summary,
     secret_forms,
     source_options,
 )
@@ -257,6 +259,34 @@ def test_options_defaults_and_environment_fallbacks():
         CONNECTION_DEFAULTS, api_url="https://nac.example.com", api_key=KEY, read_only=True, pool_size=8
     )
     assert options == dict(hostname=None, interval=60.0, concurrency=8, initial=False)
+
+
+def test_interval_falls_back_to_nac_watch_interval_and_the_argument_wins():
+    assert source_options({}, dict(ENV, NAC_WATCH_INTERVAL="15"))[1]["interval"] == 15.0
+    assert source_options({}, dict(ENV, NAC_WATCH_INTERVAL=" "))[1]["interval"] == 60.0  # empty: the default
+    assert source_options({"interval": 2}, dict(ENV, NAC_WATCH_INTERVAL="15"))[1]["interval"] == 2.0
+    for value, words in (("soon", "interval (from NAC_WATCH_INTERVAL) must be a number"), ("0", "greater than 0")):
+        with pytest.raises(NacConfigError) as caught:
+            source_options({}, dict(ENV, NAC_WATCH_INTERVAL=value))
+        assert words in caught.value.message and "(from NAC_WATCH_INTERVAL)" in caught.value.message
+
+
+def test_round_summary_counts_statuses_changes_and_failures():
+    first = detect(None, [entry(1, "AUTHENTICATED"), entry(2, "AUTHENTICATED"), entry(3, "UNAUTHENTICATED")])
+    events, known = detect(
+        first[1],
+        [entry(1, "AUTHENTICATED"), entry(2, "UNAUTHENTICATED"), dict(id=3, hostname="h3", error="timed out")],
+    )
+    line = round_summary(2, Round(events, known, []), 0.125)
+    assert (
+        line
+        == "round 2: 3 devices in 0.12 s (AUTHENTICATED 1, UNAUTHENTICATED 1), 1 status changes, 1 could not be queried"
+    )
+    assert round_summary(1, Round(*first, warnings=[]), 0.5) == (
+        "round 1: 3 devices in 0.50 s (AUTHENTICATED 2, UNAUTHENTICATED 1), 0 status changes"
+    )
+    failed = Round([{"nac_dot1x_error": {"message": "refused", "devices": []}}], known, [])
+    assert round_summary(3, failed, 1.0) == "round 3 failed after 1.00 s (the warning says why); polling goes on"
 
 
 def test_options_arguments_win_over_the_environment_and_strings_are_parsed():
