@@ -48,9 +48,8 @@ description:
   - Needs the Python library C(requests) where ansible-rulebook runs (the decision environment).
 options:
   api_url:
-    description: Base address of the NAC service. If not set, E(NAC_API_URL) is used.
+    description: Base address of the NAC service. If not set, E(NAC_API_URL) is used; one of the two is needed.
     type: str
-    required: true
   api_key:
     description:
       - API key of an account with the privilege C(public_api) and access to the intent C(dot1x_status).
