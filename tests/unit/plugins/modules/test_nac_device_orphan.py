@@ -45,7 +45,7 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
         },
     )
     assert controller._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
-    gone = controller_watch(proc)
+    gone = controller_watch(proc, every=0)
     assert gone() is None
     fake_proc(tmp_path, {600: ("bash", 1), 700: ("ansible-playboo", 1)})
     assert gone() is None  # the user's shell going away does not matter: ansible-playbook is still there
@@ -55,6 +55,32 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
     assert gone() is None
     shutil.rmtree(os.path.join(proc, "900"))  # a shell of the chain gone
     assert gone() == CONTROLLER_GONE
+
+
+def test_the_watch_looks_at_most_once_per_interval(tmp_path):
+    me = os.getpid()
+    proc = fake_proc(tmp_path, {me: ("python3.11", 901), 901: ("sh", 800), 800: ("ansible-playboo", 700)})
+    now = [100.0]
+    reads = []
+    original = controller._stat
+
+    def counted(pid, where):
+        reads.append(pid)
+        return original(pid, where)
+
+    gone = controller_watch(proc, every=0.5, clock=lambda: now[0])
+    controller._stat, saved = counted, controller._stat
+    try:
+        assert gone() is None and len(reads) == 3  # one look: a stat file per process of the chain
+        fake_proc(tmp_path, {800: ("ansible-playboo", 1)})  # ansible-playbook killed
+        now[0] += 0.4
+        assert gone() is None and len(reads) == 3  # within the interval: what the last look saw, no read
+        now[0] += 0.1
+        assert gone() == CONTROLLER_GONE and len(reads) == 6
+        now[0] += 0.2
+        assert gone() == CONTROLLER_GONE and len(reads) == 6
+    finally:
+        controller._stat = saved
 
 
 def test_without_proc_only_the_own_parent_is_watched(tmp_path):
@@ -68,7 +94,7 @@ def test_a_stdout_pipe_without_reader_means_the_controller_is_gone(tmp_path):
     read_end, write_end = os.pipe()
     try:
         os.dup2(write_end, 1)
-        gone = controller_watch(str(tmp_path / "none"))
+        gone = controller_watch(str(tmp_path / "none"), every=0)
         assert gone() is None
         os.close(read_end)
         read_end = None
