@@ -434,18 +434,35 @@ def _chunks(response):
     from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
     raw = response.raw
     if hasattr(raw, "read1"):
-        return iter(lambda: raw.read1(READ_CHUNK, decode_content=True), b"")
+        return _reads(raw, not response.headers.get("Content-Encoding"))
     return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
+
+
+def _reads(raw, plain):
+    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
+    once _complete, without the empty read that would say so."""
+    while True:
+        chunk = raw.read1(READ_CHUNK, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+        if plain and _complete(raw):
+            return
+
+
+def _complete(raw):
+    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
+    if anything, is in memory, and the connection is back in the pool."""
+    return getattr(raw, "length_remaining", None) == 0
 
 
 def _bounded(chunks, sock, deadline, raw=None):
     """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
-    reply is complete (``raw.closed``: the whole body has come off the socket and the connection went
-    back to the pool), the reads left (the empty end, a decoder's tail) cannot wait: no deadline
-    check, and no socket timeout set on a connection that another request may be using by then."""
+    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
+    on a connection that another request may be using by then."""
     chunks = iter(chunks)
     while True:
-        if raw is None or not raw.closed:
+        if raw is None or not _complete(raw):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import gzip
 import http.server
 import io
 import json
@@ -175,19 +176,26 @@ def test_the_prepared_requests_kept_are_bounded():
 
 
 class Replies(http.server.BaseHTTPRequestHandler):
-    """GET /small: 100 bytes of JSON at once; /large: 1 MiB of JSON; /drip: 100 bytes, one per 0.01 s."""
+    """GET /small: 100 bytes of JSON at once; /large: 1 MiB of JSON; /gzip: 1 MiB of JSON, gzipped;
+    /drip: 100 bytes, one per 0.01 s."""
 
     protocol_version = "HTTP/1.1"
+    peers = []  # the client's address of each request: one per connection it opened
 
     def do_GET(self):
+        self.peers.append(self.client_address)
+        gzipped = self.path == "/api/gzip"
         if self.path == "/api/drip":
             body = b"[" + b" " * 98 + b"]"
-        elif self.path == "/api/large":
-            body = json.dumps(["x" * 1000] * 1040).encode("ascii")
+        elif self.path in ("/api/large", "/api/gzip"):
+            body = json.dumps(["x%d" % n for n in range(100000)]).encode("ascii")
+            body = gzip.compress(body) if gzipped else body
         else:
             body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         try:
@@ -207,6 +215,7 @@ class Replies(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server():
+    Replies.peers = []
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Replies)
     httpd.daemon_threads, httpd.block_on_close = True, False
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -232,22 +241,31 @@ def deadline_timeouts(monkeypatch):
     return calls
 
 
-def test_a_reply_that_comes_in_one_read_costs_one_deadline_check(server, deadline_timeouts):
+def test_a_reply_that_comes_in_one_read_costs_one_deadline_check_and_one_read(server, deadline_timeouts, monkeypatch):
+    reads = []  # the reads from the reply of urllib3 2 (read1); urllib3 1 streams the body instead
+    read1 = getattr(urllib3.HTTPResponse, "read1", None)
+    if read1 is not None:
+        monkeypatch.setattr(
+            urllib3.HTTPResponse, "read1", lambda raw, *args, **kwargs: reads.append(1) or read1(raw, *args, **kwargs)
+        )
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
-    assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]
-    assert len(deadline_timeouts) == 1
-    del deadline_timeouts[:]
-    assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # over the kept-alive connection
-    assert len(deadline_timeouts) == 1
+    for dummy in range(2):  # the second over the kept-alive connection
+        del deadline_timeouts[:], reads[:]
+        assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]
+        assert len(deadline_timeouts) == 1 and len(reads) == (0 if read1 is None else 1)
+    assert len(set(Replies.peers)) == 1  # the connection went back to the pool after the one read, and was reused
     client.close()
 
 
 def test_a_reply_of_many_reads_is_read_whole_each_read_within_the_deadline(server, deadline_timeouts):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
-    assert client.request("GET", "/api/large") == ["x" * 1000] * 1040
+    expected = ["x%d" % n for n in range(100000)]
+    assert client.request("GET", "/api/large") == expected
     assert len(deadline_timeouts) >= 2  # more than one read, each given only what is left
     assert deadline_timeouts == sorted(deadline_timeouts, reverse=True)
+    assert client.request("GET", "/api/gzip") == expected  # decoded whole: the decoder's tail too
     assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection is fit for reuse
+    assert len(set(Replies.peers)) == 1
     client.close()
 
 
@@ -260,10 +278,14 @@ def test_a_dripping_reply_still_ends_at_the_deadline(server):
 
 
 class Closing:
-    """A streamed reply's ``raw`` stand-in: ``closed`` once ``reads`` reads were made."""
+    """A streamed reply's ``raw`` stand-in: all of its Content-Length read once ``reads`` reads were made."""
 
     def __init__(self, reads):
-        self.reads, self.closed = reads, reads == 0
+        self.reads = reads
+
+    @property
+    def length_remaining(self):
+        return max(self.reads, 0)
 
 
 class Sock:
@@ -277,7 +299,6 @@ class Sock:
 def chunks(raw, pieces):
     for piece in pieces:
         raw.reads -= 1
-        raw.closed = raw.reads <= 0
         yield piece
 
 
@@ -286,8 +307,8 @@ def chunks(raw, pieces):
     [
         ([b"whole", b""], 1, 1),  # all of it in one read: the empty end is not waited for
         ([b"a", b"b", b"c", b""], 3, 3),  # one deadline check per read from the socket
-        ([b""], 0, 0),  # a reply without a body (closed from the start)
-        ([b"a", b"b"], 99, 3),  # never closed (a stream of unknown end): every read is bounded
+        ([b""], 0, 0),  # a reply without a body (Content-Length: 0)
+        ([b"a", b"b"], 99, 3),  # the body ends early: every read is bounded
     ],
 )
 def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads, expected_timeouts):
