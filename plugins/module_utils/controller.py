@@ -13,16 +13,12 @@ __metaclass__ = type
 
 import os
 import select
-import time
 
 CONTROLLER_GONE = "the controller that started this task is gone (ansible-playbook was stopped)"
 _SHELLS = frozenset(("sh", "bash", "dash", "ash", "ksh", "zsh"))
-# Seconds between two looks: a look reads a stat file per process of the chain, and long work asks before
-# every write (hundreds a second from many threads); a controller that is gone is noticed this much later.
-LOOK_EVERY = 0.1
 
 
-def controller_watch(proc="/proc", every=LOOK_EVERY, clock=time.monotonic):
+def controller_watch(proc="/proc"):
     """A cheap ``should_stop()`` for long work: CONTROLLER_GONE once the process that started the
     module is gone, else None.
 
@@ -33,8 +29,6 @@ def controller_watch(proc="/proc", every=LOOK_EVERY, clock=time.monotonic):
     process whose parent dies is re-parented to init): killing ansible-playbook re-parents its worker,
     killing the worker re-parents the shell. The chain is read from ``proc`` (Linux); elsewhere only
     the module's own parent and the pipe are watched.
-
-    It looks at most once per ``every`` seconds (of ``clock``); in between it answers what it last saw.
     """
     chain = _ancestry(proc)
     try:
@@ -42,20 +36,13 @@ def controller_watch(proc="/proc", every=LOOK_EVERY, clock=time.monotonic):
         poller.register(1, 0)  # no event asked for: POLLERR, POLLHUP and POLLNVAL are always reported
     except (AttributeError, OSError, ValueError):
         poller = None
-    seen = dict(at=None, answer=None)  # the last look: when, and what it found
 
-    def look():
+    def gone():
         if any(_parent(pid, proc) != parent for pid, parent in chain):
             return CONTROLLER_GONE
         if poller is not None and any(events & (select.POLLERR | select.POLLHUP) for dummy, events in poller.poll(0)):
             return CONTROLLER_GONE
         return None
-
-    def gone():
-        now = clock()
-        if seen["at"] is None or now - seen["at"] >= every:
-            seen["at"], seen["answer"] = now, look()
-        return seen["answer"]
 
     return gone
 
@@ -75,13 +62,19 @@ def _ancestry(proc):
 
 
 def _stat(pid, proc):
+    """(name, [the fields after it]) of ``pid``'s stat file, or None. Read with os.open/os.read: a look
+    reads one per process of the chain before every write, and a Python file object costs several
+    times the three system calls."""
     try:
-        with open(os.path.join(proc, str(pid), "stat")) as stat:
-            text = stat.read()
+        fd = os.open(os.path.join(proc, str(pid), "stat"), os.O_RDONLY)
+        try:
+            text = os.read(fd, 4096)
+        finally:
+            os.close(fd)
     except (IOError, OSError):
         return None
-    name, dummy, rest = text.partition(" (")[2].rpartition(") ")
-    return name, rest.split()
+    name, dummy, rest = text.partition(b" (")[2].rpartition(b") ")
+    return name.decode("utf-8", "replace"), rest.split()
 
 
 def _parent(pid, proc):

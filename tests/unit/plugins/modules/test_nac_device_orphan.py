@@ -45,7 +45,7 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
         },
     )
     assert controller._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
-    gone = controller_watch(proc, every=0)
+    gone = controller_watch(proc)
     assert gone() is None
     fake_proc(tmp_path, {600: ("bash", 1), 700: ("ansible-playboo", 1)})
     assert gone() is None  # the user's shell going away does not matter: ansible-playbook is still there
@@ -57,30 +57,15 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
     assert gone() == CONTROLLER_GONE
 
 
-def test_the_watch_looks_at_most_once_per_interval(tmp_path):
+def test_a_process_name_with_spaces_and_parentheses_is_read_right(tmp_path):
     me = os.getpid()
-    proc = fake_proc(tmp_path, {me: ("python3.11", 901), 901: ("sh", 800), 800: ("ansible-playboo", 700)})
-    now = [100.0]
-    reads = []
-    original = controller._stat
-
-    def counted(pid, where):
-        reads.append(pid)
-        return original(pid, where)
-
-    gone = controller_watch(proc, every=0.5, clock=lambda: now[0])
-    controller._stat, saved = counted, controller._stat
-    try:
-        assert gone() is None and len(reads) == 3  # one look: a stat file per process of the chain
-        fake_proc(tmp_path, {800: ("ansible-playboo", 1)})  # ansible-playbook killed
-        now[0] += 0.4
-        assert gone() is None and len(reads) == 3  # within the interval: what the last look saw, no read
-        now[0] += 0.1
-        assert gone() == CONTROLLER_GONE and len(reads) == 6
-        now[0] += 0.2
-        assert gone() == CONTROLLER_GONE and len(reads) == 6
-    finally:
-        controller._stat = saved
+    proc = fake_proc(tmp_path, {me: ("python (3) x", 901), 901: ("sh", 800), 800: ("a) (b", 700), 700: ("init", 1)})
+    assert controller._name(800, proc) == "a) (b" and controller._parent(800, proc) == 700
+    assert controller._ancestry(proc) == [(me, 901), (901, 800), (800, 700)]
+    gone = controller_watch(proc)
+    assert gone() is None
+    fake_proc(tmp_path, {800: ("a) (b", 1)})  # re-parented: its parent was killed
+    assert gone() == CONTROLLER_GONE
 
 
 def test_without_proc_only_the_own_parent_is_watched(tmp_path):
@@ -94,7 +79,7 @@ def test_a_stdout_pipe_without_reader_means_the_controller_is_gone(tmp_path):
     read_end, write_end = os.pipe()
     try:
         os.dup2(write_end, 1)
-        gone = controller_watch(str(tmp_path / "none"), every=0)
+        gone = controller_watch(str(tmp_path / "none"))
         assert gone() is None
         os.close(read_end)
         read_end = None
