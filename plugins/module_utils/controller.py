@@ -62,13 +62,19 @@ def _ancestry(proc):
 
 
 def _stat(pid, proc):
+    """(name, [the fields after it]) of ``pid``'s stat file, or None. Read with os.open/os.read: a look
+    reads one per process of the chain before every write, and a Python file object costs several
+    times the three system calls."""
     try:
-        with open(os.path.join(proc, str(pid), "stat")) as stat:
-            text = stat.read()
+        fd = os.open(os.path.join(proc, str(pid), "stat"), os.O_RDONLY)
+        try:
+            text = os.read(fd, 4096)
+        finally:
+            os.close(fd)
     except (IOError, OSError):
         return None
-    name, dummy, rest = text.partition(" (")[2].rpartition(") ")
-    return name, rest.split()
+    name, dummy, rest = text.partition(b" (")[2].rpartition(b") ")
+    return name.decode("utf-8", "replace"), rest.split()
 
 
 def _parent(pid, proc):

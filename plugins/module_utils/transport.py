@@ -61,6 +61,7 @@ MIB = 1024 * 1024
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 USER_AGENT = "netaccess.nac-ansible-collection"
+TEMPLATES = 64  # prepared requests kept per client, one per method and URL (_prepare)
 PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
 
 
@@ -121,6 +122,13 @@ class Transport:
         self.session.auth = _Authorization(authorization)  # set as auth, so that no ~/.netrc entry replaces it
         if tenant:
             self.session.headers["X-Tenant"] = tenant
+        # What requests would merge from the environment into every request (Session.request): the proxies
+        # (HTTP(S)_PROXY, NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE /
+        # CURL_CA_BUNDLE. They depend on the URL's scheme and host alone, the same for every request of the
+        # client, so they are merged once, here, rather than read from os.environ per request.
+        settings = self.session.merge_environment_settings(self.base_url + "/", {}, True, self.verify, None)
+        self._send_settings = dict(settings, timeout=timeout, allow_redirects=False)
+        self._templates = {}
 
     @property
     def succeeded(self):
@@ -159,7 +167,7 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                if response.status_code < 300:
+                if response.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
                 if response.status_code not in retryable or last:
                     return self._decode(method, path, response, write=write, attempts=attempt + 1)
@@ -204,10 +212,8 @@ class Transport:
         """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
         status; a TLS failure is an answer too), else why it could not be reached."""
         try:
-            url = self.base_url + PROBE_PATH
-            response = self.session.request(
-                "GET", url, timeout=timeout, verify=self.verify, allow_redirects=False, stream=True
-            )
+            prepared = self._prepare("GET", self.base_url + PROBE_PATH, None)
+            response = self.session.send(prepared, **dict(self._send_settings, timeout=timeout))
         except requests.exceptions.SSLError:
             return None
         except requests.exceptions.RequestException as exc:
@@ -215,20 +221,40 @@ class Transport:
         response.close()
         return None
 
+    def _prepare(self, method, url, body):
+        """The prepared request, as ``Session.request`` prepares it: the session's headers, cookies and
+        authorization merged in, ``body`` sent as JSON. While the session holds no cookie, all but the body
+        depends on ``method`` and ``url`` alone: that is prepared once (parsing and quoting the URL, merging
+        headers and authorization), kept among the last TEMPLATES, and copied for each request."""
+        session = self.session
+        if len(session.cookies):  # cookies the service set: each request gets them as they are now
+            return session.prepare_request(requests.Request(method, url, json=body))
+        key = (method, url)
+        template = self._templates.get(key)
+        if template is None:
+            if len(self._templates) >= TEMPLATES:
+                self._templates.clear()
+            template = self._templates[key] = session.prepare_request(requests.Request(method, url))
+        prepared = template.copy()
+        if body is not None:
+            prepared.prepare_body(None, None, body)
+        return prepared
+
     def _send(self, method, url, body):
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
         deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
-        as a ReadTimeout once the deadline passes, never later than one read after it. The response
-        returned holds the body as read, in place of the stream (``raw``).
+        as a ReadTimeout once the deadline passes, never later than one read after it. A reply that
+        arrives in one read costs one deadline check: once the whole body has come, what is left to
+        read is in memory (_bounded). The response returned holds the body as read, in place of the
+        stream (``raw``).
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
         deadline = time.monotonic() + self.timeout
         limit = self.max_reply_mb * MIB
         # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
-        response = self.session.request(
-            method, url, json=body, timeout=self.timeout, verify=self.verify, allow_redirects=False, stream=True
-        )
+        # Sent as Session.request sends it, with the environment's settings merged once per client (__init__).
+        response = self.session.send(self._prepare(method, url, body), **self._send_settings)
         announced = (response.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and int(announced) > limit:
             response.close()
@@ -236,7 +262,7 @@ class Transport:
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            for chunk in _bounded(_chunks(response), sock, deadline):
+            for chunk in _bounded(_chunks(response), sock, deadline, response.raw):
                 if body.tell() + len(chunk) > limit:
                     response.close()
                     raise self._too_large(method, url, "grew past the limit as it arrived", "reading stopped there")
@@ -408,19 +434,40 @@ def _chunks(response):
     from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
     raw = response.raw
     if hasattr(raw, "read1"):
-        return iter(lambda: raw.read1(READ_CHUNK, decode_content=True), b"")
+        return _reads(raw, not response.headers.get("Content-Encoding"))
     return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
 
 
-def _bounded(chunks, sock, deadline):
-    """The chunks of a streamed reply, each read given only the time left until ``deadline``."""
+def _reads(raw, plain):
+    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
+    once _complete, without the empty read that would say so."""
+    while True:
+        chunk = raw.read1(READ_CHUNK, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+        if plain and _complete(raw):
+            return
+
+
+def _complete(raw):
+    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
+    if anything, is in memory, and the connection is back in the pool."""
+    return getattr(raw, "length_remaining", None) == 0
+
+
+def _bounded(chunks, sock, deadline, raw=None):
+    """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
+    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
+    on a connection that another request may be using by then."""
     chunks = iter(chunks)
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
-        if sock is not None:
-            sock.settimeout(left)
+        if raw is None or not _complete(raw):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
+            if sock is not None:
+                sock.settimeout(left)
         try:
             yield next(chunks)
         except StopIteration:

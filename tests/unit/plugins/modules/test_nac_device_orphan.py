@@ -57,6 +57,17 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
     assert gone() == CONTROLLER_GONE
 
 
+def test_a_process_name_with_spaces_and_parentheses_is_read_right(tmp_path):
+    me = os.getpid()
+    proc = fake_proc(tmp_path, {me: ("python (3) x", 901), 901: ("sh", 800), 800: ("a) (b", 700), 700: ("init", 1)})
+    assert controller._name(800, proc) == "a) (b" and controller._parent(800, proc) == 700
+    assert controller._ancestry(proc) == [(me, 901), (901, 800), (800, 700)]
+    gone = controller_watch(proc)
+    assert gone() is None
+    fake_proc(tmp_path, {800: ("a) (b", 1)})  # re-parented: its parent was killed
+    assert gone() == CONTROLLER_GONE
+
+
 def test_without_proc_only_the_own_parent_is_watched(tmp_path):
     gone = controller_watch(str(tmp_path / "none"))
     assert controller._ancestry(str(tmp_path / "none")) == [(os.getpid(), os.getppid())]
