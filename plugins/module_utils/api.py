@@ -118,7 +118,7 @@ class NacClient(Transport):
         in one pass: the whole list, or a NacResponseError. ``form``: what is kept of each item (compact.py)."""
         reply = self._read_list(path, noun, form)
         for index, record in enumerate(reply):
-            if type(record) is Device:  # kept compactly: it had both (compact.device_form)
+            if isinstance(record, Device):  # kept compactly: it had both (compact.device_form)
                 continue
             value = record.get(key) if isinstance(record, dict) else None
             if not isinstance(value, key_type) or isinstance(value, bool):

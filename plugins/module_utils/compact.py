@@ -67,9 +67,10 @@ def device_form(whole=None):
     except those ``whole(record)`` is true of, kept whole (as is every other item)."""
 
     def form(item):
-        if type(item) is dict:
+        if isinstance(item, dict):
             ident, hostname = item.get("id"), item.get("hostname")
-            if type(ident) is int and type(hostname) is str and not (whole is not None and whole(item)):
+            named = isinstance(ident, int) and not isinstance(ident, bool) and isinstance(hostname, str)
+            if named and not (whole is not None and whole(item)):
                 return Device(ident, hostname)
         return item
 
@@ -114,7 +115,7 @@ def decode_reply(response):
         # Each object is formed as soon as it is decoded, so no record is held whole for long; an object
         # within an item is formed too, which is right only where its item is formed into a Device itself.
         items = json.loads(text, object_hook=form)
-        if all(type(item) is Device or not _holds_device(item) for item in items):
+        if all(isinstance(item, Device) or not _holds_device(item) for item in items):
             return items
     except (ValueError, RecursionError):
         pass  # not JSON: decoded as before, for its error
@@ -133,7 +134,7 @@ def _holds_device(value):
     pending = [value]
     while pending:
         value = pending.pop()
-        if type(value) is Device:
+        if isinstance(value, Device):
             return True
         if isinstance(value, dict):
             pending.extend(value.values())

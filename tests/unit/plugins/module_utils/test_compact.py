@@ -108,7 +108,7 @@ def test_a_compact_list_is_the_same_list_with_the_same_errors(body):
         assert held[1] == whole[1]
     else:
         assert pairs(held[1]) == pairs(whole[1])
-        assert all(type(record) is Device for record in held[1])
+        assert all(isinstance(record, Device) for record in held[1])
 
 
 @pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "text/plain", "application/json"])
@@ -121,7 +121,7 @@ def test_records_asked_for_are_kept_whole_and_equal():
     records = [dict(FIELDS, id=n, hostname="cam-%d" % n, parent=dict(id=n + 1, hostname="x")) for n in range(10)]
     held = listed(records, compact=True, whole=records_of(["CAM-3"], [7]))
     assert held[3] == records[3] and held[7] == records[7]
-    assert type(held[3]) is dict and type(held[7]) is dict
+    assert isinstance(held[3], dict) and isinstance(held[7], dict)
     assert [type(record) for record in held].count(Device) == 8
     assert pairs(held) == pairs(records)
 
