@@ -42,6 +42,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
+from bench_rusage import SITECUSTOMIZE
 from requests.adapters import HTTPAdapter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -195,27 +196,6 @@ def bare_status_batch(url, concurrency, check_intent=True):
         return client.status_round(check_intent)
     finally:
         client.close()
-
-
-# Imported by every Python process that ansible-playbook starts (PYTHONPATH): a module's process
-# (AnsiballZ_<module>.py) logs, at its exit, its own CPU time (RUSAGE_SELF: all its threads) and its
-# lifetime (from its start time in /proc/self/stat). It adds no process between the module and Ansible:
-# nac_device's controller watch walks that chain of processes for every POST, at a cost per process.
-SITECUSTOMIZE = """
-import sys
-if sys.argv and "AnsiballZ_" in (sys.argv[0] or ""):
-    import atexit, json, os, resource, time
-
-    def _nac_bench_rusage():
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        with open("/proc/self/stat") as handle:
-            started = int(handle.read().rsplit(")", 1)[1].split()[19]) / float(os.sysconf("SC_CLK_TCK"))
-        with open(%(log)r, "a") as handle:
-            handle.write(json.dumps(dict(argv=sys.argv, cpu=usage.ru_utime + usage.ru_stime,
-                                         wall=time.clock_gettime(time.CLOCK_BOOTTIME) - started)) + "\\n")
-
-    atexit.register(_nac_bench_rusage)  # registered first, so it runs last
-"""
 
 
 class ModuleProcess:

@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, device_form, keeping
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacAuthError,
     NacConfigError,
@@ -85,9 +86,13 @@ class NacClient(Transport):
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
-    def list_devices(self):
-        """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``."""
-        return self._records("/api/device", "id", int, "devices", name="hostname")
+    def list_devices(self, compact=False, whole=None):
+        """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
+
+        ``compact``: each record held as a compact.Device (its id and hostname only; about a seventh of the
+        memory of a record), except those ``whole(record)`` is true of, kept whole."""
+        form = device_form(whole) if compact else None
+        return self._records("/api/device", "id", int, "devices", name="hostname", form=form)
 
     def create_device(self, body):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
@@ -108,11 +113,13 @@ class NacClient(Transport):
 
     # -- what the API's replies mean ----------------------------------------------------
 
-    def _records(self, path, key, key_type, noun, name=None):
+    def _records(self, path, key, key_type, noun, name=None, form=None):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
-        in one pass: the whole list, or a NacResponseError."""
-        reply = self._read_list(path, noun)
+        in one pass: the whole list, or a NacResponseError. ``form``: what is kept of each item (compact.py)."""
+        reply = self._read_list(path, noun, form)
         for index, record in enumerate(reply):
+            if isinstance(record, Device):  # kept compactly: it had both (compact.device_form)
+                continue
             value = record.get(key) if isinstance(record, dict) else None
             if not isinstance(value, key_type) or isinstance(value, bool):
                 raise self._shape_error(
@@ -125,7 +132,7 @@ class NacClient(Transport):
                 raise self._shape_error("GET", path, "item %d (%s %s) has no string %r" % (index, key, value, name))
         return reply
 
-    def _read_list(self, path, noun):
+    def _read_list(self, path, noun, form=None):
         """GET ``path`` and every page after it: the pages' arrays joined, in order.
 
         A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
@@ -135,7 +142,8 @@ class NacClient(Transport):
         records, seen, pages_read = [], set(), 0
         while True:
             seen.add(path)
-            page = self.request("GET", path)
+            with keeping(form):
+                page = self.request("GET", path)
             pages_read += 1
             if not isinstance(page, Page):
                 raise self._not_a_list(path, page)

@@ -94,7 +94,7 @@ def dot1x_status(
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
     if check_access:
         require_access(client)
-    targets, warnings = resolve(client.list_devices(), device_id, hostname, all_devices)
+    targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
     try:
         results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
     except BatchStopped as stopped:

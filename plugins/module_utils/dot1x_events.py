@@ -144,7 +144,9 @@ def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None, 
     waiting = client.limit_waiting(time_limit, "the interval of the event source") if time_limit else _no_limit()
     try:
         with waiting:
-            targets, warnings = resolve(client.list_devices(), hostnames=hostnames, all_devices=hostnames is None)
+            targets, warnings = resolve(
+                client.list_devices(compact=True), hostnames=hostnames, all_devices=hostnames is None
+            )
             results = query_all(client, [t for t in targets if t.error is None], concurrency)
     except NacError as failure:
         return Round([error_event(failure.message)], known, [])

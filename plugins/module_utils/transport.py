@@ -35,6 +35,7 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import decode_reply
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacConfigError,
     NacConnectionError,
@@ -49,7 +50,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
 from ansible_collections.netaccess.nac.plugins.module_utils.pages import Page
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
@@ -301,7 +302,7 @@ class Transport:
         if not response.content or response.content.isspace():  # (strip() would copy a large body)
             return None
         try:
-            value = decode_json(response)
+            value = decode_reply(response)  # in a compact.keeping context: a list's items in their kept form
         except ValueError:
             if write:
                 return None  # a write's reply body is not documented: the caller re-reads

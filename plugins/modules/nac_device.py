@@ -294,6 +294,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import records_of
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency, settle_seconds
 
@@ -313,9 +314,11 @@ def ensure(nac):
     bulk = params["devices"] is not None
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
+        # Held compactly: every device's id and hostname, and whole only the records named (loosely) like a spec.
+        whole = records_of([spec["hostname"] for spec in specs], loosely=True)
         outcomes = ensure_devices(
             specs,
-            nac.client.list_devices,
+            lambda: nac.client.list_devices(compact=True, whole=whole),
             nac.client.create_device,
             concurrency,
             nac.check_mode,

@@ -101,6 +101,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     check_hostnames,
     lookalike_text,
     lookalikes,
+    records_of,
     repeated_ids,
     repeated_ids_warning,
     select,
@@ -110,8 +111,12 @@ from ansible_collections.netaccess.nac.plugins.module_utils.module import NacMod
 
 def list_devices(nac):
     hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
-    records = nac.client.list_devices()
-    devices, missing = select(records, hostnames, nac.params["id"])
+    ids = nac.params["id"]
+    if hostnames is None and ids is None:
+        records = nac.client.list_devices()
+    else:  # held compactly but for the records asked for
+        records = nac.client.list_devices(compact=True, whole=records_of(hostnames or (), ids or ()))
+    devices, missing = select(records, hostnames, ids)
     for name, listed in lookalikes(records, hostnames or ()).items():
         nac.warn(
             "%s: not returned for %s%s"

@@ -70,7 +70,8 @@ class FakeClient:
         self.calls.append("has_intent")
         return tag in self.intents
 
-    def list_devices(self):
+    def list_devices(self, compact=False, whole=None):
+        assert compact and whole is None  # a status query keeps only ids and hostnames
         self.calls.append("list_devices")
         return list(self.records)
 
