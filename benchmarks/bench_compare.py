@@ -39,16 +39,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import requests
+from bench_bare import ADMIN_KEY, FIRE_PATH, BareClient, bare_bulk, bare_status_batch  # noqa: F401 (shared)
 from bench_rusage import SITECUSTOMIZE
-from requests.adapters import HTTPAdapter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMULATOR = os.path.join(ROOT, "tests", "emulator", "nac_emulator.py")
-ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
-FIRE_PATH = "/api/intent/dot1x_status/fire"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 Sample = collections.namedtuple("Sample", "wall cpu requests server_cpu")
@@ -147,57 +144,6 @@ def sent(before, after):
     return sum(after.get(kind, 0) - before.get(kind, 0) for kind in after)
 
 
-class BareClient:
-    """The least a client does: one ``requests.Session`` whose keep-alive pool holds ``concurrency``
-    connections, the API key as a header, a ThreadPoolExecutor of ``concurrency`` threads for the many
-    requests, each reply's status checked and its JSON decoded. No retries, no deadline, no shaping."""
-
-    def __init__(self, url, concurrency, api_key=ADMIN_KEY, timeout=30):
-        self.url, self.concurrency, self.timeout = url, concurrency, timeout
-        self.session = requests.Session()
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=concurrency)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
-        self.session.headers.update({"Authorization": "Bearer " + api_key, "Accept": "application/json"})
-
-    def get(self, path):
-        reply = self.session.get(self.url + path, timeout=self.timeout)
-        reply.raise_for_status()
-        return reply.json()
-
-    def post(self, path, body):
-        reply = self.session.post(self.url + path, json=body, timeout=self.timeout)
-        reply.raise_for_status()
-        return reply.json()
-
-    def post_all(self, path, bodies):
-        """POST every body to ``path``, ``concurrency`` at a time; the decoded replies in order."""
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(lambda body: self.post(path, body), bodies))
-
-    def fire_all(self, ids):
-        """The dot1x_status intent fired for every device id (as the collection fires it)."""
-        return self.post_all(FIRE_PATH, ({"targetId": ident, "additionalPayload": {"json": True}} for ident in ids))
-
-    def status_round(self, check_intent=False):
-        """What a status batch needs: (the intent list,) the device list, one fire per device."""
-        if check_intent:
-            self.get("/api/intent")
-        return self.fire_all([record["id"] for record in self.get("/api/device")])
-
-    def close(self):
-        self.session.close()
-
-
-def bare_status_batch(url, concurrency, check_intent=True):
-    """One status batch by a fresh bare client (a new session, as each run of the module has)."""
-    client = BareClient(url, concurrency)
-    try:
-        return client.status_round(check_intent)
-    finally:
-        client.close()
-
-
 class ModuleProcess:
     """Runs playbooks with ``ansible-playbook -c local`` and measures one module's own process.
 
@@ -212,6 +158,8 @@ class ModuleProcess:
         os.mkdir(site)
         with open(os.path.join(site, "sitecustomize.py"), "w") as handle:
             handle.write(SITECUSTOMIZE % dict(log=self.log))
+        self.bare_script = os.path.join(workdir, "nac_bench_bare.py")  # the name the sitecustomize logs
+        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_bare.py"), self.bare_script)
         bindir = os.path.dirname(sys.executable)
         playbook = os.path.join(bindir, "ansible-playbook")
         self.command = [playbook if os.path.exists(playbook) else "ansible-playbook", "-i", "localhost,", "-c", "local"]
@@ -247,14 +195,35 @@ class ModuleProcess:
         whole = time.perf_counter() - start
         if done.returncode:
             raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
+        mine = self._logged("AnsiballZ_%s.py" % module)
+        return Sample(mine["wall"], mine["cpu"], sent(before, emulator.counts()), emulator.cpu() - server), whole
+
+    def bare(self, emulator, kind, concurrency, bodies=None):
+        """Sample of the bare client (bench_bare.py) doing a ``kind`` batch (status, or bulk with ``bodies``) in a
+        process of its own, measured as a module's process is: its lifetime and its CPU time at exit."""
+        if os.path.exists(self.log):
+            os.remove(self.log)
+        arguments = [sys.executable, self.bare_script, kind, emulator.url, str(concurrency)]
+        if bodies is not None:
+            path = os.path.join(self.workdir, "bare-bodies.json")
+            with open(path, "w") as handle:
+                json.dump(bodies, handle)
+            arguments.append(path)
+        before, server = emulator.counts(), emulator.cpu()
+        subprocess.run(arguments, env=self.env, cwd=self.workdir, stdout=subprocess.DEVNULL, check=True)
+        mine = self._logged("nac_bench_bare.py")
+        return Sample(mine["wall"], mine["cpu"], sent(before, emulator.counts()), emulator.cpu() - server)
+
+    def _logged(self, name):
+        """The one process whose command line names ``name`` in the sitecustomize's log."""
         runs = []
         if os.path.exists(self.log):
             with open(self.log) as handle:
                 runs = [json.loads(line) for line in handle]
-        mine = [run for run in runs if any(("AnsiballZ_%s.py" % module) in arg for arg in run["argv"])]
+        mine = [run for run in runs if any(name in arg for arg in run["argv"])]
         if len(mine) != 1:
-            raise SystemExit("expected one process of module %s to log its rusage, got %s" % (module, runs))
-        return Sample(mine[0]["wall"], mine[0]["cpu"], sent(before, emulator.counts()), emulator.cpu() - server), whole
+            raise SystemExit("expected one process of %s to log its rusage, got %s" % (name, runs))
+        return mine[0]
 
 
 def median_spread(values):
@@ -270,8 +239,9 @@ def compare(title, sides, repeat=3, targets=None):
     """Run every side ``repeat`` times in turns and print the figures and the ratios to the first side.
 
     ``sides``: [(name, run)], ``run(repeat_index)`` returning a Sample; the first is the baseline (the bare
-    client). ``targets``: {name: (wall limit, CPU per request limit)}, either None for no target.
-    Returns {name: [Sample, ...]}."""
+    client). ``targets``: {name: (wall limit, CPU per request limit)}, either None for no target, or {name: (wall
+    limit, CPU limit, baseline)}: the target is then held against the side named ``baseline`` (a module's process
+    against the bare client's process), and the ratios to it are printed too. Returns {name: [Sample, ...]}."""
     targets = targets or {}
     samples = collections.OrderedDict((name, []) for name, _run in sides)
     baseline = sides[0][0]
@@ -308,10 +278,19 @@ def compare(title, sides, repeat=3, targets=None):
                 show([s.server_cpu * 1000.0 / max(s.requests, 1) for s in runs], "%.3f"),
             )
         )
+    ratios(samples, baseline, width, dict((name, limits[:2]) for name, limits in targets.items() if len(limits) == 2))
+    for other in sorted(set(limits[2] for limits in targets.values() if len(limits) > 2)):
+        mine = dict((name, limits[:2]) for name, limits in targets.items() if limits[2:] == (other,))
+        ratios(samples, other, width, mine, only=mine)
+    return samples
+
+
+def ratios(samples, baseline, width, targets, only=None):
+    """Print every side's ratios to ``baseline`` (or only those of ``only``), run by run, with ``targets``."""
     base = samples[baseline]
     print("  ratio to %s, run by run: median [min-max]" % baseline)
     for name, runs in samples.items():
-        if name == baseline:
+        if name == baseline or (only is not None and name not in only):
             continue
         if any(s.requests != b.requests for s, b in zip(runs, base)):
             print(
@@ -324,7 +303,6 @@ def compare(title, sides, repeat=3, targets=None):
             "  %-*s  wall %sx%s   CPU/request %sx%s"
             % (width, name, show(wall, "%.2f"), verdict(wall, wall_limit), show(cpu, "%.2f"), verdict(cpu, cpu_limit))
         )
-    return samples
 
 
 def per_request(sample):

@@ -241,13 +241,14 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
             atexit.register(shutil.rmtree, workdir, True)
             runner = ModuleProcess(workdir, COLLECTIONS)
             playbook = status_playbook(workdir, emulator.url, concurrency, devices)
+            sides.append(("bare client process", lambda _index: runner.bare(emulator, "status", concurrency)))
             sides.append(
                 (
                     "nac_dot1x_status module process",
                     lambda _index: runner.run(emulator, "nac_dot1x_status", [playbook])[0],
                 )
             )
-            targets["nac_dot1x_status module process"] = STATUS_TARGETS
+            targets["nac_dot1x_status module process"] = STATUS_TARGETS + ("bare client process",)
         compare(
             "Status batch side by side (issue 17): %d devices, %.0f ms latency, concurrency %d, emulator in its own"
             " process.\n"
@@ -255,7 +256,10 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
             " own\n"
             "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
             " lifetime,\n"
-            "  Python start-up and AnsiballZ included." % (devices, latency * 1000, concurrency),
+            "  Python start-up and AnsiballZ included; the bare client process (bench_bare.py) is measured the same"
+            " way,\n"
+            "  its start-up included, and the module process's targets are held against it."
+            % (devices, latency * 1000, concurrency),
             sides,
             repeat,
             targets,

@@ -42,7 +42,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "emulator"))
 
-from bench_compare import BareClient, EmulatorProcess, ModuleProcess, compare  # noqa: E402  pylint: disable=wrong-import-position
+from bench_compare import EmulatorProcess, ModuleProcess, bare_bulk, compare  # noqa: E402  pylint: disable=wrong-import-position
 from nac_emulator import Emulator, load_config  # noqa: E402  pylint: disable=wrong-import-position
 
 API_KEY = "nac-demo-admin-key"
@@ -221,19 +221,15 @@ def side_by_side(args, items):
         bodies = [creation_body(spec) for spec in device_specs(items)]  # what the module sends, prepared untimed
 
         def bare(_index):
-            def create():
-                client = BareClient(emulator.url, args.concurrency)
-                try:
-                    listed = set(record["hostname"].lower() for record in client.get("/api/device"))
-                    return client.post_all(
-                        "/api/device", [body for body in bodies if body["hostname"].lower() not in listed]
-                    )
-                finally:
-                    client.close()
-
             emulator.reset()
-            sample, replies = emulator.measure(create)
+            sample, replies = emulator.measure(lambda: bare_bulk(emulator.url, args.concurrency, bodies))
             check("bare client", len(replies), sample)
+            return sample
+
+        def bare_process(_index):
+            emulator.reset()
+            sample = runner.bare(emulator, "bulk", args.concurrency, bodies)
+            check("bare client process", len(items), sample)
             return sample
 
         def module_utils(_index):
@@ -277,15 +273,21 @@ def side_by_side(args, items):
             " own\n"
             "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
             " lifetime,\n"
-            "  Python start-up, AnsiballZ and argument validation included."
+            "  Python start-up, AnsiballZ and argument validation included; the bare client process (bench_bare.py) is"
+            " measured\n"
+            "  the same way, its start-up included, and the module process's target is held against it."
             % (len(items), args.latency * 1000, args.concurrency),
             [
                 ("bare requests+threads", bare),
                 ("engine ensure_devices", module_utils),
+                ("bare client process", bare_process),
                 ("nac_device module process", module),
             ],
             args.compare_repeat,
-            {"engine ensure_devices": BULK_TARGETS, "nac_device module process": BULK_TARGETS},
+            {
+                "engine ensure_devices": BULK_TARGETS,
+                "nac_device module process": BULK_TARGETS + ("bare client process",),
+            },
         )
 
 

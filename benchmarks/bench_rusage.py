@@ -5,16 +5,18 @@
 
 ``SITECUSTOMIZE % dict(log=path)`` is the text of a ``sitecustomize.py``: put on PYTHONPATH, it is imported by
 every Python process that ansible-playbook starts, and a module's process (AnsiballZ_<module>.py, so
-pipelining off) appends to ``path`` one JSON line at its exit: ``argv``, its CPU time (RUSAGE_SELF: all its
-threads), its lifetime (``wall``, from its start time in /proc/self/stat), its peak RSS (``rss``, ru_maxrss) and
-its RSS when it first connected a socket (``rss_before``: just before its first request; None if it made
-none). It adds no process between the module and Ansible (nac_device's controller watch walks that chain of
-processes for every POST, at a cost per process). Not counted: the interpreter's teardown after atexit.
+pipelining off) or a bare client's (nac_bench_bare.py: bench_compare.ModuleProcess.bare) appends to ``path``
+one JSON line at its exit: ``argv``, its CPU time (RUSAGE_SELF: all its threads), its lifetime (``wall``, from
+its start time in /proc/self/stat), its peak RSS (``rss``, ru_maxrss) and its RSS when it first connected a
+socket (``rss_before``: just before its first request; None if it made none). It adds no process between the
+module and Ansible (nac_device's controller watch walks that chain of processes for every POST, at a cost per
+process). Not counted: the interpreter's teardown after atexit.
 """
 
 SITECUSTOMIZE = """
 import sys
-if sys.argv and "AnsiballZ_" in (sys.argv[0] or ""):
+_nac_bench_argv0 = (sys.argv[0] or "") if sys.argv else ""
+if "AnsiballZ_" in _nac_bench_argv0 or _nac_bench_argv0.endswith("nac_bench_bare.py"):
     import atexit, json, os, resource, time
 
     _nac_bench = dict(rss_before=None)
