@@ -58,6 +58,19 @@ def java_environment(env):
     return env
 
 
+def rulebook_process(command, workdir, env):
+    """ansible-rulebook started as ``command`` in ``workdir``: the process and its Output (stdout and stderr)."""
+    process = subprocess.Popen(
+        command,
+        cwd=workdir,
+        env=java_environment(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    return process, Output(process.stdout)
+
+
 class Output:
     """The lines of a process's output as they come, each with its arrival time."""
 
@@ -129,15 +142,7 @@ def run(flips, timeout):
         "--shutdown-delay",
         "20",
     ]
-    process = subprocess.Popen(
-        command,
-        cwd=workdir,
-        env=java_environment(env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    output = Output(process.stdout)
+    process, output = rulebook_process(command, workdir, env)
     latencies = []
     try:
 
@@ -208,15 +213,9 @@ def shipped_rulebook(deadline):
             for interval, rounds in ((None, 1), ("1", 3)):
                 if interval:
                     env["NAC_WATCH_INTERVAL"] = interval
-                process = subprocess.Popen(
-                    [rulebook, "-i", "inventory.yml", "-r", "netaccess.nac.dot1x_watch"],
-                    cwd=workdir,
-                    env=java_environment(env),
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
+                process, output = rulebook_process(
+                    [rulebook, "-i", "inventory.yml", "-r", "netaccess.nac.dot1x_watch"], workdir, env
                 )
-                output = Output(process.stdout)
                 try:
                     wanted = " INFO - round %d: 5 devices in " % rounds
                     output.wait(
