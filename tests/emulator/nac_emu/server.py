@@ -11,7 +11,9 @@ __metaclass__ = type
 import re
 import socket
 import socketserver
+import ssl
 import struct
+import sys
 import threading
 import time
 import traceback
@@ -62,6 +64,16 @@ class _Server(ThreadingHTTPServer):
         # HTTPServer.server_bind would resolve the host name (getfqdn), which can stall.
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = self.server_address[:2]
+
+    def handle_error(self, request, client_address):
+        """A connection the client reset, or a TLS handshake it refused (a client that does not trust the
+        certificate): what a server sees of real clients, said in one line on stderr, not as a traceback.
+        Anything else is a fault of the emulator: its traceback, as socketserver prints it."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, ssl.SSLError)):
+            sys.stderr.write("nac-emulator: connection from %s:%s ended: %s\n" % (client_address[:2] + (exc,)))
+            return
+        ThreadingHTTPServer.handle_error(self, request, client_address)
 
     def close_connections(self):
         with self.connections_lock:

@@ -13,6 +13,7 @@ import copy
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -895,3 +896,36 @@ def test_cli_bad_config_exits_with_message(tmp_path):
         check=False,
     )
     assert result.returncode == 2 and "cannot start" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "exc, said",
+    [
+        (ConnectionResetError(104, "Connection reset by peer"), "Connection reset by peer"),
+        (BrokenPipeError(32, "Broken pipe"), "Broken pipe"),
+        (ssl.SSLError(1, "[SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 alert unknown ca"), "TLSV1_ALERT_UNKNOWN_CA"),
+    ],
+)
+def test_emulator_says_a_connection_the_client_ended_in_one_line(capsys, exc, said):
+    from ansible_collections.netaccess.nac.tests.emulator.nac_emu.server import _Server
+
+    server = _Server.__new__(_Server)  # handle_error reads nothing of the server's state
+    try:
+        raise exc
+    except OSError:
+        server.handle_error(None, ("127.0.0.1", 40000))
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("nac-emulator: connection from 127.0.0.1:40000 ended: ") and said in err
+
+
+def test_emulator_fault_of_its_own_keeps_its_traceback(capsys):
+    from ansible_collections.netaccess.nac.tests.emulator.nac_emu.server import _Server
+
+    server = _Server.__new__(_Server)
+    try:
+        raise ValueError("a bug in the emulator")
+    except ValueError:
+        server.handle_error(None, ("127.0.0.1", 40000))
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: a bug in the emulator" in err
