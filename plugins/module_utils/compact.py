@@ -7,8 +7,10 @@ A caller that needs only the ``id`` and ``hostname`` of most devices (a status q
 identity lookup of nac_device, a round of the event source) reads the list in a ``keeping(form)``
 context: ``form`` turns each object of the reply's array into what is kept of it as soon as it is
 decoded (``device_form``: a ``Device(id, hostname)``, about 150 bytes, instead of a dict of every field,
-about 1 KB), and the reply's bytes are dropped once they are decoded to text. Anything that is not a
-well-formed JSON array is decoded as before (replies.decode_json), so errors read the same; an item
+about 1 KB). The transport feeds a successful GET's body to an ``ArrayReader`` as it arrives (``reader``),
+so neither the reply's whole body nor its whole text is held; a body decoded whole (``decode_reply``)
+drops its bytes once they are decoded to text. Anything that is not a well-formed JSON array is decoded
+as before (replies.decode_json), so errors read the same; an item
 without an integer id and a string hostname is kept as it is, for the client's shape checks
 (api.NacClient._records) to name it, and so is every item kept whole, to the last nested object.
 """
