@@ -99,10 +99,10 @@ def test_a_small_array_in_random_splits_is_decoded_as_today():
     body = SMALL.encode("utf-8")
     expected = today(body)
     chance = random.Random(16)
-    for _ in range(300):
+    for attempt in range(300):
         cuts = chance.sample(range(1, len(body)), chance.randint(1, 40))
         reader, rest = fed(body, split_at(body, cuts))
-        assert (kept(reader.result()), rest) == (expected, b""), cuts
+        assert (kept(reader.result()), rest) == (expected, b""), (attempt, cuts)
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-16", "utf-8-sig"])
