@@ -7,8 +7,10 @@ A caller that needs only the ``id`` and ``hostname`` of most devices (a status q
 identity lookup of nac_device, a round of the event source) reads the list in a ``keeping(form)``
 context: ``form`` turns each object of the reply's array into what is kept of it as soon as it is
 decoded (``device_form``: a ``Device(id, hostname)``, about 150 bytes, instead of a dict of every field,
-about 1 KB), and the reply's bytes are dropped once they are decoded to text. Anything that is not a
-well-formed JSON array is decoded as before (replies.decode_json), so errors read the same; an item
+about 1 KB). The transport feeds a successful GET's body to an ``ArrayReader`` as it arrives (``reader``),
+so neither the reply's whole body nor its whole text is held; a body decoded whole (``decode_reply``)
+drops its bytes once they are decoded to text. Anything that is not a well-formed JSON array is decoded
+as before (replies.decode_json), so errors read the same; an item
 without an integer id and a string hostname is kept as it is, for the client's shape checks
 (api.NacClient._records) to name it, and so is every item kept whole, to the last nested object.
 """
@@ -17,6 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import codecs
 import contextlib
 import gc
 import io
@@ -33,6 +36,8 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
 
 _FORM = threading.local()  # the form of the list read by this thread, if any (``keeping``)
 _SPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = frozenset("0123456789.eE+-")
+HEAD = 65536  # a streamed reply's first characters, kept for messages (and its first bytes, for a fallback)
 
 
 class Device:
@@ -147,3 +152,187 @@ def _whole(response, form):
     """The reply decoded whole (replies.decode_json), a JSON array's items then in their ``form``."""
     value = decode_json(response)
     return [form(item) for item in value] if isinstance(value, list) else value
+
+
+def reader(response):
+    """An ArrayReader for the body of ``response``, to be fed as it arrives, when this thread reads lists in a
+    ``keeping`` context and the reply is a success; else None (the body is read whole, as before)."""
+    form = getattr(_FORM, "form", None)
+    if form is None or guess_json_utf is None or not 200 <= response.status_code < 300:
+        return None
+    return ArrayReader(form, response.encoding)
+
+
+class ArrayReader:
+    """A JSON array reply decoded as it arrives, each item held in its ``form`` at once: neither the whole body
+    nor its whole text is ever held (decode_reply holds both, one after the other).
+
+    ``feed`` each chunk of the body, then ``finish``: each returns the bytes that the body is to be read from
+    as before (none while the reply is read here). What is not read here is decoded as before: a body that
+    does not begin with ``[`` (decided on its first characters), an encoding requests would not decode as it
+    is, and any body of at most HEAD bytes that is not a well-formed array (so that it fails or succeeds as
+    before). A larger body that fails here is not held: ``result()`` raises ValueError, and ``head`` (its first
+    HEAD characters) is what a message quotes.
+
+    The text is decoded incrementally (``codecs``), as requests' ``.json()`` decodes it: the charset of the
+    Content-Type (``response.encoding``, its errors replaced as in ``.text``), else the encoding guessed from
+    the first bytes (``guess_json_utf``, strictly). Each item is taken from a rolling buffer with ``raw_decode``
+    and its text dropped. An item cut off by the end of a chunk fails to decode and is tried again only once
+    the text from its start has doubled (or the body has ended), so the work stays linear in the body's size
+    even for one huge item. The items are those of decode_reply: ``form`` applied to every object as it is
+    decoded, and an item that is not formed itself but holds a formed object decoded again without it."""
+
+    def __init__(self, form, encoding):
+        self.form = form
+        self.items = []
+        self.head = ""
+        self.streaming = None  # None until decided, then True (read here) or False (read as before)
+        self.failed = False
+        self._encoding, self._errors = (encoding, "replace") if encoding else (None, "strict")
+        self._decoder = None
+        self._hooked = json.JSONDecoder(object_hook=form)
+        self._raw, self._size = [], 0  # the bytes as read, while they are few (or not yet decided on)
+        self._pieces, self._length = [], 0  # the text not yet taken
+        self._retry_at = 0  # the length of the text not yet taken at which to decode again
+        self._open = False  # whether the array's '[' has been taken
+        self._after = False  # whether an item was taken last (a ',' or ']' comes next)
+        self._done = False  # whether the array's ']' has been taken
+
+    def feed(self, chunk, final=False):
+        """Take one chunk of the body (``final``: the body has ended); the bytes to read as before."""
+        if self.streaming is False:
+            return chunk
+        if self.failed:
+            return b""
+        if self._raw is not None:
+            self._raw.append(chunk)
+            self._size += len(chunk)
+        try:
+            text = self._decode(chunk, final)
+        except (UnicodeDecodeError, LookupError, ValueError):
+            return self._fail(decided=self.streaming)
+        if text:
+            if len(self.head) < HEAD:
+                self.head += text[: HEAD - len(self.head)]
+            self._pieces.append(text)
+            self._length += len(text)
+        if self.streaming is None:
+            start = _SPACE.match(self.head).end()
+            if start < len(self.head):
+                self.streaming = self.head[start] == "["
+            elif final:
+                self.streaming = False
+            if self.streaming is False:
+                return self._fallback()
+            if self.streaming is None:
+                return b""
+        if self._raw is not None and self._size > HEAD:
+            self._raw = None
+        if final or self._length >= self._retry_at:
+            paused = gc.isenabled()
+            if paused:
+                gc.disable()  # decoding makes no reference cycles (see replies.decode_json)
+            try:
+                self._take(final)
+            finally:
+                if paused:
+                    gc.enable()
+        return self._fail(decided=True) if self.failed else b""
+
+    def finish(self):
+        """The body has ended: the bytes to read as before (those held while undecided, or of a small body
+        that failed here)."""
+        return self.feed(b"", final=True)
+
+    def result(self):
+        """The items of the array (after ``finish``, when ``streaming``); ValueError when it failed."""
+        if self.failed:
+            raise ValueError("not a JSON array")
+        return self.items
+
+    def _decode(self, chunk, final):
+        if self._decoder is None:
+            if self._encoding is None:
+                if self._size < 4 and not final:
+                    return ""
+                self._encoding = guess_json_utf(b"".join(self._raw)) if self._size > 3 else None
+                if self._encoding is None:
+                    raise LookupError("no encoding")  # decoded as before (requests guesses it from the text)
+            self._decoder = codecs.getincrementaldecoder(self._encoding)(self._errors)
+            chunk = b"".join(self._raw)
+        return self._decoder.decode(chunk, final)
+
+    def _fail(self, decided):
+        """A body not read here: decoded as before where its bytes are all held, else a failure."""
+        if not decided or self._raw is not None:
+            return self._fallback()
+        self.failed = True
+        self.items, self._pieces, self._length = [], [], 0
+        return b""
+
+    def _fallback(self):
+        self.streaming, self.failed = False, False
+        raw, self._raw, self.items, self._pieces, self.head = self._raw or [], None, [], [], ""
+        return b"".join(raw)
+
+    def _take(self, final):
+        """Take every whole item from the text not yet taken, and drop its text."""
+        text = "".join(self._pieces)
+        pos, end, run = 0, len(text), True
+        self._retry_at = 0
+        while not self.failed:
+            pos = _SPACE.match(text, pos).end()
+            if pos == end:
+                self.failed = final and not self._done
+                break
+            char = text[pos]
+            if self._done or not self._open:
+                self.failed = self._done  # text after the array (the first character is its '[')
+                self._open, pos = True, pos + 1
+            elif char == "]" and (self._after or not self.items):
+                self._done, pos = True, pos + 1
+            elif self._after:
+                self.failed = char != ","
+                self._after, pos = False, pos + 1
+            else:
+                taken = self._run(text, pos) if run else None
+                run = False
+                taken = taken or self._item(text, pos, final)
+                if taken is None:  # cut off by the end of the text so far
+                    self.failed, self._retry_at = final, 2 * (end - pos)
+                    break
+                pos, self._after = taken, True
+        text = text[pos:] if pos else text
+        self._pieces, self._length = [text] if text else [], len(text)
+
+    def _run(self, text, pos):
+        """Take the items from ``pos`` to the text's last ``}`` at once, where an item ends there: in one decoding
+        of that run as an array, which succeeds only then (an unclosed string, object or array within the run
+        leaves the ``]`` added to it unmatched). Where it ends; None where it does not (items go one by one)."""
+        last = text.rfind("}", pos)
+        if last < 0:
+            return None
+        try:
+            values = self._hooked.decode("[" + text[pos : last + 1] + "]")
+        except (ValueError, RecursionError):
+            return None
+        if not all(isinstance(value, Device) or not _holds_device(value) for value in values):
+            return None  # an item that holds a formed object: taken again one by one
+        self.items.extend(values)
+        return last + 1
+
+    def _item(self, text, pos, final):
+        """Take the item at ``pos``: where it ends, or None when it may be cut off (``failed`` when it is bad)."""
+        try:
+            value, end = self._hooked.raw_decode(text, pos)
+        except RecursionError:
+            self.failed = True  # nested too deeply: more text does not change that
+            return len(text)
+        except ValueError:
+            return None
+        if not final and (end == len(text) or text[end] in _NUMBER) and text[end - 1] in _NUMBER:
+            return None  # a number may go on in the next chunk ("-6" of "-6.5e-1")
+        if not isinstance(value, Device) and _holds_device(value):
+            value = self.form(json.JSONDecoder().raw_decode(text, pos)[0])
+        self.items.append(value)
+        return end

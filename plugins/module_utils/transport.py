@@ -35,7 +35,7 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import decode_reply
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import decode_reply, reader
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacConfigError,
     NacConnectionError,
@@ -261,13 +261,17 @@ class Transport:
             response.close()
             raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read")
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
+        # A list read in a compact.keeping context is decoded as it arrives, its body and text never held whole.
+        streamed = reader(response) if method == "GET" else None
+        size = 0
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
             for chunk in _bounded(_chunks(response), sock, deadline, response.raw):
-                if body.tell() + len(chunk) > limit:
+                size += len(chunk)
+                if size > limit:
                     response.close()
                     raise self._too_large(method, url, "grew past the limit as it arrived", "reading stopped there")
-                body.write(chunk)
+                body.write(chunk if streamed is None else streamed.feed(chunk))
         except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
             response.close()
             if time.monotonic() >= deadline or "timed out" in str(exc).lower():
@@ -275,6 +279,9 @@ class Transport:
             if isinstance(exc, requests.exceptions.RequestException):
                 raise
             raise requests.exceptions.ConnectionError(exc) from None
+        if streamed is not None:
+            body.write(streamed.finish())
+            response.streamed = streamed if streamed.streaming else None  # its items, for _decode
         # The body as read, without a copy: as response.content (what .text and .json() read) and as raw.
         response._content, response._content_consumed = body.getvalue(), True
         response.raw = io.BytesIO(response._content)
@@ -299,17 +306,24 @@ class Transport:
     def _decode(self, method, path, response, write=False, attempts=1):
         if response.status_code >= 300:
             raise self.http_error(method, path, response, write=write, attempts=attempts)
-        if not response.content or response.content.isspace():  # (strip() would copy a large body)
+        streamed = getattr(response, "streamed", None)  # a list decoded as it arrived (compact.ArrayReader)
+        if streamed is None and (not response.content or response.content.isspace()):  # (strip() would copy)
             return None
         try:
-            value = decode_reply(response)  # in a compact.keeping context: a list's items in their kept form
+            # In a compact.keeping context: a list's items in their kept form.
+            value = decode_reply(response) if streamed is None else streamed.result()
         except ValueError:
             if write:
                 return None  # a write's reply body is not documented: the caller re-reads
             raise self.scrubbed(
                 NacResponseError(
                     "%s %s: expected a JSON reply but got %s: %r"
-                    % (method, path, response.headers.get("Content-Type", "no content type"), excerpt(response.text)),
+                    % (
+                        method,
+                        path,
+                        response.headers.get("Content-Type", "no content type"),
+                        excerpt(response.text if streamed is None else streamed.head),
+                    ),
                     method=method,
                     path=path,
                     status=response.status_code,
