@@ -14,10 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-import email.utils
 import io
-import random
-import re
 import threading
 import time
 import traceback
@@ -51,16 +48,20 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
 from ansible_collections.netaccess.nac.plugins.module_utils.pages import Page
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+    RETRYABLE_STATUS,
+    WRITE_RETRYABLE_STATUS,
+    backoff,
+    connect_reason,
+    refused_before_sending,
+    retry_after,
+    unreachable,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
-RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
-WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
-RETRY_AFTER_CAP = 30.0
 READ_CHUNK = 65536
 MIB = 1024 * 1024
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 10.0
 USER_AGENT = "netaccess.nac-ansible-collection"
 TEMPLATES = 64  # prepared requests kept per client, one per method and URL (_prepare)
 PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
@@ -184,7 +185,7 @@ class Transport:
     def _wait_out(self, exc, error, sent_at, method, path):
         """After a failed attempt: when it shows the service unreachable, wait for the service (outage.py).
         None when there is nothing to wait out, else what the wait ended with (outage.UP or RECOVERED)."""
-        reason = _unreachable(exc)
+        reason = unreachable(exc)
         if reason is None:
             return None
         return self._waited(self._outage.after_failure, method, path, error.outcome_unknown, reason, sent_at)
@@ -218,7 +219,7 @@ class Transport:
         except requests.exceptions.SSLError:
             return None
         except requests.exceptions.RequestException as exc:
-            return _unreachable(exc) or "the connection broke off"
+            return unreachable(exc) or "the connection broke off"
         response.close()
         return None
 
@@ -351,8 +352,8 @@ class Transport:
         elif isinstance(exc, exceptions.Timeout):
             unknown = True
             text = "No reply from the NAC API at %s within %ss to %s %s" % (url, self.timeout, method, path)
-        elif isinstance(exc, exceptions.ConnectionError) and _refused_before_sending(exc):
-            text = "Could not connect to the NAC API at %s: %s" % (url, _connect_reason(exc))
+        elif isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
+            text = "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc))
         elif isinstance(exc, exceptions.ConnectionError):
             unknown = True
             text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
@@ -382,66 +383,6 @@ class _Authorization(AuthBase):
     def __call__(self, request):
         request.headers["Authorization"] = self.value
         return request
-
-
-def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
-    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
-    ceiling = min(cap, base * (2 ** (attempt - 1)))
-    return random.uniform(ceiling / 2, ceiling)
-
-
-def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
-    if not value:
-        return None
-    value = value.strip()
-    if re.match(r"^[0-9]+$", value):
-        return min(float(value), cap)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    seconds = when.timestamp() - (time.time() if now is None else now)
-    return min(max(seconds, 0.0), cap)
-
-
-def _refused_before_sending(exc):
-    """True when the connection was never made (refused, DNS failure), so nothing was sent."""
-    text = repr(exc)
-    return any(
-        word in text
-        for word in (
-            "NewConnectionError",
-            "NameResolutionError",
-            "Connection refused",
-            "Name or service not known",
-            "nodename nor servname",
-        )
-    )
-
-
-def _unreachable(exc):
-    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
-    refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return "connections time out"
-    if isinstance(exc, requests.exceptions.ConnectionError) and _refused_before_sending(exc):
-        reason = _connect_reason(exc)
-        return "connection refused" if reason.startswith("connection refused") else reason
-    if isinstance(exc, requests.exceptions.Timeout):
-        return "no reply"
-    return None
-
-
-def _connect_reason(exc):
-    text = str(exc)
-    if "NameResolutionError" in text or "Name or service not known" in text or "nodename nor servname" in text:
-        return "the host name could not be resolved"
-    if "Connection refused" in text or "ConnectionRefused" in text:
-        return "connection refused (is the service running and the port right?)"
-    return excerpt(text, 200)
 
 
 def _chunks(response):

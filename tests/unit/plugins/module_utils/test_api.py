@@ -34,7 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     BACKOFF_CAP,
     RETRY_AFTER_CAP,
     backoff,

@@ -34,7 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import ERROR, dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import retry_after
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"

@@ -1,0 +1,90 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
+statuses retried, jittered backoff, ``Retry-After``, and what a requests exception tells of the service
+(never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
+once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import email.utils
+import random
+import re
+import time
+
+try:
+    import requests
+except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    requests = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+
+RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
+WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
+RETRY_AFTER_CAP = 30.0
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 10.0
+
+
+def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
+    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
+    ceiling = min(cap, base * (2 ** (attempt - 1)))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if re.match(r"^[0-9]+$", value):
+        return min(float(value), cap)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), cap)
+
+
+def refused_before_sending(exc):
+    """True when the connection was never made (refused, DNS failure), so nothing was sent."""
+    text = repr(exc)
+    return any(
+        word in text
+        for word in (
+            "NewConnectionError",
+            "NameResolutionError",
+            "Connection refused",
+            "Name or service not known",
+            "nodename nor servname",
+        )
+    )
+
+
+def unreachable(exc):
+    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
+    refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connections time out"
+    if isinstance(exc, requests.exceptions.ConnectionError) and refused_before_sending(exc):
+        reason = connect_reason(exc)
+        return "connection refused" if reason.startswith("connection refused") else reason
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "no reply"
+    return None
+
+
+def connect_reason(exc):
+    text = str(exc)
+    if "NameResolutionError" in text or "Name or service not known" in text or "nodename nor servname" in text:
+        return "the host name could not be resolved"
+    if "Connection refused" in text or "ConnectionRefused" in text:
+        return "connection refused (is the service running and the port right?)"
+    return excerpt(text, 200)
