@@ -14,6 +14,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import http.server
+import threading
+
 import pytest
 
 TEST_TIMEOUT = 60  # seconds; the slowest test (ansible-playbook started and killed) takes under 10
@@ -30,3 +33,22 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(TEST_TIMEOUT, func_only=True))
+
+
+@pytest.fixture
+def local_http():
+    """``local_http(Handler)``: the address of a threaded HTTP server on a free loopback port answering with
+    ``Handler`` (a BaseHTTPRequestHandler), stopped when the test ends."""
+    servers = []
+
+    def serve(handler):
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads, server.block_on_close = True, False
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return "http://127.0.0.1:%d" % server.server_address[1]
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()

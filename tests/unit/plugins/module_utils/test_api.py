@@ -13,7 +13,6 @@ import io
 import json
 import os
 import socket
-import threading
 import time
 from urllib.parse import quote, quote_plus
 
@@ -690,14 +689,8 @@ class Dripping(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def dripping():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
-    server.daemon_threads, server.block_on_close = True, False
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield "http://127.0.0.1:%d" % server.server_address[1]
-    server.shutdown()
-    server.server_close()
+def dripping(local_http):
+    return local_http(Dripping)
 
 
 def test_timeout_bounds_the_whole_reply_not_each_read(dripping):

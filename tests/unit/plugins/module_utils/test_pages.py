@@ -13,7 +13,6 @@ __metaclass__ = type
 import http.server
 import io
 import json
-import threading
 
 import pytest
 import urllib3
@@ -432,17 +431,10 @@ class TwoLinkFields(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_a_real_reply_with_two_link_fields_and_a_relative_next_is_followed():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TwoLinkFields)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        client = NacClient("http://127.0.0.1:%d" % server.server_port, api_key=KEY, max_retries=0)
-        assert client.list_devices() == DEVICES
-        client.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_a_real_reply_with_two_link_fields_and_a_relative_next_is_followed(local_http):
+    client = NacClient(local_http(TwoLinkFields), api_key=KEY, max_retries=0)
+    assert client.list_devices() == DEVICES
+    client.close()
 
 
 def test_the_page_bound_is_a_documented_constant():

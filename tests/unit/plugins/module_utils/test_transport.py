@@ -214,15 +214,9 @@ class Replies(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server():
+def server(local_http):
     Replies.peers = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Replies)
-    httpd.daemon_threads, httpd.block_on_close = True, False
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield "http://127.0.0.1:%d" % httpd.server_address[1]
-    httpd.shutdown()
-    httpd.server_close()
+    return local_http(Replies)
 
 
 @pytest.fixture
