@@ -28,6 +28,7 @@ class AdminMixin:
         "/_emulator/dot1x": {"POST": "admin_dot1x"},
         "/_emulator/fires": {"GET": "admin_fires"},
         "/_emulator/devices": {"GET": "admin_devices", "POST": "admin_seed_devices"},
+        "/_emulator/hostile": {"GET": "admin_hostile", "POST": "admin_set_hostile"},  # hostile.py
     }
 
     def handle_admin(self, method, path, body):
