@@ -17,8 +17,8 @@ description:
     characters of inline markup (backslash, backtick, C(*), C(_), C([), C(]), C(~), C($)) get a backslash.
   - Control characters are never written raw. Any other control character (C0, DEL, C1, a tab) and the
     invisible characters that reorder or break text (bidi marks, embeddings, overrides and isolates, the
-    line and paragraph separators) are written as Python writes them in a string, for example C(\\x1b)
-    or C(\\u202e).
+    line and paragraph separators) are written as Python writes them in a string, for example C(\x1b)
+    or C(\u202e).
   - C(None) is an empty cell. Used by the Markdown report of the role P(netaccess.nac.device_onboarding#role).
 author:
   - netaccess.nac maintainers (@netaccess)

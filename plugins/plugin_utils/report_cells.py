@@ -17,11 +17,11 @@ from ansible.module_utils.common.text.converters import to_text
 # reorder or break the text a viewer shows (the bidi marks, embeddings, overrides and isolates, the line and
 # paragraph separators). Each is written as Python writes it in a string literal: \x1b, \x85, \u202e.
 HIDDEN = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-# CSV: a line break (LF or CR LF) and a tab are data, kept inside the quotes; any other hidden character is escaped.
-CSV_CHARS = re.compile("(\r\n|\n|\t)|([%s])" % HIDDEN)
+# CSV: a line break (LF or CR LF) is data, kept inside the quotes (RFC 4180); any other hidden character is escaped.
+CSV_CHARS = re.compile("(\r\n|\n)|([%s])" % HIDDEN)
 # A cell that a spreadsheet would read as a formula starts with one of these (OWASP, CSV injection; the full-width
 # forms too); a cell starting with ' is marked as well, so that dropping one leading ' always gives the value back.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # tab: never raw
 CSV_QUOTED = re.compile('[,"\r\n]')
 # Markdown: a line break becomes <br>; the characters of HTML and of table cells become entities; those of inline
 # markup (code, emphasis, links, strikethrough, maths) get a backslash.
