@@ -1,0 +1,558 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every entry point of the collection against a hostile NAC (the emulator's hostile mode, README "Hostile
+mode"): the modules, the role and its reports, playbooks/dot1x_report.yml, the inventory plugin (with a compose
+that decodes values), the event source under a real ansible-rulebook (the shipped rulebook dot1x_watch, and a
+user's rulebook and playbook that template every event field), and a module listing an endless list.
+
+Asserted: no canary command ran (the canary directory stays empty); every report reads back to the server's
+values (CSV with Python's csv reader, the Markdown tables with the right rows and columns); no raw control
+character and no fragment of a secret in any output (stdout and stderr of every command, reports, events,
+the Ansible log); the module's peak memory under MEMORY_CAP_MB for the endless list.
+
+usage: hostile_check.py PYTHON
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import glob
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+for path in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(os.pathsep):
+    if path and path not in sys.path:
+        sys.path.append(path)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "eda_dot1x_status"))  # needs/target/eda_dot1x_status
+
+import eda_check  # noqa: E402  pylint: disable=wrong-import-position,import-error
+import hostile_asserts as asserts  # noqa: E402  pylint: disable=wrong-import-position,import-error
+
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import (  # noqa: E402  pylint: disable=wrong-import-position
+    Emulator,
+    complete_config,
+)
+
+ADMIN_KEY = "hx-admin-" + secrets.token_hex(20)
+NOPRIV_KEY = "hx-nopriv-" + secrets.token_hex(20)
+WRONG_KEY = "hx-wrong-" + secrets.token_hex(20)
+USERNAME, TENANT = "svc-hostile", "tenant-hostile"
+PASSWORD = "pw  %s  %s" % (secrets.token_hex(12), secrets.token_hex(12))  # two spaces in a row: collapsed
+WRONG_PASSWORD = "wrong  %s  pw" % secrets.token_hex(16)
+FRAGMENTS = asserts.secret_fragments(
+    (ADMIN_KEY, NOPRIV_KEY, WRONG_KEY, PASSWORD, WRONG_PASSWORD), [(USERNAME, PASSWORD), (USERNAME, WRONG_PASSWORD)]
+)
+MEMORY_CAP_MB = 1024  # peak RSS of nac_device_info listing an endless list
+ENDLESS_PAGE = 20000  # records per page of the endless list
+ENDLESS_SECONDS = 150
+FIRE = "/api/intent/dot1x_status/fire"
+
+
+def config():
+    accounts = [
+        dict(name="admin", api_key=ADMIN_KEY, privileges=["public_api"], intents=["dot1x_status", "ping"]),
+        dict(name="nopriv", api_key=NOPRIV_KEY, privileges=[], intents=["dot1x_status"]),
+        dict(
+            name="basic",
+            username=USERNAME,
+            password=PASSWORD,
+            tenant=TENANT,
+            privileges=["public_api"],
+            intents=["dot1x_status"],
+        ),
+    ]
+    return complete_config(dict(accounts=accounts))
+
+
+class Check:
+    def __init__(self, python):
+        self.python = python
+        self.findings = asserts.Findings()
+        self.workdir = tempfile.mkdtemp(prefix="nac-hostile-")
+        self.canary = os.path.join(self.workdir, "canary")
+        os.mkdir(self.canary)
+        self.log = os.path.join(self.workdir, "ansible.log")
+        self.outputs = []  # (what, text, shows data): every command's output
+        self.canaries = set()  # the canary files found so far
+        self.emulator = Emulator(config(), hostile=dict(on=True, canary=self.canary)).start()
+        self.hostile = self.emulator.hostile()
+        with open(os.path.join(self.workdir, "inventory.yml"), "w") as handle:
+            handle.write(
+                "all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
+                "      ansible_python_interpreter: %s\n" % json.dumps(python)
+            )
+
+    # ---- running things -------------------------------------------------------------------
+
+    def env(self, **extra):
+        env = dict((k, v) for k, v in os.environ.items() if not k.startswith("NAC_"))
+        env.update(
+            NAC_API_URL=self.emulator.url,
+            NAC_API_KEY=ADMIN_KEY,
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_FORCE_COLOR="0",
+            ANSIBLE_LOG_PATH=self.log,
+            ANSIBLE_PYTHON_INTERPRETER=self.python,
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(extra)
+        return dict((k, v) for k, v in env.items() if v is not None)
+
+    def run(self, what, args, expect_rc=(0,), data=False, **env):
+        started = time.monotonic()
+        done = subprocess.run(
+            args, cwd=self.workdir, env=self.env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False
+        )
+        text = (done.stdout + done.stderr).decode("utf-8", "replace")
+        self.outputs.append((what, text, data))
+        self.findings.check(
+            done.returncode in expect_rc,
+            "%s: exit status %d (%.0f s)" % (what, done.returncode, time.monotonic() - started),
+            text[-3000:],
+        )
+        return done.returncode, text
+
+    def playbook(self, what, playbook, *args, **kwargs):
+        extra = dict(
+            hostile_workdir=self.workdir,
+            hostile_ids=self.hostile["device_ids"],
+            hostile_taken_mac="02:00:5e:10:00:00",
+            hostile_wrong_key=WRONG_KEY,
+            hostile_nopriv_key=NOPRIV_KEY,
+            hostile_role_devices=[
+                dict(hostname="+1+1"),
+                dict(hostname=self.hostile["payloads"]["formula_fullwidth"]),
+                dict(hostname="hx-role-01", group="Cameras", profile="Camera"),
+            ],
+        )
+        with open(os.path.join(self.workdir, "extra.json"), "w") as handle:
+            json.dump(extra, handle)
+        command = ["ansible-playbook", "-i", "inventory.yml", "-e", "@extra.json", playbook] + list(args)
+        return self.run(what, command, **kwargs)
+
+    # ---- the server's truth ------------------------------------------------------------------
+
+    def truth(self):
+        """{id: {hostname, status, auth_method, username, message, error}} as the server answers now."""
+        devices = {}
+        for record in self.emulator.records():
+            reply = requests.post(
+                self.emulator.url + FIRE,
+                json=dict(targetId=record["id"], additionalPayload=dict(json=True)),
+                headers=dict(Authorization="Bearer " + ADMIN_KEY),
+                timeout=30,
+            )
+            result = reply.json() if reply.status_code == 200 else {}
+            devices[record["id"]] = dict(
+                hostname=record["hostname"],
+                status=result.get("status"),
+                auth_method=result.get("authMethod"),
+                username=result.get("username"),
+                message=result.get("message"),
+                error=reply.status_code != 200,
+                record=record,
+            )
+        return devices
+
+    # ---- the entry points -------------------------------------------------------------------
+
+    def modules(self):
+        self.playbook(
+            "modules (nac_device_info, nac_intent_info, nac_dot1x_status, nac_device)",
+            "%s/modules.yml" % HERE,
+            "-vvv",
+            data=True,
+        )
+        self.run(
+            "modules with HTTP Basic and a wrong password",
+            ["ansible-playbook", "-i", "inventory.yml", "%s/basic.yml" % HERE, "-vvv"],
+            NAC_API_KEY=None,
+            NAC_USERNAME=USERNAME,
+            NAC_PASSWORD=WRONG_PASSWORD,
+            NAC_TENANT=TENANT,
+        )
+        path = os.path.join(self.workdir, "results.json")
+        if not self.findings.check(os.path.exists(path), "modules: results written"):
+            return
+        with open(path, encoding="utf-8") as handle:
+            results = json.load(handle)
+        truth = self.truth()
+        listed = dict((d["id"], d) for d in results["info"].get("devices", []))
+        wrong = [
+            "%s: %r" % (i, listed.get(i, {}).get("hostname", "")[:80])
+            for i in self.hostile["device_ids"]
+            if listed.get(i, {}).get("hostname") != truth[i]["hostname"]
+            or listed[i].get("group") != truth[i]["record"]["group"]
+        ]
+        self.findings.check(not wrong, "nac_device_info returns the hostile records exactly", "; ".join(wrong[:5]))
+        by_id = dict((r.get("id"), r) for r in results["status"].get("results", []))
+        wrong = []
+        for device_id in self.hostile["device_ids"]:
+            got, want = by_id.get(device_id, {}), truth[device_id]
+            if want["error"]:
+                if got.get("status") != "ERROR" or not got.get("error"):
+                    wrong.append("%s: no error: %r" % (device_id, got))
+            elif [got.get(k) for k in ("hostname", "status", "auth_method", "username", "message")] != [
+                want[k] for k in ("hostname", "status", "auth_method", "username", "message")
+            ]:
+                wrong.append("%s: %r" % (device_id, dict((k, str(v)[:60]) for k, v in got.items())))
+        self.findings.check(not wrong, "nac_dot1x_status returns the hostile statuses exactly", "\n".join(wrong[:5]))
+        tags = [i.get("tag") for i in results["intents"].get("intents", [])]
+        hostile_tags = [t[:200] for t in self.hostile["payloads"].values()]
+        self.findings.check(
+            tags[:2] == ["dot1x_status", "ping"] and tags[2:] == hostile_tags,
+            "nac_intent_info returns the hostile intents exactly",
+            str(tags)[:500],
+        )
+        for key in ("wrong", "nopriv"):
+            self.findings.check(
+                bool(results[key].get("msg")) and not results[key].get("devices"),
+                "modules: the %s credentials fail with a message" % key,
+                str(results[key])[:500],
+            )
+        bulk = json.dumps(results["bulk"])
+        self.findings.check("hx-bulk-02" in bulk, "nac_device bulk: the hostile 409 is named", bulk[:500])
+
+    def role(self):
+        rc, text = self.playbook("role device_onboarding", "%s/role.yml" % HERE, expect_rc=(2,))
+        self.findings.check(
+            "did not reach their expected status" in text, "role: fails naming the devices", text[-2000:]
+        )
+        truth = self.truth()
+        base = os.path.join(self.workdir, "role-reports", "device_onboarding")
+        rows = asserts.check_csv_report(
+            self.findings, "role CSV report", base + ".csv", truth, "AUTHENTICATED", FRAGMENTS
+        )
+        if rows:
+            results = rows[1:]
+            statuses = set(r[3] for r in results)
+            asserts.check_markdown_report(
+                self.findings, "role Markdown report", base + ".md", results, statuses, FRAGMENTS
+            )
+
+    def inventory(self):
+        source = os.path.join(self.workdir, "hostile.nac.yml")
+        with open(source, "w") as handle:
+            handle.write(
+                "plugin: netaccess.nac.nac\ndot1x_status: true\nstrict: false\ncompose:\n"
+                "  hostile_decoded_group: nac_group | urldecode\n"
+                "  hostile_decoded_message: nac_dot1x_message | b64decode\n"
+                "  hostile_upper_hostname: nac_hostname | upper\n"
+            )
+        rc, text = self.run("ansible-inventory --list", ["ansible-inventory", "-i", source, "--list"], data=True)
+        try:
+            listed = json.loads(text[text.index("{") : text.rindex("}") + 1])
+        except ValueError:
+            listed = {}
+        hostvars = listed.get("_meta", {}).get("hostvars", {})
+        bad_names = [name for name in hostvars if asserts.RAW.search(name)]
+        self.findings.check(
+            hostvars and not bad_names,
+            "inventory: %d hosts, none named with a control character" % len(hostvars),
+            str(bad_names[:5]),
+        )
+        decoded = [
+            v
+            for v in hostvars.values()
+            if "{{" in str(v.get("hostile_decoded_group", "")) or "{{" in str(v.get("hostile_decoded_message", ""))
+        ]
+        self.findings.check(
+            len(decoded) >= 2, "inventory: the compose decoded the encoded templates into text", str(len(decoded))
+        )
+        self.run(
+            "inventory values used in a play",
+            ["ansible-playbook", "-i", source, "%s/inventory_use.yml" % HERE],
+            data=True,
+        )
+        self.run(
+            "playbooks/dot1x_report.yml",
+            [
+                "ansible-playbook",
+                "-i",
+                source,
+                "netaccess.nac.dot1x_report",
+                "-e",
+                "nac_hosts=nac_devices",
+                "-e",
+                "nac_wait_timeout=0",
+                "-e",
+                "nac_report_path=%s" % os.path.join(self.workdir, "dot1x-report"),
+            ],
+            expect_rc=(2,),
+        )
+        asserts.check_csv_report(
+            self.findings,
+            "dot1x_report CSV report",
+            os.path.join(self.workdir, "dot1x-report", "dot1x_report.csv"),
+            self.truth(),
+            "AUTHENTICATED",
+            FRAGMENTS,
+        )
+
+    def admin_dot1x(self, device_id, status):
+        requests.post(self.emulator.url + "/_emulator/dot1x", json=dict(id=device_id, status=status), timeout=10)
+
+    def rulebook(self, what, args, until, env, deadline, data=False):
+        """ansible-rulebook ``args`` (eda_check's way of running it), until ``until(output)``; its output."""
+        command = [
+            shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook"),
+            "-i",
+            "inventory.yml",
+        ] + args
+        process, output = eda_check.rulebook_process(command, self.workdir, self.env(**env))
+        try:
+            until(output, process, deadline)
+        except AssertionError as exc:
+            self.findings.check(False, "%s: %s" % (what, exc), output.text()[-3000:])
+        finally:
+            process.kill()
+            process.wait()
+            output.thread.join(5)
+        self.outputs.append((what, output.text(), data))
+        return output.text()
+
+    def eda(self):
+        payloads, ids = self.hostile["payloads"], self.hostile["device_ids"]
+        reports = os.path.join(self.workdir, "eda-reports")
+        watched = ids[0]  # the hostname {{ lookup('pipe', ...) }}
+        self.admin_dot1x(watched, "AUTHENTICATED")
+
+        def shipped(output, process, deadline):
+            output.wait(lambda: " round 2: " in output.text() or process.poll() is not None, deadline, "round 2")
+            self.admin_dot1x(watched, payloads["jinja_statement"])  # lost: dot1x_requery runs
+            output.wait(lambda: " round 4: " in output.text() or process.poll() is not None, deadline, "round 4")
+            self.admin_dot1x(watched, "AUTHENTICATED")  # back: dot1x_requery's wait ends at its next query
+            eda_check.wait_until(
+                lambda: glob.glob(os.path.join(reports, "*.json")) or process.poll() is not None,
+                deadline,
+                "the report of dot1x_requery",
+            )
+
+        self.rulebook(
+            "ansible-rulebook netaccess.nac.dot1x_watch",
+            ["-r", "netaccess.nac.dot1x_watch"],
+            shipped,
+            dict(NAC_WATCH_INTERVAL="1", NAC_REPORT_DIR=reports),
+            time.monotonic() + 60,
+        )
+        found = glob.glob(os.path.join(reports, "*.json"))
+        if self.findings.check(len(found) == 1, "dot1x_watch: dot1x_requery wrote its report", str(found)):
+            with open(found[0], encoding="utf-8") as handle:
+                report = json.load(handle)
+            self.findings.check(
+                report["event"]["hostname"] == self.emulator.records()[watched - 1]["hostname"]
+                and report["event"]["status"] == payloads["jinja_statement"],
+                "dot1x_requery: the event's values in its report exactly",
+                str(report)[:1000],
+            )
+            check = asserts.check_report_text
+            check(self.findings, "dot1x_requery report", found[0], FRAGMENTS, allowed="\n")
+
+        events = os.path.join(self.workdir, "events")
+        flipped = ids[1:4]
+        with open(os.path.join(self.workdir, "rulebook-vars.yml"), "w") as handle:
+            json.dump(dict(events_dir=events, wrong_key=WRONG_KEY), handle)
+        shutil.copy(os.path.join(HERE, "user_playbook.yml"), self.workdir)  # run_playbook finds it in its directory
+
+        def user(output, process, deadline):
+            output.wait(
+                lambda: output.text().count(" round 2: ") >= 1 or process.poll() is not None, deadline, "round 2"
+            )
+            for number, device_id in enumerate(flipped):
+                self.admin_dot1x(device_id, payloads["forged_ok_line"] if number % 2 else payloads["ansi_clear_screen"])
+            eda_check.wait_until(
+                lambda: len(glob.glob(os.path.join(events, "*.json"))) >= len(flipped) or process.poll() is not None,
+                deadline,
+                "the user playbook's files",
+            )
+
+        self.rulebook(
+            "ansible-rulebook with a user's rulebook and playbook",
+            ["-r", os.path.join(HERE, "user_rulebook.yml"), "--vars", "rulebook-vars.yml", "--print-events"],
+            user,
+            {},
+            time.monotonic() + 60,
+            data=True,
+        )
+        written = sorted(glob.glob(os.path.join(events, "*.json")))
+        self.findings.check(len(written) == len(flipped), "user playbook: one file per event", str(written))
+        records = dict((r["id"], r) for r in self.emulator.records())
+        for path in written:
+            with open(path, encoding="utf-8") as handle:
+                event = json.load(handle)
+            device = records.get(event.get("id"), {})
+            self.findings.check(
+                event.get("hostname") == device.get("hostname")
+                and event.get("message") == self.truth_of(event["id"])["message"],
+                "user playbook: event %s's values exactly" % event.get("id"),
+                str(event)[:800],
+            )
+
+    def truth_of(self, device_id):
+        reply = requests.post(
+            self.emulator.url + FIRE,
+            json=dict(targetId=device_id, additionalPayload=dict(json=True)),
+            headers=dict(Authorization="Bearer " + ADMIN_KEY),
+            timeout=30,
+        )
+        return reply.json()
+
+    def endless(self):
+        """nac_device_info on a list whose last page links back to the first: its peak RSS stays under the cap."""
+        with Emulator(config()).start() as endless:
+            endless.seed_bulk(ENDLESS_PAGE)
+            endless.settings(page_size=ENDLESS_PAGE, page_style="link-loop")
+            process = subprocess.Popen(
+                ["ansible", "localhost", "-i", "inventory.yml", "-m", "netaccess.nac.nac_device_info"],
+                cwd=self.workdir,
+                env=self.env(NAC_API_URL=endless.url),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+            peak, over = watch_memory(process, MEMORY_CAP_MB, ENDLESS_SECONDS)
+            text = process.communicate()[0].decode("utf-8", "replace")
+            self.outputs.append(("endless list", text, False))
+            pages = endless.request_counts().get("GET /api/device", 0)
+        self.findings.check(
+            not over and peak < MEMORY_CAP_MB,
+            "endless list: nac_device_info stopped after %d pages of %d records, peak RSS %d MB (cap %d MB)"
+            % (pages, ENDLESS_PAGE, peak, MEMORY_CAP_MB),
+            over or text[-1500:],
+        )
+        self.findings.check(
+            process.returncode == 2 and "FAILED" in text, "endless list: the module fails with a message", text[-1500:]
+        )
+
+    # ---- every output ------------------------------------------------------------------------
+
+    def everything(self):
+        """Every output: no raw control character, no fragment of a secret. Where the command displays server
+        values as data (ansible-core's JSON of a result at -v, a debug of a value, ansible-inventory --list),
+        only C0 controls are asserted: ansible-core writes that JSON with ensure_ascii=False, so C1 controls,
+        DEL and bidi characters of the values stay as they are (counted and said, but not the collection's)."""
+        if os.path.exists(self.log):
+            with open(self.log, encoding="utf-8", errors="replace") as handle:
+                self.outputs.append(("the Ansible log", handle.read(), True))
+        ran = sorted(os.listdir(self.canary))
+        self.findings.check(not ran, "no canary command ran at all", "files: %s" % ran)
+        for what, text, data in self.outputs:
+            raw = asserts.raw_controls(text, c0_only=data)
+            self.findings.check(
+                not raw,
+                "%s: no raw %scontrol character in its output" % (what, "C0 " if data else ""),
+                "%s\n%s" % (", ".join(raw[:10]), excerpt_around(text, asserts.RAW_C0 if data else asserts.RAW)),
+            )
+            if data:
+                print(
+                    "note - %s: %d C1, DEL or bidi characters of server values in ansible-core's display of data"
+                    % (what, len(asserts.raw_controls(text)))
+                )
+            found = asserts.leaks(text, FRAGMENTS)
+            self.findings.check(not found, "%s: no fragment of a secret in its output" % what, str(found[:3]))
+
+    def keep(self):
+        kept = os.path.join(self.workdir, "outputs")
+        os.makedirs(kept, exist_ok=True)
+        for number, (what, text, _data) in enumerate(self.outputs):
+            with open(os.path.join(kept, "%02d.txt" % number), "w", encoding="utf-8") as handle:
+                handle.write("# %s\n%s" % (what, text))
+        return self.workdir
+
+
+def excerpt_around(text, pattern):
+    match = pattern.search(text)
+    return ascii(text[max(0, match.start() - 200) : match.end() + 100]) if match else ""
+
+
+def descendants(pid):
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def watch_memory(process, cap_mb, seconds):
+    """(peak RSS in MB of ``process``'s descendants that run nac_device_info, why it was stopped or None):
+    polled every 0.1 s; stopped (killed) over ``cap_mb`` or after ``seconds``."""
+    peak, deadline = 0, time.monotonic() + seconds
+    while process.poll() is None:
+        for pid in descendants(process.pid):
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as handle:
+                    if b"nac_device_info" not in handle.read():
+                        continue
+                with open("/proc/%d/status" % pid) as handle:
+                    for line in handle:
+                        if line.startswith("VmHWM:"):
+                            peak = max(peak, int(line.split()[1]) // 1024)
+            except OSError:
+                continue
+        if peak >= cap_mb or time.monotonic() > deadline:
+            for pid in descendants(process.pid):
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+            process.kill()
+            return peak, "over %d MB" % cap_mb if peak >= cap_mb else "still listing after %d s" % seconds
+        time.sleep(0.1)
+    return peak, None
+
+
+def main():
+    check = Check(sys.argv[1] if len(sys.argv) > 1 else sys.executable)
+    started = time.monotonic()
+    # NAC_HOSTILE_STEPS=modules,role runs only those steps; NAC_HOSTILE_KEEP=1 keeps the work directory (outputs/).
+    wanted = [name for name in os.environ.get("NAC_HOSTILE_STEPS", "").split(",") if name]
+    try:
+        for step in (check.modules, check.role, check.inventory, check.eda, check.endless):
+            if wanted and step.__name__ not in wanted:
+                continue
+            try:
+                step()
+            except Exception as exc:  # pylint: disable=broad-except
+                check.findings.check(False, "%s: %s: %s" % (step.__name__, type(exc).__name__, exc))
+            ran = sorted(set(os.listdir(check.canary)) - check.canaries)
+            check.canaries.update(ran)
+            check.findings.check(not ran, "%s: no canary command ran" % step.__name__, "files: %s" % ran)
+        check.everything()
+    finally:
+        check.emulator.stop()
+        if os.environ.get("NAC_HOSTILE_KEEP"):
+            print("nac_hostile: outputs kept in %s" % check.keep())
+        else:
+            shutil.rmtree(check.workdir, ignore_errors=True)
+    passed = len(check.findings.lines) - check.findings.failed
+    print(
+        "nac_hostile: %d assertions hold, %d fail (%.0f s)"
+        % (passed, check.findings.failed, time.monotonic() - started)
+    )
+    sys.exit(1 if check.findings.failed else 0)
+
+
+if __name__ == "__main__":
+    main()
