@@ -15,9 +15,13 @@ import json
 import posixpath
 from urllib.parse import quote
 
-from .common import SERVER_ERROR_HTML, ApiError, error, parse_object, validation_error
+from .common import JSON_TYPE, SERVER_ERROR_HTML, ApiError, error, is_int, parse_object, validation_error
 
-HOSTILE_DEFAULTS = {"on": False, "canary": "/tmp/nac-hostile-canary"}
+HOSTILE_DEFAULTS = {"on": False, "canary": "/tmp/nac-hostile-canary", "endless": 0}
+ENDLESS_RECORD = (
+    '{"id": %d, "hostname": "endless-%d", "group": "Bulk", "profile": "Bulk", "macs": ["02:e0:%02x:%02x:%02x:%02x"],'
+    ' "ips": ["100.%d.%d.%d"]}'
+)
 HOSTNAME_MAX = 253  # the hostile hostnames stay plausible names (RFC 1035 length): their content is the attack
 LONG = 20000  # characters of the long payload (the hostname's: HOSTNAME_MAX)
 # The payloads of an error body (and the echo of the Authorization header after them).
@@ -110,11 +114,15 @@ class HostileMixin:
     def set_hostile(self, changes):
         """Change the hostile settings ({"on": bool, "canary": "/dir"}); turning it on seeds the hostile devices
         (once). Returns the snapshot (hostile_snapshot)."""
-        problems = dict((key, "unknown setting (known: on, canary)") for key in changes if key not in HOSTILE_DEFAULTS)
+        problems = dict(
+            (key, "unknown setting (known: on, canary, endless)") for key in changes if key not in HOSTILE_DEFAULTS
+        )
         if "on" in changes and not isinstance(changes["on"], bool):
             problems["on"] = "must be true or false"
         if "canary" in changes and not (isinstance(changes["canary"], str) and changes["canary"].startswith("/")):
             problems["canary"] = "must be an absolute directory path"
+        if "endless" in changes and not (is_int(changes["endless"]) and 0 <= changes["endless"] <= 1000000):
+            problems["endless"] = "must be a whole number of records a page, 0 (off) to 1000000"
         if problems:
             raise validation_error(problems)
         with self.lock:
@@ -201,6 +209,21 @@ class HostileMixin:
             detail=json.loads(_body.decode("utf-8")) if content_type.startswith("application/json") and _body else None,
         )
         return ApiError(status, payload, headers=reply_headers)
+
+    def endless_page(self, params):
+        """With ``endless`` N, GET /api/device of a list without end: page k (?page=k, default 1) holds N new
+        records (ids (k-1)*N+1 ...) and links to page k+1, for ever: what a client must bound by itself."""
+        size = self.hostile["endless"]
+        values = (params.get("query") or {}).get("page") or ["1"]
+        page = int(values[0]) if values[0].isdigit() and 0 < int(values[0]) < 10**9 else 1
+        first = (page - 1) * size + 1
+        body = "[%s]" % ", ".join(
+            ENDLESS_RECORD
+            % (n, n, n >> 24 & 255, n >> 16 & 255, n >> 8 & 255, n & 255, n >> 16 & 255, n >> 8 & 255, n & 255)
+            for n in range(first, first + size)
+        )
+        link = '<%s/api/device?page=%d>; rel="next"' % (params.get("base") or "", page + 1)
+        return (200, JSON_TYPE, body.encode("ascii"), (("Link", link),))
 
     # ---- admin endpoint /_emulator/hostile --------------------------------------------------
 

@@ -335,6 +335,8 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
 
     def list_devices(self, _account, params, _body):
         params = params or {}
+        if self.hostile_on() and self.hostile["endless"]:
+            return self.endless_page(params)
         with self.lock:
             settings = self.settings
             if settings["page_size"] <= 0 and not settings["pad_list_bytes"]:

@@ -153,3 +153,19 @@ def test_command_line_hostile_and_canary(tmp_path):
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+def test_endless_pages_never_end_and_never_repeat_an_id(hostile):
+    assert admin(hostile.url, "POST", {"endless": -1}).status_code == 400
+    admin(hostile.url, "POST", {"endless": 50})
+    api, seen = Api(hostile.url), set()
+    reply = api.get("/api/device")
+    for number in range(1, 4):
+        records = reply.json()
+        assert [r["id"] for r in records] == list(range((number - 1) * 50 + 1, number * 50 + 1))
+        assert not seen & set(r["id"] for r in records)
+        seen.update(r["id"] for r in records)
+        assert reply.links["next"]["url"] == "%s/api/device?page=%d" % (hostile.url, number + 1)
+        reply = api.session.get(reply.links["next"]["url"], timeout=10)
+    admin(hostile.url, "POST", {"endless": 0})
+    assert "next" not in api.get("/api/device").links

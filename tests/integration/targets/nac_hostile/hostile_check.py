@@ -53,9 +53,13 @@ WRONG_PASSWORD = "wrong  %s  pw" % secrets.token_hex(16)
 FRAGMENTS = asserts.secret_fragments(
     (ADMIN_KEY, NOPRIV_KEY, WRONG_KEY, PASSWORD, WRONG_PASSWORD), [(USERNAME, PASSWORD), (USERNAME, WRONG_PASSWORD)]
 )
-MEMORY_CAP_MB = 1024  # peak RSS of nac_device_info listing an endless list
-ENDLESS_PAGE = 20000  # records per page of the endless list
-ENDLESS_SECONDS = 150
+# The endless list: nac_device_info with max_list_items LIST_ITEMS (NAC_MAX_LIST_ITEMS; the default, 2,000,000,
+# costs a module about 1.6 GB: benchmarks/bench_endless_pages.py measures it) must stop, naming the option, its
+# peak RSS under MEMORY_CAP_MB. Without a bound it passes 1 GB within 20 s (66 pages).
+LIST_ITEMS = 200000
+MEMORY_CAP_MB = 512
+ENDLESS_PAGE = 20000  # records per page
+ENDLESS_SECONDS = 120
 FIRE = "/api/intent/dot1x_status/fire"
 
 
@@ -411,14 +415,14 @@ class Check:
         return reply.json()
 
     def endless(self):
-        """nac_device_info on a list whose last page links back to the first: its peak RSS stays under the cap."""
-        with Emulator(config()).start() as endless:
-            endless.seed_bulk(ENDLESS_PAGE)
-            endless.settings(page_size=ENDLESS_PAGE, page_style="link-loop")
+        """nac_device_info on a list without end (each page new records and a next link): it stops with a message
+        that names max_list_items, its peak RSS under the cap."""
+        canary = dict(on=True, canary=self.canary, endless=ENDLESS_PAGE)
+        with Emulator(config(), hostile=canary).start() as endless:
             process = subprocess.Popen(
                 ["ansible", "localhost", "-i", "inventory.yml", "-m", "netaccess.nac.nac_device_info"],
                 cwd=self.workdir,
-                env=self.env(NAC_API_URL=endless.url),
+                env=self.env(NAC_API_URL=endless.url, NAC_MAX_LIST_ITEMS=str(LIST_ITEMS)),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
             )
@@ -433,7 +437,9 @@ class Check:
             over or text[-1500:],
         )
         self.findings.check(
-            process.returncode == 2 and "FAILED" in text, "endless list: the module fails with a message", text[-1500:]
+            process.returncode == 2 and "max_list_items" in text,
+            "endless list: the module fails naming max_list_items",
+            text[-1500:],
         )
 
     # ---- every output ------------------------------------------------------------------------
