@@ -119,7 +119,7 @@ def markdown_tables(path):
             current.append(gfm_cells(line))
         else:
             current = None
-    return text, [[row for row in table[2:]] for table in tables]
+    return text, [table[2:] for table in tables]
 
 
 def check_report_text(findings, name, path, fragments, allowed):
