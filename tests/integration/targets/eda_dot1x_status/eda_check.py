@@ -285,6 +285,9 @@ def main():
     started = time.monotonic()
     latencies = run(args.flips, args.timeout)
     shipped_rulebook(time.monotonic() + 60)
+    import eda_hostile  # pylint: disable=import-outside-toplevel  (it imports this file's helpers)
+
+    eda_hostile.main(time.monotonic() + 150)
     print(
         "status change -> rule output (interval 1 s), %d samples: %s s; min %.2f, median %.2f, max %.2f; run %.1f s"
         % (
