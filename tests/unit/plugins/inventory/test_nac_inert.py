@@ -85,8 +85,10 @@ def test_devices_sharing_a_hostname_with_control_characters_get_names_from_their
     names, warnings = host_names(records)
     assert names == ["nac_device_4_4", "nac_device_5", "nac_device_4"]
     assert warnings == [
-        "device ids 4, 5: the hostname 'x\\x1by' holds control characters, so it is no host name: hosts named "
-        "nac_device_4_4, nac_device_5 (the hostname as the NAC shows it is in nac_hostname)"
+        (
+            "device ids 4, 5: the hostname 'x\\x1by' holds control characters, so it is no host name: hosts named "
+            "nac_device_4_4, nac_device_5 (the hostname as the NAC shows it is in nac_hostname)"
+        )
     ]
 
 
