@@ -19,6 +19,14 @@ description:
     canonically equivalent Unicode, equal NFC forms, and equal when ASCII letters are compared without case,
     RFC 4343, as M(netaccess.nac.nac_device) compares them) are each named C(<hostname>_<id>), with a
     warning naming them. Names that only look alike (C(strasse-01) and C(straße-01)) are different hosts.
+  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029; an escape
+    sequence or a line break that a terminal or a log would act on), is named C(nac_device_<id>), with a
+    warning naming its id (the control characters shown escaped); C(nac_hostname) holds the hostname as the
+    NAC shows it.
+  - "No server string is ever run as a template, not even one that O(compose) decodes (C(nac_group | urldecode)).
+    With ansible-core before 2.19 every server string is marked unsafe, and C(ansible-inventory --list) (what
+    an AWX inventory update stores) writes each as C({\"__ansible_unsafe\": ...}); from 2.19 on only those
+    with a brace. See the security page of the collection's documentation."
   - Ids that the device list shows for several devices (the API promises unique ids) are named in a warning;
     each such device is a host of its own. With O(dot1x_status=true) the intent is fired once per id, and
     each of those hosts gets its answer.

@@ -106,7 +106,8 @@ def check(run, evil, marker):
         and plain["nac_hostname"] == stored("plain-01")
         and plain["nac_macs"] == [stored("02:00:00:20:00:02")]
         and plain["nac_record"]["group"] == stored(SAFE),
-        "ordinary server strings are stored as %s" % ("marked unsafe (before 2.19)" if BEFORE_2_19 else "plain strings"),
+        "ordinary server strings are stored as %s"
+        % ("marked unsafe (before 2.19)" if BEFORE_2_19 else "plain strings"),
         json.dumps(plain),
     )
     expect(

@@ -23,6 +23,7 @@ from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulat
 try:  # ansible-core 2.19+
     from ansible.template import is_trusted_as_template, trust_as_template
 
+    AnsibleUnsafe = None  # before 2.19 only
     BEFORE_2_19 = False
 except ImportError:
     from ansible.utils.unsafe_proxy import AnsibleUnsafe
