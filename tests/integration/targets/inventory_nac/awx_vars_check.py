@@ -30,6 +30,7 @@ from ansible.release import __version__ as ansible_version
 from inventory_check import Emulator, Failed, Run, expect  # the same directory
 
 SAFE = "Cameras"
+FORGED = "cam-05\x1b[2J\nok: [cam-06] => ALL DEVICES AUTHENTICATED"  # a hostname with control characters
 BEFORE_2_19 = tuple(int(part) for part in ansible_version.split(".")[:2]) < (2, 19)
 
 
@@ -55,6 +56,7 @@ def config(marker):
             dict(id=2, hostname="plain-01", group=SAFE, profile="Camera", macs=["02:00:00:20:00:02"]),
             dict(id=3, hostname="plain-02", group=SAFE, profile="Camera"),
             dict(id=4, hostname="coded-01", group=urlencoded, profile="Camera", macs=["02:00:00:22:00:04"]),
+            dict(id=5, hostname=FORGED, group=SAFE, profile="Camera", macs=["02:00:00:20:00:05"]),
         ],
         dot1x=dict(
             overrides={
@@ -94,6 +96,15 @@ def check(run, evil, marker):
     done = run.command(["ansible-inventory", "-i", source, "--list", "--export", "--output", output])
     expect(done.returncode == 0, "ansible-inventory --list --export --output, as an AWX update runs it", done.stderr)
     expect(not os.path.exists(marker), "the templatable server strings did not run during the inventory update")
+    warning = " ".join(done.stderr.split())  # before 2.19 warnings are wrapped at 80 columns
+    expect(
+        "device id 5: the hostname 'cam-05\\x1b[2J\\nok: [cam-06] => ALL DEVICES AUTHENTICATED' holds control "
+        "characters, so it is no host name: host named nac_device_5"
+        in warning
+        and "\x1b" not in done.stderr + done.stdout,
+        "a hostname with control characters is no host name; the warning names the id and shows it escaped",
+        done.stderr,
+    )
     with open(output) as handle:
         data = json.load(handle)  # as AWX reads it
     hostvars = data["_meta"]["hostvars"]
@@ -126,6 +137,11 @@ def check(run, evil, marker):
         and bad["nac_record"]["group"] == wrapped,
         "the templatable server strings are stored as {'__ansible_unsafe': ...}, also where compose copied them",
         json.dumps(bad),
+    )
+    expect(
+        FORGED not in json.dumps(sorted(hostvars)) and hostvars["nac_device_5"]["nac_hostname"] == stored(FORGED),
+        "the device with control characters in its hostname is host nac_device_5, its hostname in nac_hostname",
+        json.dumps(sorted(hostvars)),
     )
     coded = hostvars["coded-01"]
     expect(
