@@ -28,7 +28,7 @@ import tempfile
 import time
 
 import requests
-from eda_check import GOOD_KEY, HERE, Emulator, rulebook_process  # the same directory
+from eda_check import GOOD_KEY, HERE, Emulator, ansible_rulebook, rulebook_process, stop  # the same directory
 
 FIELDS = ("hostname", "status", "authMethod", "username", "message")
 EVENT_FIELDS = dict(
@@ -45,8 +45,13 @@ def admin(emulator, **body):
     requests.post(emulator.url + "/_emulator/dot1x", json=dict(body, id=90), timeout=10).raise_for_status()
 
 
-def start(evil, workdir):
-    """The emulator with the hostile device (AUTHENTICATED, every other field hostile), and the environment."""
+def start(prefix):
+    """(workdir, canaries directory, hostile payloads, the emulator with the hostile device, environment): the
+    device is AUTHENTICATED, every other field of it hostile."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    canaries = os.path.join(workdir, "canaries")
+    os.mkdir(canaries)
+    evil = payloads(canaries)
     emulator = Emulator().start()
     emulator.seed([dict(id=90, hostname=evil["hostname"], macs=["02:00:00:90:00:90"])])
     admin(
@@ -63,7 +68,7 @@ def start(evil, workdir):
             "all:\n  hosts:\n    localhost:\n      ansible_connection: local\n      ansible_python_interpreter: %s\n"
             % json.dumps(sys.executable)
         )
-    return emulator, env
+    return workdir, canaries, evil, emulator, env
 
 
 def run_until(command, workdir, env, emulator, evil, done, deadline, after_flip=None):
@@ -83,10 +88,7 @@ def run_until(command, workdir, env, emulator, evil, done, deadline, after_flip=
                 after_flip(output)
             time.sleep(0.2)
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        output.thread.join(5)
+        stop(process, output)
     return output.text()
 
 
@@ -108,13 +110,9 @@ def no_canary(canaries, text):
 
 
 def shipped(deadline):
-    workdir = tempfile.mkdtemp(prefix="eda-hostile-")
-    canaries, reports = os.path.join(workdir, "canaries"), os.path.join(workdir, "reports")
-    os.mkdir(canaries)
-    evil = payloads(canaries)
-    emulator, env = start(evil, workdir)
+    workdir, canaries, evil, emulator, env = start("eda-hostile-")
+    reports = os.path.join(workdir, "reports")
     env.update(NAC_WATCH_INTERVAL="1", NAC_REPORT_DIR=reports)
-    rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
 
     def back(output):  # once the requery runs, the device comes back (the report then says recovered)
         if "TASK [Re-query the device" in output.text():
@@ -122,7 +120,7 @@ def shipped(deadline):
 
     try:
         text = run_until(
-            [rulebook, "-i", "inventory.yml", "-r", "netaccess.nac.dot1x_watch", "--print-events"],
+            [ansible_rulebook(), "-i", "inventory.yml", "-r", "netaccess.nac.dot1x_watch", "--print-events"],
             workdir,
             env,
             emulator,
@@ -155,15 +153,11 @@ def shipped(deadline):
 
 
 def user_style(deadline):
-    workdir = tempfile.mkdtemp(prefix="eda-hostile-user-")
-    canaries, out_file = os.path.join(workdir, "canaries"), os.path.join(workdir, "got.json")
-    os.mkdir(canaries)
-    evil = payloads(canaries)
-    emulator, env = start(evil, workdir)
+    workdir, canaries, evil, emulator, env = start("eda-hostile-user-")
+    out_file = os.path.join(workdir, "got.json")
     with open(os.path.join(workdir, "vars.yml"), "w") as handle:
         json.dump(dict(out_file=out_file, playbook=os.path.join(HERE, "hostile_playbook.yml")), handle)
-    rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
-    command = [rulebook, "-i", "inventory.yml", "-r", os.path.join(HERE, "hostile_rulebook.yml")]
+    command = [ansible_rulebook(), "-i", "inventory.yml", "-r", os.path.join(HERE, "hostile_rulebook.yml")]
     try:
         text = run_until(
             command + ["--vars", "vars.yml", "--print-events"], workdir, env, emulator, evil, lambda: False, deadline

@@ -16,19 +16,9 @@ import os
 import pytest
 import yaml
 from ansible.parsing.dataloader import DataLoader
-from ansible.template import Templar
 
 from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event
-
-try:  # ansible-core 2.19+
-    from ansible.template import is_trusted_as_template, trust_as_template
-
-    AnsibleUnsafe = None  # before 2.19 only
-    BEFORE_2_19 = False
-except ImportError:
-    from ansible.utils.unsafe_proxy import AnsibleUnsafe
-
-    BEFORE_2_19 = True
+from ansible_collections.netaccess.nac.tests.unit.templating import BEFORE_2_19, render, templatable
 
 
 def load_extra_vars(path):
@@ -36,12 +26,6 @@ def load_extra_vars(path):
     if BEFORE_2_19:
         return DataLoader().load_from_file(path)
     return DataLoader().load_from_file(path, trusted_as_template=True)
-
-
-def render(template, variables):
-    if not BEFORE_2_19:
-        template = trust_as_template(template)  # the playbook's own template
-    return Templar(loader=DataLoader(), variables=variables).template(template)
 
 
 USES = [
@@ -79,7 +63,7 @@ def test_every_server_string_arrives_exactly_and_never_runs(tmp_path, event_file
         got = render(use.replace("FIELD", field), loaded)
         assert got == value and isinstance(got, str), field
         if field != "status":  # a string without a brace: ordinary text
-            assert isinstance(got, AnsibleUnsafe) if BEFORE_2_19 else not is_trusted_as_template(got)
+            assert not templatable(got)
             # The value used again (a fact, a loop item, a variable of its own): still never run.
             assert render("{{ again }}", dict(loaded, again=got)) == value
     assert not os.path.exists(str(canary)), "a server string ran as a template"

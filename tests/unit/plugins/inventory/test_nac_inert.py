@@ -15,28 +15,12 @@ import pytest
 from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import inventory_loader
-from ansible.template import Templar
 
 from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, inert, inert_name
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
-
-try:  # ansible-core 2.19+
-    from ansible.template import is_trusted_as_template, trust_as_template
-
-    AnsibleUnsafe = None  # before 2.19 only
-    BEFORE_2_19 = False
-except ImportError:
-    from ansible.utils.unsafe_proxy import AnsibleUnsafe
-
-    BEFORE_2_19 = True
-    trust_as_template = str  # a play's own template: trusted as it is
+from ansible_collections.netaccess.nac.tests.unit.templating import BEFORE_2_19, render, templatable
 
 ADMIN_KEY = "nac-demo-admin-key"
-
-
-def templatable(text):
-    """Whether a play would template this string: trusted on 2.19+, not wrapped unsafe before."""
-    return not isinstance(text, AnsibleUnsafe) if BEFORE_2_19 else is_trusted_as_template(text)
 
 
 @pytest.mark.parametrize("text", ["{{ lookup('pipe', 'id') }}", "{% if 1 %}x{% endif %}", "a { b", "x}", "#jinja2: x"])
@@ -120,12 +104,11 @@ def test_a_server_string_that_compose_decodes_into_a_template_never_runs(tmp_pat
     hostvars = inventory.get_host("evil-01").vars
     assert hostvars["nac_group_decoded"] == evil and hostvars["nac_message_decoded"] == evil
     # A play's next use of the composed variables, and of a value decoded in the play itself.
-    templar = Templar(loader=DataLoader(), variables=dict(hostvars))
     for template in (
         "{{ nac_group_decoded }}",
         "{{ nac_message_decoded }}",
         "{{ nac_group | urldecode }}",
         "{{ [nac_message_decoded] | first }}",
     ):
-        assert templar.template(trust_as_template(template)) == evil, template
+        assert render(template, dict(hostvars)) == evil, template
     assert not os.path.exists(canary), "a decoded server string ran"
