@@ -6,6 +6,8 @@
 Owns, once for every module: the connection options (with their environment fallbacks), building
 the client, turning errors into ``fail_json(msg=..., failure={...})``, and check mode and diff:
 in check mode the client is read-only, so a write that slipped through is refused, never sent.
+Every message, warning and ``failure`` field leaves through here shown safely (replies.shown) and with
+every form of the credentials masked; the one warning of a task without TLS verification too.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,12 +19,15 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     CONNECTION_OPTIONS,
+    INSECURE_TLS,
     SECRET_OPTIONS,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
 
@@ -53,8 +58,17 @@ class _AnsibleModule(AnsibleModule):
     def fail_json(self, msg, **kwargs):
         forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
-        msg = mask(msg, forms)
+        msg = mask(shown(msg), forms)
+        if isinstance(kwargs.get("failure"), dict):  # the request and the server's reason: text read by people
+            kwargs["failure"] = dict(
+                (key, mask(shown(value), forms) if isinstance(value, str) else value)
+                for key, value in kwargs["failure"].items()
+            )
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
+
+    def warn(self, warning):
+        forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
+        super(_AnsibleModule, self).warn(mask(shown(warning), forms))
 
 
 class TaskFailed(Exception):
@@ -89,10 +103,15 @@ class NacModule:
         self._diffs = []
         try:
             self.client = NacClient(
-                read_only=read_only or self.check_mode, pool_size=pool_size, **connection_values(self.params.get)
+                read_only=read_only or self.check_mode,
+                pool_size=pool_size,
+                should_stop=controller_watch(),  # a list stops between pages once the controller is gone
+                **connection_values(self.params.get),
             )
         except NacError as error:
             self.fail(error.message, failure=error.failure)
+        if not self.params["validate_certs"]:
+            self.warn(INSECURE_TLS)
 
     def warn(self, message):
         self.ansible.warn(message)
