@@ -98,15 +98,14 @@ def check_number(name, value, low, high, whole=False, low_open=False, unit="seco
     number = isinstance(value, int) if whole else isinstance(value, (int, float))
     if not number or isinstance(value, bool) or not (low < value if low_open else low <= value) or not value <= high:
         shown = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else _digits(value)
+        high = "%g" % high if isinstance(high, float) else high
         raise NacConfigError(
-            "%s must be %s %s%s %s to %s, got %s"
+            "%s must be %s %s %s, got %s"
             % (
                 name,
                 "a whole number of" if whole else "a number of",
                 unit,
-                " greater than" if low_open else " from",
-                low,
-                "%g" % high if isinstance(high, float) else high,
+                "greater than %s and at most %s" % (low, high) if low_open else "from %s to %s" % (low, high),
                 shown,
             )
         )
