@@ -60,7 +60,9 @@ def test_an_unknown_word_in_the_source_fails_naming_the_option(emulator, tmp_pat
 def test_verification_turned_off_on_purpose_warns_once(emulator, tmp_path, monkeypatch, warnings, value):
     monkeypatch.setenv("NAC_VALIDATE_CERTS", value)
     parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY))
-    assert [warning for warning in warnings if "validate_certs" in warning] == ["netaccess.nac.nac inventory: " + INSECURE_TLS]
+    assert [warning for warning in warnings if "validate_certs" in warning] == [
+        "netaccess.nac.nac inventory: " + INSECURE_TLS
+    ]
 
 
 def test_verification_on_says_nothing_of_it(emulator, tmp_path, monkeypatch, warnings):

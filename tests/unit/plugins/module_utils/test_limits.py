@@ -86,9 +86,7 @@ def test_an_implausible_hostname_is_refused_with_its_id(compact):
     client, _site = client_for({URL + "/api/device": (200, records, {})})
     with pytest.raises(NacResponseError) as caught:
         client.list_devices(compact=compact)
-    assert "item 1 (id 2) has a hostname of 254 characters, more than the 253 a hostname may have" in str(
-        caught.value
-    )
+    assert "item 1 (id 2) has a hostname of 254 characters, more than the 253 a hostname may have" in str(caught.value)
 
 
 def test_a_hundred_megabyte_hostname_is_refused_not_used():

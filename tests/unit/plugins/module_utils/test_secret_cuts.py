@@ -74,7 +74,9 @@ def test_a_password_with_runs_of_spaces_echoed_back_is_masked_not_collapsed():
 
 def test_the_basic_credentials_echoed_are_masked_too():
     token = base64.b64encode(("svc:%s" % PASSWORD).encode()).decode()
-    client = with_site({URL + "/api/device": (401, {"error": "y" * 380 + token}, {})}, username="svc", password=PASSWORD)
+    client = with_site(
+        {URL + "/api/device": (401, {"error": "y" * 380 + token}, {})}, username="svc", password=PASSWORD
+    )
     with pytest.raises(NacError) as caught:
         client.list_devices()
     assert_no_part(everything(caught.value), token)

@@ -24,7 +24,7 @@ from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_page
 
 ESC_TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
 CLEAR = "\x1b[2J\x1b[H"  # clears the screen
-FORGED = "\nok: [cam-01] => {\"changed\": false}\r\n"  # a line of Ansible's output, forged
+FORGED = '\nok: [cam-01] => {"changed": false}\r\n'  # a line of Ansible's output, forged
 HOSTILE = "cam-01" + CLEAR + "ALL DEVICES AUTHENTICATED" + FORGED + "\u2028\u2029\x85\x9b31m\u202e\x7f"
 RAW = set("\x1b\x07\n\r\u2028\u2029\x85\x9b\u202e\x7f")
 
