@@ -11,9 +11,11 @@ whole records, as ``nac_device_info`` without a filter and the inventory plugin 
 (``--compact``), as ``nac_dot1x_status`` and the event source do. Printed: the pages served, how the listing
 ended (its message), its wall time and the process's peak RSS (``ru_maxrss``). A guard stops a process whose RSS
 passes ``--guard-mb`` (or that runs for ``--guard-seconds``): the code before the list limits grew without end.
+With ``--hostname-mb N`` the server answers instead one page without a next link: one device whose hostname is
+N MiB long.
 
     .venv/bin/python benchmarks/bench_endless_pages.py [--collection /tmp/netaccess-nac-<hash>] [--records 200000]
-        [--compact] [--max-list-items N] [--max-list-mb N] [--guard-mb 4096] [--guard-seconds 300]
+        [--compact] [--max-list-items N] [--max-list-mb N] [--guard-mb 4096] [--guard-seconds 300] [--hostname-mb N]
 
 ``--collection``: the directory that holds ``ansible_collections`` (``make build`` prints it); by default this
 checkout's parent directories are searched for it.
@@ -64,8 +66,9 @@ def page_body(records):
     return json.dumps(devices).encode("utf-8")
 
 
-def serve(body):
-    """A threaded HTTP server answering every page with ``body`` and a next link; (server, pages served)."""
+def serve(body, endless=True):
+    """A threaded HTTP server answering every page with ``body`` and (``endless``) a next link; (server, pages
+    served)."""
     served = [0]
 
     class Pages(http.server.BaseHTTPRequestHandler):
@@ -77,7 +80,8 @@ def serve(body):
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Link", '</api/device?page=%d>; rel="next"' % (page + 1))
+            if endless:
+                self.send_header("Link", '</api/device?page=%d>; rel="next"' % (page + 1))
             self.end_headers()
             try:
                 self.wfile.write(body)
@@ -119,10 +123,15 @@ def main():
     parser.add_argument("--max-list-mb", type=int, help="the client's max_list_mb (default: its own)")
     parser.add_argument("--guard-mb", type=float, default=4096, help="stop the listing process above this RSS")
     parser.add_argument("--guard-seconds", type=float, default=300, help="stop the listing process after this")
+    parser.add_argument("--hostname-mb", type=int, help="one page, one device with a hostname this long (MiB)")
     args = parser.parse_args()
     collection = args.collection or find_collection()
-    body = page_body(args.records)
-    server, served = serve(body)
+    if args.hostname_mb:
+        args.records = 1
+        body = json.dumps([dict(id=1, hostname="h" * (args.hostname_mb * 1024 * 1024))]).encode("utf-8")
+    else:
+        body = page_body(args.records)
+    server, served = serve(body, endless=not args.hostname_mb)
     limits = dict(
         (name, value)
         for name, value in (("max_list_items", args.max_list_items), ("max_list_mb", args.max_list_mb))
