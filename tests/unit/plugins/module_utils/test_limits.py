@@ -246,3 +246,11 @@ def test_the_event_source_says_it_once_when_it_starts():
     assert dot1x_events.start_warnings(client) == [INSECURE_TLS]
     client, _options = dot1x_events.source_options({}, ENV)
     assert dot1x_events.start_warnings(client) == []
+
+
+@pytest.mark.parametrize("value", ["ture", "", "2", "enabled"])
+def test_a_module_refuses_an_unknown_word_for_validate_certs_from_the_environment(capsys, monkeypatch, value):
+    monkeypatch.setenv("NAC_VALIDATE_CERTS", value)
+    run(nac_device_info.main, api_key=KEY)
+    result, _out = printed(capsys)
+    assert result["failed"] and "validate_certs" in result["msg"] and "exception" not in result
