@@ -55,8 +55,12 @@ class _AnsibleModule(AnsibleModule):
     and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
     """
 
+    def _forms(self):
+        params = getattr(self, "params", None) or {}  # (a warning may come while the parameters are read)
+        return hidden_forms([params.get(name) for name in SECRET_OPTIONS], params.get("api_url"))
+
     def fail_json(self, msg, **kwargs):
-        forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
+        forms = self._forms()
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
         msg = mask(shown(msg), forms)
         if isinstance(kwargs.get("failure"), dict):  # the request and the server's reason: text read by people
@@ -66,9 +70,8 @@ class _AnsibleModule(AnsibleModule):
             )
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
 
-    def warn(self, warning):
-        forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
-        super(_AnsibleModule, self).warn(mask(shown(warning), forms))
+    def warn(self, warning, **kwargs):
+        super(_AnsibleModule, self).warn(mask(shown(warning), self._forms()), **kwargs)
 
 
 class TaskFailed(Exception):
