@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import http.server
+import json
 import sys
 import unicodedata
 
@@ -20,6 +22,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_s
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import Round, log_text, round_summary
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, excerpt, shown
+from ansible_collections.netaccess.nac.plugins.modules import nac_device_info
+from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_module import KEY, printed, run
 from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import URL, client_for
 
 ESC_TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
@@ -152,3 +156,23 @@ def test_the_event_sources_round_line_shows_a_status_safely():
     line = round_summary(3, Round([], known, []), 0.1)
     assert raw_controls(line) == [] and "OK\\nok: [cam-01]" in line
     assert raw_controls(log_text("warning: " + HOSTILE)) == []
+
+
+def test_a_modules_failure_and_warnings_show_the_servers_text_safely(capsys, local_http):
+    class Refusing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"error": "denied" + ESC_TITLE + FORGED}).encode()
+            self.send_response(403)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    run(nac_device_info.main, api_url=local_http(Refusing), api_key=KEY, max_retries=0, validate_certs=False)
+    result, _out = printed(capsys)
+    assert result["failed"] and "denied\\x1b]0;pwned\\x07 ok: [cam-01]" in result["msg"]
+    for text in list(texts(result["msg"])) + list(texts(result["failure"])) + list(texts(result.get("warnings"))):
+        assert raw_controls(text) == [], text
