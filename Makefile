@@ -385,6 +385,8 @@ bench: venv build
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	"$(PY)" benchmarks/bench_large_list.py --devices 200000 --repeat 3 --huge-bytes 1100000000
+	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)"
+	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)" --compact
 	$(call stage_end,bench)
 
 # Not part of test: about a minute or two. Exits non-zero when a reliability target is missed.

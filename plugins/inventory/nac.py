@@ -114,8 +114,10 @@ compose:
 
 import hashlib
 import json
+import os
 import time
 
+from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
@@ -131,7 +133,7 @@ except ImportError:  # before 2.19: the server's strings are marked unsafe inste
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_key,
     index_by_hostname,
@@ -140,10 +142,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    INSECURE_TLS,
     SECRET_OPTIONS,
+    boolean,
     check_concurrency,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 
@@ -272,7 +277,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
-        self._read_config_data(path)
+        self.check_booleans(self._read_config_data(path))
         key = self.cache_key(path)
         use_cache = self.get_option("cache") and cache
         data = None
@@ -293,6 +298,26 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 self._cache[key] = data
         self.populate(data["devices"], data.get("dot1x"))
 
+    def check_booleans(self, config, environ=None):
+        """Fail unless every boolean option (ours and Ansible's) is one of Ansible's boolean words: read as given,
+        in the source (``config``) or the environment, since Ansible's configuration reads any unknown word
+        (``NAC_VALIDATE_CERTS=ture``) as false, which would turn TLS verification off by mistake."""
+        environ = os.environ if environ is None else environ
+        definitions = C.config.get_configuration_definitions("inventory", self._load_name) or {}
+        for name, definition in sorted(definitions.items()):
+            if definition.get("type") not in ("bool", "boolean"):
+                continue
+            where, value = name, config.get(name) if isinstance(config, dict) else None
+            if value is None:
+                for variable in [entry.get("name") for entry in definition.get("env") or ()]:
+                    if variable in environ:  # as Ansible reads it: the last one set, an empty one too
+                        where, value = "%s (from %s)" % (name, variable), environ[variable]
+            if value is not None:
+                try:
+                    boolean(value, where)
+                except NacConfigError as error:
+                    raise AnsibleParserError("netaccess.nac.nac inventory: %s" % error.message) from None
+
     def cache_key(self, path):
         """The standard key of the source, narrowed by what decides the data: the API address, the tenant
         and whether statuses were queried (no credential, in any form)."""
@@ -309,6 +334,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """{devices: the device list, dot1x: one status entry per device (dot1x.shape) or None}."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
+        if not self.get_option("validate_certs"):
+            self.display.warning("netaccess.nac.nac inventory: " + INSECURE_TLS)
         try:
             records = client.list_devices()
             if not self.get_option("dot1x_status"):
@@ -328,7 +355,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def populate(self, records, entries=None):
         names, warnings = host_names(records)
         for warning in warnings:
-            self.display.warning("netaccess.nac.nac inventory: " + warning)
+            self.display.warning("netaccess.nac.nac inventory: " + shown(warning))
         self.inventory.add_group(ALL_GROUP)
         strict = self.get_option("strict")
         for index, record in enumerate(records):
