@@ -21,10 +21,10 @@ description:
     that starts with C('). Numbers are written as they are (a number is never a formula).
   - Control characters are never written raw. A line break (LF or CR LF) is data, kept inside the quotes
     as RFC 4180 says; any other control character (C0 with the tab, DEL, C1, a carriage return without a
-    line feed) and the invisible characters that reorder or break text (bidi marks, embeddings, overrides
-    and isolates, the line and paragraph separators) are written as Python writes them in a string, for
-    example C(\x1b) or C(\u202e). So a field never starts with a raw tab, nor with a carriage return
-    other than that of a line break.
+    line feed) and the invisible format characters (bidi controls, zero-width characters, the line and
+    paragraph separators; those that the collection's messages escape too) are written as Python writes
+    them in a string, for example C(\x1b) or C(\u202e). So a field never starts with a raw tab, nor with
+    a carriage return other than that of a line break.
   - C(None) is an empty field. Used by the reports of the role P(netaccess.nac.device_onboarding#role) and
     of the playbook C(netaccess.nac.dot1x_report).
 author:

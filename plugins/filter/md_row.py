@@ -15,10 +15,10 @@ description:
   - No value can add a row or a column, nor become markup or HTML. A line break (LF, CR LF or CR) becomes
     C(<br>); C(|), C(&), C(<) and C(>) become the entities C(&#124;), C(&amp;), C(&lt;) and C(&gt;); the
     characters of inline markup (backslash, backtick, C(*), C(_), C([), C(]), C(~), C($)) get a backslash.
-  - Control characters are never written raw. Any other control character (C0, DEL, C1, a tab) and the
-    invisible characters that reorder or break text (bidi marks, embeddings, overrides and isolates, the
-    line and paragraph separators) are written as Python writes them in a string, for example C(\x1b)
-    or C(\u202e).
+  - Control characters are never written raw. Any other control character (C0 with the tab, DEL, C1) and
+    the invisible format characters (bidi controls, zero-width characters, the line and paragraph
+    separators; those that the collection's messages escape too) are written as Python writes them in a
+    string, for example C(\x1b) or C(\u202e).
   - C(None) is an empty cell. Used by the Markdown report of the role P(netaccess.nac.device_onboarding#role).
 author:
   - netaccess.nac maintainers (@netaccess)

@@ -191,12 +191,6 @@ def has_control(text):
     return any(char in CONTROL for char in text)
 
 
-def shown(text):
-    """``text`` with each control character shown as an escape (``\\x1b``, ``\\n``, ``\\u2028``), as repr does.
-    (A local stand-in for the collection's one function that shows server text safely.)"""
-    return "".join(char.encode("unicode_escape").decode("ascii") if char in CONTROL else char for char in text)
-
-
 ALL_GROUP = "nac_devices"
 STATUS_GROUP_PREFIX = "nac_dot1x_"
 STATUS_VARS = (

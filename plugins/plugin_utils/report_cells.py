@@ -13,25 +13,22 @@ import re
 
 from ansible.module_utils.common.text.converters import to_text
 
-# Never written raw in a report: the C0 and C1 control characters and DEL, and the invisible characters that
-# reorder or break the text a viewer shows (the bidi marks, embeddings, overrides and isolates, the line and
-# paragraph separators). Each is written as Python writes it in a string literal: \x1b, \x85, \u202e.
-HIDDEN = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-# CSV: a line break (LF or CR LF) is data, kept inside the quotes (RFC 4180); any other hidden character is escaped.
-CSV_CHARS = re.compile("(\r\n|\n)|([%s])" % HIDDEN)
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
+
+# Never written raw in a report: what the collection never shows raw in a message either (replies.CONTROL: the C0
+# and C1 control characters, DEL, and the invisible format characters, bidi controls and line separators among
+# them), each written as the messages write it (replies.shown: \x1b, \t, \u202e).
+# CSV: a line break (LF or CR LF) is data, kept inside the quotes (RFC 4180); any other such character is escaped.
+CSV_CHARS = re.compile("(\r\n|\n)|(%s)" % CONTROL.pattern)
 # A cell that a spreadsheet would read as a formula starts with one of these (OWASP, CSV injection; the full-width
 # forms too); a cell starting with ' is marked as well, so that dropping one leading ' always gives the value back.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # tab: never raw
+# A tab or a lone CR is escaped anyway: only the CR of a line break (CR LF) can still start a cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 CSV_QUOTED = re.compile('[,"\r\n]')
 # Markdown: a line break becomes <br>; the characters of HTML and of table cells become entities; those of inline
 # markup (code, emphasis, links, strikethrough, maths) get a backslash.
-MD_CHARS = re.compile("(\r\n|\r|\n)|([%s])|([&<>|])|([\\\\`*_\\[\\]~$])" % HIDDEN)
+MD_CHARS = re.compile("(\r\n|\r|\n)|(%s)|([&<>|])|([\\\\`*_\\[\\]~$])" % CONTROL.pattern)
 MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;"}
-
-
-def escaped(char):
-    """A hidden character as Python writes it in a string literal (\\x1b, \\u202e)."""
-    return repr(char)[1:-1]
 
 
 def _text(value):
@@ -45,7 +42,7 @@ def csv_cell(value):
     """One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; ' before a formula."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return to_text(value)  # a number is never a formula, even a negative one
-    text = CSV_CHARS.sub(lambda match: match.group(1) or escaped(match.group(2)), _text(value))
+    text = CSV_CHARS.sub(lambda match: match.group(1) or shown(match.group(2)), _text(value))
     if text.startswith(FORMULA_STARTS):
         text = "'" + text
     if CSV_QUOTED.search(text):
@@ -58,7 +55,7 @@ def _md_char(match):
     if breaks:
         return "<br>"
     if hidden:
-        return escaped(hidden)
+        return shown(hidden)
     if entity:
         return MD_ENTITIES[entity]
     return "\\" + markup
