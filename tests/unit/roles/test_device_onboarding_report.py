@@ -112,7 +112,7 @@ def test_markdown_report_has_counts_and_one_escaped_row_per_device():
     assert rows == [
         "| ✅ | cam-lobby-01 | 3 | AUTHENTICATED | AUTHENTICATED | EAP-TLS | cam-lobby-01 |  |",
         (
-            '| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | '
+            "| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | "
             'Certificate rejected, "expired" &#124;<br>renew it |'
         ),
         "| ❌ | ghost-01 |  | AUTHENTICATED | ERROR |  |  | not in the device list (GET /api/device) |",
