@@ -311,20 +311,14 @@ class Check:
 
     def rulebook(self, what, args, until, env, deadline, data=False):
         """ansible-rulebook ``args`` (eda_check's way of running it), until ``until(output)``; its output."""
-        command = [
-            shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook"),
-            "-i",
-            "inventory.yml",
-        ] + args
+        command = [eda_check.ansible_rulebook(), "-i", "inventory.yml"] + args
         process, output = eda_check.rulebook_process(command, self.workdir, self.env(**env))
         try:
             until(output, process, deadline)
         except AssertionError as exc:
             self.findings.check(False, "%s: %s" % (what, exc), output.text()[-3000:])
         finally:
-            process.kill()
-            process.wait()
-            output.thread.join(5)
+            eda_check.stop(process, output)
         self.outputs.append((what, output.text(), data))
         return output.text()
 
