@@ -60,9 +60,10 @@ def leaks(text, fragments):
 
 
 def raw_controls(text, allowed="", c0_only=False):
-    """The raw control characters of ``text`` (with their line numbers), but those of ``allowed``."""
+    """The raw control characters of ``text`` (with their line numbers), but those of ``allowed``. A CR LF ends a
+    line (ansible-runner writes the playbook's output so)."""
     found = []
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         for char in (RAW_C0 if c0_only else RAW).findall(line):
             if char not in allowed:
                 found.append("line %d: %r" % (number, char))

@@ -89,6 +89,7 @@ class Check:
         self.log = os.path.join(self.workdir, "ansible.log")
         self.outputs = []  # (what, text, shows data): every command's output
         self.canaries = set()  # the canary files found so far
+        self.stdout = ""  # of the last command run
         self.emulator = Emulator(config(), hostile=dict(on=True, canary=self.canary)).start()
         self.hostile = self.emulator.hostile()
         with open(os.path.join(self.workdir, "inventory.yml"), "w") as handle:
@@ -120,7 +121,8 @@ class Check:
         done = subprocess.run(
             args, cwd=self.workdir, env=self.env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False
         )
-        text = (done.stdout + done.stderr).decode("utf-8", "replace")
+        self.stdout = done.stdout.decode("utf-8", "replace")
+        text = self.stdout + done.stderr.decode("utf-8", "replace")
         self.outputs.append((what, text, data))
         self.findings.check(
             done.returncode in expect_rc,
@@ -258,7 +260,7 @@ class Check:
             )
         rc, text = self.run("ansible-inventory --list", ["ansible-inventory", "-i", source, "--list"], data=True)
         try:
-            listed = json.loads(text[text.index("{") : text.rindex("}") + 1])
+            listed = json.loads(self.stdout)
         except ValueError:
             listed = {}
         hostvars = listed.get("_meta", {}).get("hostvars", {})
