@@ -148,7 +148,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     connection_values,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 
@@ -180,15 +180,11 @@ def inert_name(name):
     return name if could_be_template(name) else trust_as_template(name)
 
 
-# Control characters: C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
-CONTROL = frozenset(
-    [chr(code) for code in range(0x20)] + [chr(code) for code in range(0x7F, 0xA0)] + ["\u2028", "\u2029"]
-)
-
-
 def has_control(text):
-    """Whether ``text`` holds a control character (a terminal or a log would act on it)."""
-    return any(char in CONTROL for char in text)
+    """Whether ``text`` holds a character that the collection never shows raw (replies.CONTROL: C0, DEL, C1, the
+    bidi controls, the line separators and the other invisible format characters): a terminal or a log would act
+    on it, or show the text reordered."""
+    return CONTROL.search(text) is not None
 
 
 ALL_GROUP = "nac_devices"
