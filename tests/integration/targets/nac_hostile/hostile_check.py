@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from urllib.parse import unquote_plus
 
 import requests
 
@@ -270,13 +271,34 @@ class Check:
             "inventory: %d hosts, none named with a control character" % len(hostvars),
             str(bad_names[:5]),
         )
-        decoded = [
-            v
-            for v in hostvars.values()
-            if "{{" in str(v.get("hostile_decoded_group", "")) or "{{" in str(v.get("hostile_decoded_message", ""))
-        ]
+        records = dict((r["id"], r) for r in self.emulator.records())
+        inexact, decoded = [], 0
+        for variables in hostvars.values():
+            # ansible-inventory writes a value that is not trusted as {"__ansible_unsafe": value}
+            variables = dict(
+                (k, v["__ansible_unsafe"] if isinstance(v, dict) and "__ansible_unsafe" in v else v)
+                for k, v in variables.items()
+            )
+            record = records.get(variables.get("nac_id"), {})
+            wanted = dict(
+                nac_hostname=record.get("hostname"),
+                nac_group=record.get("group"),
+                hostile_decoded_group=unquote_plus(record.get("group") or ""),  # as the filter urldecode does
+                hostile_upper_hostname=(record.get("hostname") or "").upper(),
+            )
+            inexact += [
+                "%s of id %s: %r" % (key, variables.get("nac_id"), str(variables.get(key))[:80])
+                for key, value in wanted.items()
+                if variables.get(key) != value
+            ]
+            decoded += "{{" in variables.get("hostile_decoded_group", "") + variables.get("hostile_decoded_message", "")
         self.findings.check(
-            len(decoded) >= 2, "inventory: the compose decoded the encoded templates into text", str(len(decoded))
+            hostvars and not inexact,
+            "inventory: every host variable, and what the compose made of it, is the server's value exactly",
+            "\n".join(inexact[:8]),
+        )
+        self.findings.check(
+            decoded >= 2, "inventory: the compose decoded the encoded templates into text (not run)", str(decoded)
         )
         self.run(
             "inventory values used in a play",
@@ -393,12 +415,19 @@ class Check:
         for path in written:
             with open(path, encoding="utf-8") as handle:
                 event = json.load(handle)
-            device = records.get(event.get("id"), {})
+            truth = self.truth_of(event.get("id"))
+            wanted = dict(
+                hostname=records.get(event.get("id"), {}).get("hostname"),
+                status=truth.get("status"),
+                auth_method=truth.get("authMethod"),
+                username=truth.get("username"),
+                message=truth.get("message"),
+            )
+            inexact = [key for key, value in wanted.items() if event.get(key) != value]
             self.findings.check(
-                event.get("hostname") == device.get("hostname")
-                and event.get("message") == self.truth_of(event["id"])["message"],
-                "user playbook: event %s's values exactly" % event.get("id"),
-                str(event)[:800],
+                not inexact and event.get("previous_status") in self.hostile["payloads"].values(),
+                "user playbook: every field of event %s is the server's value exactly" % event.get("id"),
+                "%s: %s" % (inexact, str(event)[:800]),
             )
 
     def truth_of(self, device_id):
