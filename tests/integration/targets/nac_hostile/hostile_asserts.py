@@ -20,6 +20,7 @@ RAW_C0 = re.compile("[\x00-\x09\x0b-\x1f]")
 # What a report shows of a server value: each of these as Python writes it (line breaks aside in CSV).
 SHOWN = re.compile("\r\n|\n|[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 FRAGMENT = 8  # characters of a secret's random part that make a leak
+FIRE = "/api/intent/dot1x_status/fire"
 CSV_HEADER = ["hostname", "id", "expected_status", "status", "auth_method", "username", "message"]
 
 

@@ -18,7 +18,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import glob
 import json
 import os
 import secrets
@@ -37,8 +36,9 @@ for path in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(os.pathsep):
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "eda_dot1x_status"))  # needs/target/eda_dot1x_status
 
-import eda_check  # noqa: E402  pylint: disable=wrong-import-position,import-error
 import hostile_asserts as asserts  # noqa: E402  pylint: disable=wrong-import-position,import-error
+import hostile_eda  # noqa: E402  pylint: disable=wrong-import-position,import-error
+from hostile_memory import watch_memory  # noqa: E402  pylint: disable=wrong-import-position,import-error
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import (  # noqa: E402  pylint: disable=wrong-import-position
     Emulator,
@@ -61,7 +61,6 @@ LIST_ITEMS = 200000
 MEMORY_CAP_MB = 512
 ENDLESS_PAGE = 20000  # records per page
 ENDLESS_SECONDS = 120
-FIRE = "/api/intent/dot1x_status/fire"
 
 
 def config():
@@ -80,7 +79,9 @@ def config():
     return complete_config(dict(accounts=accounts))
 
 
-class Check:
+class Check(hostile_eda.EdaSteps):
+    """The run: its emulator, work directory and canary directory, every output, and the steps."""
+
     def __init__(self, python):
         self.python = python
         self.findings = asserts.Findings()
@@ -91,6 +92,7 @@ class Check:
         self.outputs = []  # (what, text, shows data): every command's output
         self.canaries = set()  # the canary files found so far
         self.stdout = ""  # of the last command run
+        self.fragments, self.wrong_key, self.admin_key = FRAGMENTS, WRONG_KEY, ADMIN_KEY
         self.emulator = Emulator(config(), hostile=dict(on=True, canary=self.canary)).start()
         self.hostile = self.emulator.hostile()
         with open(os.path.join(self.workdir, "inventory.yml"), "w") as handle:
@@ -157,7 +159,7 @@ class Check:
         devices = {}
         for record in self.emulator.records():
             reply = requests.post(
-                self.emulator.url + FIRE,
+                self.emulator.url + asserts.FIRE,
                 json=dict(targetId=record["id"], additionalPayload=dict(json=True)),
                 headers=dict(Authorization="Bearer " + ADMIN_KEY),
                 timeout=30,
@@ -330,115 +332,6 @@ class Check:
             FRAGMENTS,
         )
 
-    def admin_dot1x(self, device_id, status):
-        requests.post(self.emulator.url + "/_emulator/dot1x", json=dict(id=device_id, status=status), timeout=10)
-
-    def rulebook(self, what, args, until, env, deadline, data=False):
-        """ansible-rulebook ``args`` (eda_check's way of running it), until ``until(output)``; its output."""
-        command = [eda_check.ansible_rulebook(), "-i", "inventory.yml"] + args
-        process, output = eda_check.rulebook_process(command, self.workdir, self.env(**env))
-        try:
-            until(output, process, deadline)
-        except AssertionError as exc:
-            self.findings.check(False, "%s: %s" % (what, exc), output.text()[-3000:])
-        finally:
-            eda_check.stop(process, output)
-        self.outputs.append((what, output.text(), data))
-        return output.text()
-
-    def eda(self):
-        payloads, ids = self.hostile["payloads"], self.hostile["device_ids"]
-        reports = os.path.join(self.workdir, "eda-reports")
-        watched = ids[0]  # the hostname {{ lookup('pipe', ...) }}
-        self.admin_dot1x(watched, "AUTHENTICATED")
-
-        def shipped(output, process, deadline):
-            output.wait(lambda: " round 2: " in output.text() or process.poll() is not None, deadline, "round 2")
-            self.admin_dot1x(watched, payloads["jinja_statement"])  # lost: dot1x_requery runs
-            output.wait(lambda: " round 4: " in output.text() or process.poll() is not None, deadline, "round 4")
-            self.admin_dot1x(watched, "AUTHENTICATED")  # back: dot1x_requery's wait ends at its next query
-            eda_check.wait_until(
-                lambda: glob.glob(os.path.join(reports, "*.json")) or process.poll() is not None,
-                deadline,
-                "the report of dot1x_requery",
-            )
-
-        self.rulebook(
-            "ansible-rulebook netaccess.nac.dot1x_watch",
-            ["-r", "netaccess.nac.dot1x_watch"],
-            shipped,
-            dict(NAC_WATCH_INTERVAL="1", NAC_REPORT_DIR=reports),
-            time.monotonic() + 60,
-        )
-        found = glob.glob(os.path.join(reports, "*.json"))
-        if self.findings.check(len(found) == 1, "dot1x_watch: dot1x_requery wrote its report", str(found)):
-            with open(found[0], encoding="utf-8") as handle:
-                report = json.load(handle)
-            self.findings.check(
-                report["event"]["hostname"] == self.emulator.records()[watched - 1]["hostname"]
-                and report["event"]["status"] == payloads["jinja_statement"],
-                "dot1x_requery: the event's values in its report exactly",
-                str(report)[:1000],
-            )
-            check = asserts.check_report_text
-            check(self.findings, "dot1x_requery report", found[0], FRAGMENTS, allowed="\n")
-
-        events = os.path.join(self.workdir, "events")
-        flipped = ids[1:4]
-        with open(os.path.join(self.workdir, "rulebook-vars.yml"), "w") as handle:
-            json.dump(dict(events_dir=events, wrong_key=WRONG_KEY), handle)
-        shutil.copy(os.path.join(HERE, "user_playbook.yml"), self.workdir)  # run_playbook finds it in its directory
-
-        def user(output, process, deadline):
-            output.wait(
-                lambda: output.text().count(" round 2: ") >= 1 or process.poll() is not None, deadline, "round 2"
-            )
-            for number, device_id in enumerate(flipped):
-                self.admin_dot1x(device_id, payloads["forged_ok_line"] if number % 2 else payloads["ansi_clear_screen"])
-            eda_check.wait_until(
-                lambda: len(glob.glob(os.path.join(events, "*.json"))) >= len(flipped) or process.poll() is not None,
-                deadline,
-                "the user playbook's files",
-            )
-
-        self.rulebook(
-            "ansible-rulebook with a user's rulebook and playbook",
-            ["-r", os.path.join(HERE, "user_rulebook.yml"), "--vars", "rulebook-vars.yml", "--print-events"],
-            user,
-            {},
-            time.monotonic() + 60,
-            data=True,
-        )
-        written = sorted(glob.glob(os.path.join(events, "*.json")))
-        self.findings.check(len(written) == len(flipped), "user playbook: one file per event", str(written))
-        records = dict((r["id"], r) for r in self.emulator.records())
-        for path in written:
-            with open(path, encoding="utf-8") as handle:
-                event = json.load(handle)
-            truth = self.truth_of(event.get("id"))
-            wanted = dict(
-                hostname=records.get(event.get("id"), {}).get("hostname"),
-                status=truth.get("status"),
-                auth_method=truth.get("authMethod"),
-                username=truth.get("username"),
-                message=truth.get("message"),
-            )
-            inexact = [key for key, value in wanted.items() if event.get(key) != value]
-            self.findings.check(
-                not inexact and event.get("previous_status") in self.hostile["payloads"].values(),
-                "user playbook: every field of event %s is the server's value exactly" % event.get("id"),
-                "%s: %s" % (inexact, str(event)[:800]),
-            )
-
-    def truth_of(self, device_id):
-        reply = requests.post(
-            self.emulator.url + FIRE,
-            json=dict(targetId=device_id, additionalPayload=dict(json=True)),
-            headers=dict(Authorization="Bearer " + ADMIN_KEY),
-            timeout=30,
-        )
-        return reply.json()
-
     def endless(self):
         """nac_device_info on a list without end (each page new records and a next link): it stops with a message
         that names max_list_items, its peak RSS under the cap."""
@@ -506,52 +399,6 @@ class Check:
 def excerpt_around(text, pattern):
     match = pattern.search(text)
     return ascii(text[max(0, match.start() - 200) : match.end() + 100]) if match else ""
-
-
-def descendants(pid):
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def watch_memory(process, cap_mb, seconds):
-    """(peak RSS in MB of ``process``'s descendants that run nac_device_info, why it was stopped or None):
-    polled every 0.1 s; stopped (killed) over ``cap_mb`` or after ``seconds``."""
-    peak, deadline = 0, time.monotonic() + seconds
-    while process.poll() is None:
-        for pid in descendants(process.pid):
-            try:
-                with open("/proc/%d/cmdline" % pid, "rb") as handle:
-                    if b"nac_device_info" not in handle.read():
-                        continue
-                with open("/proc/%d/status" % pid) as handle:
-                    for line in handle:
-                        if line.startswith("VmHWM:"):
-                            peak = max(peak, int(line.split()[1]) // 1024)
-            except OSError:
-                continue
-        if peak >= cap_mb or time.monotonic() > deadline:
-            for pid in descendants(process.pid):
-                try:
-                    os.kill(pid, 9)
-                except OSError:
-                    pass
-            process.kill()
-            return peak, "over %d MB" % cap_mb if peak >= cap_mb else "still listing after %d s" % seconds
-        time.sleep(0.1)
-    return peak, None
 
 
 def main():
