@@ -130,6 +130,12 @@ class HostileMixin:
             self.hostile_payloads = payloads(self.hostile["canary"])
             self.hostile_texts = list(self.hostile_payloads.values())
             seed = self.hostile["on"] and not self.hostile_ids
+            if seed:  # the hostile devices of a state file (--state) are taken as they are: never seeded twice
+                wanted = [hostname_of(text) for text in self.hostile_texts]
+                rows = sorted(d["row"] for d in self.devices.values() if d["hostname"] in wanted)
+                found = [self.devices[row]["id"] for row in rows]
+                if len(found) == len(wanted):
+                    self.hostile_ids, seed = found, False
         if seed:
             ids = self.seed_records(self.hostile_records())
             with self.lock:

@@ -169,3 +169,11 @@ def test_endless_pages_never_end_and_never_repeat_an_id(hostile):
         reply = api.session.get(reply.links["next"]["url"], timeout=10)
     admin(hostile.url, "POST", {"endless": 0})
     assert "next" not in api.get("/api/device").links
+
+
+def test_a_state_file_keeps_the_hostile_devices_once(tmp_path):
+    state = str(tmp_path / "state.sqlite")
+    with Emulator(state_path=state, hostile=dict(on=True, canary=CANARY)).start() as first:
+        ids, count = first.hostile()["device_ids"], len(first.records())
+    with Emulator(state_path=state, hostile=dict(on=True, canary=CANARY)).start() as again:
+        assert again.hostile()["device_ids"] == ids and len(again.records()) == count
