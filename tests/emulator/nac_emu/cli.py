@@ -14,7 +14,17 @@ import sqlite3
 import sys
 import threading
 
-from .config import HOSTNAME_CHARS, HOSTNAME_MATCHES, PAGE_STYLES, SETTINGS, complete_config, load_config
+from .config import (
+    CREATION_REDIRECTS,
+    HOSTNAME_CHARS,
+    HOSTNAME_MATCHES,
+    PAGE_SHIFTS,
+    PAGE_STYLES,
+    SETTINGS,
+    STORED_HOSTNAMES,
+    complete_config,
+    load_config,
+)
 from .emulator import Emulator
 from .faults import FAULT_DEFAULTS
 from .outage import OUTAGE_MODES
@@ -132,6 +142,43 @@ def parser():
         action="store_true",
         default=None,
         help="send a padded list chunked instead of with a Content-Length",
+    )
+    unconfirmed = parser.add_argument_group(
+        "servers that confirm nothing (README, Servers that confirm nothing); off by default"
+    )
+    unconfirmed.add_argument(
+        "--list-cap", type=int, metavar="N", help="GET /api/device lists only the first N devices, without a sign"
+    )
+    unconfirmed.add_argument(
+        "--list-lag",
+        type=float,
+        metavar="SECONDS",
+        help="GET /api/device is a read replica SECONDS behind the writes",
+    )
+    unconfirmed.add_argument(
+        "--stored-hostname",
+        choices=STORED_HOSTNAMES,
+        help="the hostname a creation stores and answers with (default as-sent)",
+    )
+    unconfirmed.add_argument(
+        "--race-twins",
+        type=int,
+        metavar="N",
+        help="another client creates each of the first N hostnames POSTed just before our creation is processed",
+    )
+    unconfirmed.add_argument(
+        "--creation-redirect",
+        type=int,
+        choices=CREATION_REDIRECTS,
+        help="a committed creation is answered with this redirect status and a Location (0: off)",
+    )
+    unconfirmed.add_argument(
+        "--page-shift",
+        choices=PAGE_SHIFTS,
+        help="before a page after the first is served, a device is inserted at the front or the first deleted",
+    )
+    unconfirmed.add_argument(
+        "--page-shifts", type=int, metavar="N", help="how many times --page-shift happens (default 1)"
     )
     variants.add_argument(
         "--seed-devices",
