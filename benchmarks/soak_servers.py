@@ -82,11 +82,16 @@ def count_row(row, items, held, results):
     return wrong, clean
 
 
-def finish(row, held, items, wrong, clean, key=same):
+def doubled(items, held, key=same):
+    return sum(max(len(held.get(name, ())) - 1, 0) for name in set(key(item["hostname"]) for item in items))
+
+
+def finish(row, held, items, wrong, clean, key=same, earlier=0):
+    """The row's counts from the final list ``held`` (``earlier``: duplicates of runs on a list reset since)."""
     names = set(key(item["hostname"]) for item in items)
     row.requested = len(items)
     row.in_place = sum(1 for name in names if held.get(name))
-    row.duplicates = sum(max(len(held.get(name, ())) - 1, 0) for name in names)
+    row.duplicates = doubled(items, held, key) + earlier
     print(
         "          server: devices of the requested names %d (%d names), duplicates %d; false reports %d, "
         "duplicates reported as a clean creation %d"
@@ -225,8 +230,8 @@ def scenario_redirect_commit(args, runner):
             show("%d" % status, result, seconds)
             row.seconds += seconds
             held, _records = truth(emulator)
-            false, doubled = count_row(row, items, held, [result])
-            wrong, clean, everything = wrong + false, clean + doubled, everything + items
+            false, clean_now = count_row(row, items, held, [result])
+            wrong, clean, everything = wrong + false, clean + clean_now, everything + items
         print("          redirects answered: %d" % emulator.variant_counts()["redirects"])
     return finish(row, held, everything, wrong, clean)
 
@@ -250,7 +255,7 @@ def scenario_shifting_pages(args, runner):
     existing = seeds(150, "soak-sh-")
     items = [dict(hostname=record["hostname"], **SOAK) for record in existing]
     print("150 devices in pages of 100 (Link, X-Total-Count); another client changes the list once during a read")
-    wrong, clean = [], []
+    wrong, clean, earlier = [], [], 0
     with Emulator(config(devices=existing, page_size=100)).start() as emulator:
         for shift in ("insert-front", "delete-front"):
             emulator.reset()
@@ -259,9 +264,12 @@ def scenario_shifting_pages(args, runner):
             row.seconds += seconds
             held, records = truth(emulator)
             show(shift[:9], bulk, seconds)
-            false, doubled = count_row(row, items, held, [bulk])
-            wrong, clean = wrong + false, clean + doubled
-            print("          POSTs %d" % emulator.request_counts().get("POST /api/device", 0))
+            false, clean_now = count_row(row, items, held, [bulk])
+            wrong, clean, earlier = wrong + false, clean + clean_now, earlier + doubled(items, held)
+            print(
+                "          POSTs %d, duplicates %d"
+                % (emulator.request_counts().get("POST /api/device", 0), doubled(items, held))
+            )
             for module, task in (("netaccess.nac.nac_device_info", {}), ("netaccess.nac.nac_dot1x_status", None)):
                 emulator.reset()
                 emulator.settings(page_shift=shift)
@@ -304,7 +312,7 @@ def scenario_shifting_pages(args, runner):
             wrong.append(("shift-again", "not a loud failure before any POST: %s" % message[:120]))
             row.false += 1
         held, _records = truth(emulator)
-    return finish(row, held, items, wrong, clean)
+    return finish(row, held, items, wrong, clean, earlier=earlier)
 
 
 SERVER_SCENARIOS = (
