@@ -89,6 +89,30 @@ FAULT_OPTIONS = (
 )
 
 
+# The servers that confirm nothing: (option, argparse keywords); each a config key (None, not given: the config's).
+UNCONFIRMED_OPTIONS = (
+    ("--list-cap", dict(type=int, metavar="N", help="GET /api/device lists only the first N devices, without a sign")),
+    ("--list-lag", dict(type=float, metavar="SECONDS", help="GET /api/device is a replica SECONDS behind the writes")),
+    ("--stored-hostname", dict(choices=STORED_HOSTNAMES, help="the hostname a creation stores and answers with")),
+    (
+        "--race-twins",
+        dict(type=int, metavar="N", help="another client creates each of the first N hostnames POSTed just before us"),
+    ),
+    (
+        "--creation-redirect",
+        dict(type=int, choices=CREATION_REDIRECTS, help="a committed creation is answered with this redirect (0: off)"),
+    ),
+    (
+        "--page-shift",
+        dict(
+            choices=PAGE_SHIFTS,
+            help="before a page after the first: a device inserted at the front, or the first deleted",
+        ),
+    ),
+    ("--page-shifts", dict(type=int, metavar="N", help="how many times --page-shift happens (default 1)")),
+)
+
+
 def parser():
     parser = argparse.ArgumentParser(
         description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst)."
@@ -146,40 +170,8 @@ def parser():
     unconfirmed = parser.add_argument_group(
         "servers that confirm nothing (README, Servers that confirm nothing); off by default"
     )
-    unconfirmed.add_argument(
-        "--list-cap", type=int, metavar="N", help="GET /api/device lists only the first N devices, without a sign"
-    )
-    unconfirmed.add_argument(
-        "--list-lag",
-        type=float,
-        metavar="SECONDS",
-        help="GET /api/device is a read replica SECONDS behind the writes",
-    )
-    unconfirmed.add_argument(
-        "--stored-hostname",
-        choices=STORED_HOSTNAMES,
-        help="the hostname a creation stores and answers with (default as-sent)",
-    )
-    unconfirmed.add_argument(
-        "--race-twins",
-        type=int,
-        metavar="N",
-        help="another client creates each of the first N hostnames POSTed just before our creation is processed",
-    )
-    unconfirmed.add_argument(
-        "--creation-redirect",
-        type=int,
-        choices=CREATION_REDIRECTS,
-        help="a committed creation is answered with this redirect status and a Location (0: off)",
-    )
-    unconfirmed.add_argument(
-        "--page-shift",
-        choices=PAGE_SHIFTS,
-        help="before a page after the first is served, a device is inserted at the front or the first deleted",
-    )
-    unconfirmed.add_argument(
-        "--page-shifts", type=int, metavar="N", help="how many times --page-shift happens (default 1)"
-    )
+    for option, keywords in UNCONFIRMED_OPTIONS:
+        unconfirmed.add_argument(option, **keywords)
     variants.add_argument(
         "--seed-devices",
         type=int,
