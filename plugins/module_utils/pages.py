@@ -19,6 +19,8 @@ import json
 import re
 from urllib.parse import urljoin, urlsplit
 
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
+
 MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -257,15 +259,11 @@ class Shifts:
         """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
         pages shifted, as a phrase for a message; None."""
         key = self.key
-        if self.keys is not None:
-            for index in range(start, len(records)):
-                record = records[index]
-                value = _key(record, key)
-                if (
-                    value is not None
-                    and value in self.keys
-                    and any(_same(record, other, key) for other in records[:start])
-                ):
+        keys = _keys(records, start, key)
+        if self.keys is not None and not self.keys.isdisjoint(keys):
+            for record in records[start:]:
+                value = record.get(key) if isinstance(record, (dict, Device)) else None
+                if value in self.keys and any(_same(record, other, key) for other in records[:start]):
                     return "the same record (%s %s, %r) was listed on two pages, the second time on page %d" % (
                         key,
                         value,
@@ -291,15 +289,29 @@ class Shifts:
                     )
             return None
         if self.keys is None:
-            self.keys = set()
-        self.keys.update(_key(record, key) for record in records[start:])
+            self.keys = keys
+        else:
+            self.keys.update(keys)
         return None
 
 
-def _key(record, key):
-    """The ``key`` of a record when it can identify one (an integer or a string), else None."""
-    value = record.get(key) if hasattr(record, "get") else None
-    return value if isinstance(value, (int, str)) else None
+def _keys(records, start, key):
+    """The set of the ``key`` of ``records[start:]`` that can identify a record (integers and strings): one tight
+    pass, as every page of a list of hundreds of thousands of devices goes through it."""
+    found = set()
+    add = found.add
+    for index in range(start, len(records)):
+        record = records[index]
+        kind = type(record)
+        if kind is Device:
+            value = record.id if key == "id" else None
+        elif kind is dict:
+            value = record.get(key)
+        else:
+            continue
+        if type(value) is int or type(value) is str:
+            add(value)
+    return found
 
 
 def _counts(headers):
