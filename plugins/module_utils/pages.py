@@ -259,11 +259,15 @@ class Shifts:
         """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
         pages shifted, as a phrase for a message; None."""
         key = self.key
-        keys = _keys(records, start, key)
+        keys = _keys(records, start, key) if self.keys is not None or not last else None  # one page: none kept
         if self.keys is not None and not self.keys.isdisjoint(keys):
             for record in records[start:]:
                 value = record.get(key) if isinstance(record, (dict, Device)) else None
-                if value in self.keys and any(_same(record, other, key) for other in records[:start]):
+                if (
+                    type(value) in (int, str)
+                    and value in self.keys
+                    and any(_same(record, other, key) for other in records[:start])
+                ):
                     return "the same record (%s %s, %r) was listed on two pages, the second time on page %d" % (
                         key,
                         value,

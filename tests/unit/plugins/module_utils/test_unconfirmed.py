@@ -198,6 +198,12 @@ def test_the_same_key_and_record_on_two_pages_is_a_shift():
     assert shifts.page([{"id": 1, "hostname": "a"}, {"id": 1, "hostname": "b"}], 1, 2, {}, True) is None
 
 
+def test_an_id_that_cannot_identify_a_record_is_left_to_the_shape_checks():
+    shifts = Shifts("id")
+    shifts.page([{"id": 1}, {"id": [1]}], 0, 1, {}, False)
+    assert shifts.page([{"id": [1]}, {"id": 1, "x": 2}, {"id": {"a": 1}}], 2, 2, {}, True) is None
+
+
 def test_a_single_page_keeps_no_keys():
     shifts = Shifts("id")
     assert shifts.page([{"id": 1}, {"id": 1}], 0, 1, {"X-Total-Count": "1"}, True) is None  # one page: data
