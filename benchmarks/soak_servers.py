@@ -16,7 +16,7 @@ the report must say so.
 - ``racing-client``: another client creates each name between our list and our POST (duplicates allowed,
   the reply carries the id): one device alone, then a bulk of 5.
 - ``normalised-name``: a server that stores the first DNS label of an FQDN: a bulk of 5 FQDNs, three runs.
-- ``lagging-replica``: a read replica 10 s behind the writes: the same bulk of 50 run twice in a row.
+- ``lagging-replica``: a read replica 30 s behind the writes: the same bulk of 50 run twice in a row.
 - ``redirect-commit``: committed creations answered 303 (a bulk of 11), 302 and 301 (one device each).
 - ``shifting-pages``: pages of 100 of 150 devices, one device inserted at the front (then: the first deleted)
   while nac_device (bulk of the 150), nac_device_info, nac_dot1x_status all_devices and the inventory read
@@ -205,11 +205,12 @@ def scenario_normalised_name(args, runner):
 
 
 def scenario_lagging_replica(args, runner):
-    """Issue 25 case 4: lists from a read replica 10 s behind the writes; the same bulk of 50 run twice."""
+    """Issue 25 case 4: lists from a read replica 30 s behind the writes; the same bulk of 50 run twice."""
     row = new_row("lagging-replica")
     items = items_of("soak-lag-", 50)
-    print("GET /api/device from a replica 10 s behind the writes; the same bulk of 50 run twice in a row")
-    return bulk_twice(row, runner, config(list_lag=10), "lag", items)
+    # 30 s (the issue saw 10 s): the second run lists within the lag even on a loaded machine (a run takes 3-9 s)
+    print("GET /api/device from a replica 30 s behind the writes; the same bulk of 50 run twice in a row")
+    return bulk_twice(row, runner, config(list_lag=30), "lag", items)
 
 
 def scenario_redirect_commit(args, runner):
