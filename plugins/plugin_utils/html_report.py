@@ -16,6 +16,7 @@ import base64
 import datetime
 import hashlib
 import html
+import re
 import unicodedata
 
 # The table's columns: title, the key of a row, and how its values sort.
@@ -30,6 +31,7 @@ COLUMNS = [
 ]
 # The colour of a status's bar: a class name of the style below, never a value of the NAC.
 TONES = {"AUTHENTICATED": "good", "UNAUTHENTICATED": "bad", "ERROR": "bad", "UNKNOWN": "dim", "CONNECTING": "wait"}
+USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")  # a user:password@ in the NAC's address: never shown
 HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")  # control, format (bidi, zero-width), surrogate, line/paragraph separators
 
 STYLE = """
@@ -61,7 +63,8 @@ th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);verti
 th{background:#f7f9fb;font-size:13px;color:var(--dim);white-space:nowrap}
 th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
-td.num{font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}tr.no td{background:#fdf1f1}tr[hidden]{display:none}
+td.num{font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
+tr.no td{background:#fdf1f1}tr[hidden]{display:none}
 td.mark{width:2em;font-weight:700}tr.yes td.mark{color:var(--good)}tr.no td.mark{color:var(--bad)}
 .tools{display:none;gap:12px;align-items:center;flex-wrap:wrap;margin:0 0 12px}.js .tools{display:flex}
 .tools input[type=search]{flex:1 1 260px;font:inherit;padding:7px 10px;border:1px solid var(--line);
@@ -308,7 +311,7 @@ def page(results, title="802.1x status", nac="", created=None, existing=None, ge
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
             "<title>%s</title>\n<style>%s</style></head>\n<body>\n" % (text(title), STYLE),
             '<header><h1>%s</h1><p>NAC <span class="nac">%s</span> \u00b7 read <time>%s</time></p></header>\n'
-            % (text(title), text(nac or "(not given)"), text(generated_at)),
+            % (text(title), text(USERINFO.sub(r"\1", nac or "") or "(not given)"), text(generated_at)),
             '<main>\n<section class="cards">%s</section>\n'
             % "".join('<div class="card %s"><b>%d</b><span>%s</span></div>' % card for card in cards),
             '<section><h2>Devices per 802.1x status</h2><div id="chart">%s</div></section>\n' % _chart(rows),
