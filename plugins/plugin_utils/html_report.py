@@ -59,7 +59,8 @@ padding:4px 8px;text-align:left;cursor:pointer}
 ul.names{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:6px}
 ul.names li{background:#e8f5ee;border:1px solid #bfe3cd;border-radius:4px;padding:2px 8px;overflow-wrap:anywhere}
 table{width:100%;border-collapse:collapse}
-th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
+.scroll{overflow-x:auto}
 th{background:#f7f9fb;font-size:13px;color:var(--dim);white-space:nowrap}
 th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
@@ -243,8 +244,8 @@ def _missed(rows):
         for row in missed
     )
     body = (
-        "<table><thead><tr><th>Hostname</th><th>Status</th><th>Expected</th><th>Why (the NAC's message)</th></tr>"
-        "</thead><tbody>%s</tbody></table>" % lines
+        '<div class="scroll"><table><thead><tr><th>Hostname</th><th>Status</th><th>Expected</th>'
+        "<th>Why (the NAC's message)</th></tr></thead><tbody>%s</tbody></table></div>" % lines
         if missed
         else '<p class="none">Every device has its expected 802.1x status.</p>'
     )
@@ -279,8 +280,8 @@ def _table(rows):
         'placeholder="Filter: any words of a row" aria-label="Filter the devices"><label>'
         '<input id="missed-only" type="checkbox"> only those not at their expected status</label>'
         '<button type="button" id="show-all">Show all</button><span id="shown"></span></div>\n'
-        '<table id="devices"><thead><tr><th aria-sort="none">At</th>%s</tr></thead><tbody>\n%s</tbody></table>'
-        "</section>\n" % (heads, "".join(_row(row) + "\n" for row in rows))
+        '<div class="scroll"><table id="devices"><thead><tr><th aria-sort="none">At</th>%s</tr></thead><tbody>\n'
+        "%s</tbody></table></div></section>\n" % (heads, "".join(_row(row) + "\n" for row in rows))
     )
 
 

@@ -217,7 +217,9 @@ class Page:
         self.session = browser.call("Target.attachToTarget", dict(targetId=target, flatten=True))["sessionId"]
         for domain in ("Page", "Runtime", "Network", "Log"):
             self.call(domain + ".enable")
-        self.call("Emulation.setDeviceMetricsOverride", dict(width=width, height=height, deviceScaleFactor=1, mobile=False))
+        self.call(
+            "Emulation.setDeviceMetricsOverride", dict(width=width, height=height, deviceScaleFactor=1, mobile=False)
+        )
         self.call(
             "Page.addScriptToEvaluateOnNewDocument",
             dict(

@@ -93,14 +93,30 @@ def shown(value):
 
 
 def row(hostname, number, expected, status, auth_method=None, username=None, why=None):
-    return [shown(hostname), shown(number), shown(expected), shown(status), shown(auth_method), shown(username), shown(why)]
+    return [
+        shown(hostname),
+        shown(number),
+        shown(expected),
+        shown(status),
+        shown(auth_method),
+        shown(username),
+        shown(why),
+    ]
 
 
 ONBOARDED = {  # the role's page: hostname -> row (the devices the role asked for)
     "ok-01": row("ok-01", 11, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "ok-01"),
     SCRIPT_HOST: row(SCRIPT_HOST, 13, "AUTHENTICATED", IMG, "{{ lookup('pipe', 'id') }}", "\x1b[31mred\x1b[0m"),
     # auth_method and username of a device with a MAC, unless overridden: EAP-TLS, as its lower-cased hostname
-    SVG_HOST: row(SVG_HOST, 14, "AUTHENTICATED", "UNAUTHENTICATED", "EAP-TLS", SVG_HOST, "</script><script>alert(3)</script>\x00\x07"),
+    SVG_HOST: row(
+        SVG_HOST,
+        14,
+        "AUTHENTICATED",
+        "UNAUTHENTICATED",
+        "EAP-TLS",
+        SVG_HOST,
+        "</script><script>alert(3)</script>\x00\x07",
+    ),
     BRACES_HOST: row(BRACES_HOST, 15, "<I>HELD</I>", "<i>held</i>", "MAB", BRACES_HOST, BIDI),
     "new-01": row("new-01", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-01"),
     "new-02": row("new-02", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-02"),
@@ -108,7 +124,9 @@ ONBOARDED = {  # the role's page: hostname -> row (the devices the role asked fo
 RECHECKED = {  # dot1x_report's page: by id
     11: row("ok-01", 11, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "ok-01"),
     16: row(CONTROL_HOST, 16, "AUTHENTICATED", "\u202eDETACILAHTUA", "EAP-TLS", "\u202e\u2066x\u2069", "a\tb\nc"),
-    17: row("nomac-01", 17, "AUTHENTICATED", "UNAUTHENTICATED", None, None, "No MAC address registered for this device"),
+    17: row(
+        "nomac-01", 17, "AUTHENTICATED", "UNAUTHENTICATED", None, None, "No MAC address registered for this device"
+    ),
     13: row(SCRIPT_HOST, 13, "AUTHENTICATED", IMG, "{{ lookup('pipe', 'id') }}", "\x1b[31mred\x1b[0m"),
 }
 
@@ -146,7 +164,8 @@ def write_reports(workdir, emulator, python):
     devices = [dict(hostname=name, group="Cameras", profile="Camera") for name in ("ok-01", SCRIPT_HOST, SVG_HOST)]
     devices += [dict(hostname=BRACES_HOST, group="Cameras", profile="Camera", expected_status="<i>held</i>")]
     devices += [
-        dict(hostname="new-%02d" % n, group="Cameras", profile="Camera", macs=["02:00:00:27:01:%02x" % n]) for n in (1, 2)
+        dict(hostname="new-%02d" % n, group="Cameras", profile="Camera", macs=["02:00:00:27:01:%02x" % n])
+        for n in (1, 2)
     ]
     # Extra variables are templates: each string !unsafe (a JSON string is a YAML one), so that {{7*7}} is a name.
     variables = os.path.join(workdir, "onboard.yml")
@@ -154,7 +173,9 @@ def write_reports(workdir, emulator, python):
         handle.write("onboard_report: %s\nonboard_devices:\n" % json.dumps(report))
         for item in devices:
             handle.write("  - {%s}\n" % ", ".join("%s: %s" % (k, unsafe(v)) for k, v in item.items()))
-    rc, output = ansible(workdir, emulator, python, "-i", "localhost,", os.path.join(here, "onboard.yml"), "-e", "@" + variables)
+    rc, output = ansible(
+        workdir, emulator, python, "-i", "localhost,", os.path.join(here, "onboard.yml"), "-e", "@" + variables
+    )
     expect(rc == 0, "the role ran against the hostile NAC and wrote its reports", output)
     for record in emulator.records():  # the ids of the devices it created
         if record["hostname"] in ONBOARDED and not ONBOARDED[record["hostname"]][1]:
@@ -165,9 +186,19 @@ def write_reports(workdir, emulator, python):
         hosts = dict(("device-%d" % number, dict(nac_id=number)) for number in RECHECKED)
         json.dump(dict(all=dict(children=dict(nac_dot1x_unauthenticated=dict(hosts=hosts)))), handle)
     rc, output = ansible(
-        workdir, emulator, python, "-i", inventory, "netaccess.nac.dot1x_report",
-        "-e", "nac_wait_timeout=1", "-e", "nac_wait_interval=0.2", "-e", "nac_report_path=" + report,
-    )  # fmt: skip
+        workdir,
+        emulator,
+        python,
+        "-i",
+        inventory,
+        "netaccess.nac.dot1x_report",
+        "-e",
+        "nac_wait_timeout=1",
+        "-e",
+        "nac_wait_interval=0.2",
+        "-e",
+        "nac_report_path=" + report,
+    )
     expect(rc == 2 and "did not reach AUTHENTICATED" in output, "dot1x_report ran, failing as it must", output)
     return os.path.join(report, "device_onboarding.html"), os.path.join(report, "dot1x_report.html")
 
@@ -202,7 +233,9 @@ def check_page(browser, path, title, expected, created, shots):
             "  return Array.prototype.some.call(e.attributes, function (a) { return /^on/i.test(a.name); }); }).length,"
             " document.querySelectorAll('svg').length === document.querySelectorAll('#chart svg').length]"
         )
-        expect(elements == [1, 0, 0, True], "%s: only its own script, no element or handler of the NAC's" % name, elements)
+        expect(
+            elements == [1, 0, 0, True], "%s: only its own script, no element or handler of the NAC's" % name, elements
+        )
 
         rows = [cells[1:] for cells in table(page)]
         wanted = sorted(expected.values())
@@ -224,12 +257,17 @@ def check_page(browser, path, title, expected, created, shots):
             "%s: the chart's counts are the table's: %s" % (name, dict(by_status)),
             chart,
         )
-        missed = page.js("Array.prototype.map.call(document.querySelectorAll('#missed tbody tr'), function (r) {"
-                         " return r.cells[0].textContent; })")  # fmt: skip
+        missed = page.js(
+            "Array.prototype.map.call(document.querySelectorAll('#missed tbody tr'), function (r) {"
+            " return r.cells[0].textContent; })"
+        )
         not_reached = [r[0] for r in rows if r[3].lower() != r[2].lower() or not r[1]]
         expect(sorted(missed) == sorted(not_reached), "%s: lists what did not authenticate: %d" % (name, len(missed)))
         if created is not None:
-            listed = page.js("Array.prototype.map.call(document.querySelectorAll('#created li'), function (e) { return e.textContent; })")
+            listed = page.js(
+                "Array.prototype.map.call(document.querySelectorAll('#created li'),"
+                " function (e) { return e.textContent; })"
+            )
             expect(sorted(listed) == sorted(created), "%s: lists what this run created: %s" % (name, listed))
         expect("127.0.0.1" in page.js("document.querySelector('header .nac').textContent"), "%s: names the NAC" % name)
 
@@ -238,7 +276,9 @@ def check_page(browser, path, title, expected, created, shots):
         if shots:
             shutil.copy(path, shots)
             page.screenshot(os.path.join(shots, name + ".png"))
-        expect(page.problems() == [], "%s: after every click, still no request, error or dialog" % name, page.problems())
+        expect(
+            page.problems() == [], "%s: after every click, still no request, error or dialog" % name, page.problems()
+        )
     finally:
         page.close()
 
@@ -261,11 +301,12 @@ def check_sorting(page, name, rows):
         % json.dumps(hostnames)
     )
     expect(
-        hostnames == collated and sorted(hostnames) == sorted(r[0] for r in rows)
+        hostnames == collated
+        and sorted(hostnames) == sorted(r[0] for r in rows)
         and page.js("document.querySelector('#devices th:nth-child(2)').getAttribute('aria-sort')") == "ascending",
         "%s: a click on Hostname sorts by hostname" % name,
         hostnames,
-    )  # fmt: skip
+    )
 
 
 def check_filters(page, name, rows, chart):
@@ -297,7 +338,8 @@ def check_filters(page, name, rows, chart):
     click(page, "#missed-only")
     visible = table(page)
     expect(
-        len(visible) == page.js("document.querySelectorAll('#missed tbody tr').length") and all(r[0] == "\u2717" for r in visible),
+        len(visible) == page.js("document.querySelectorAll('#missed tbody tr').length")
+        and all(r[0] == "\u2717" for r in visible),
         "%s: 'only those not at their expected status' shows those %d" % (name, len(visible)),
     )
     click(page, "#show-all")
@@ -320,13 +362,19 @@ def check_the_checks(browser, workdir, good_page):
         found,
     )
     with open(broken, "w") as handle:
-        handle.write(good.replace("<main>", '<main><img src="http://leak.invalid/x.png">', 1).replace(
-            "Content-Security-Policy", "X-Nothing", 1))  # fmt: skip
+        handle.write(
+            good.replace("<main>", '<main><img src="http://leak.invalid/x.png">', 1).replace(
+                "Content-Security-Policy", "X-Nothing", 1
+            )
+        )
     page = browser.open(broken)
     found = page.problems()
     page.close()
-    expect(any(p.startswith("request through the proxy: GET http://leak.invalid/") for p in found),
-           "without the policy, the request reaches the recording proxy, not the network", found)  # fmt: skip
+    expect(
+        any(p.startswith("request through the proxy: GET http://leak.invalid/") for p in found),
+        "without the policy, the request reaches the recording proxy, not the network",
+        found,
+    )
     with open(broken, "w") as handle:
         handle.write(good.replace('"use strict";', '"use strict"; alert(1);', 1))
     page = browser.open(broken)
@@ -334,8 +382,9 @@ def check_the_checks(browser, workdir, good_page):
     page.close()
     expect(
         any("violation" in p for p in found) and not any(p.startswith("dialog") for p in found),
-        "a changed script is refused by the policy", found,
-    )  # fmt: skip
+        "a changed script is refused by the policy",
+        found,
+    )
 
 
 def main():
