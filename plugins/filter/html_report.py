@@ -12,10 +12,10 @@ short_description: The 802.1x status of devices as one self-contained HTML page
 version_added: 0.1.0
 description:
   - Makes one HTML page of the results of M(netaccess.nac.nac_dot1x_status), each with its C(expected_status).
-    The page shows the counts per status as a bar chart, what this run created, which devices did not reach their expected
-    status and why, when and against which NAC, and every device in a table that sorts (a click on a column's
-    title) and filters (words, a click on a bar of the chart, or only the devices not at their expected status)
-    in the browser.
+    The page shows the counts per status as a bar chart, what this run created, which devices did not reach
+    their expected status and why, when and against which NAC, and every device in a table that sorts (a click
+    on a column's title) and filters (words, a click on a bar of the chart, or only the devices not at their
+    expected status) in the browser.
   - Self-contained, it loads nothing and sends nothing. Its Content-Security-Policy allows nothing but its own
     style and script (by their hashes), and the page is readable without its script.
   - Every value is text, never markup. Values come from the NAC, which may be hostile. They are

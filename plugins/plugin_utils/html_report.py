@@ -285,14 +285,18 @@ def _table(rows):
     )
 
 
+def _kind(value):
+    return "a string" if isinstance(value, str) else "a mapping" if isinstance(value, dict) else type(value).__name__
+
+
 def page(results, title="802.1x status", nac="", created=None, existing=None, generated_at=None):
     """The HTML page of ``results`` (dicts as nac_dot1x_status returns them, each with its ``expected_status``);
     ``created``: the hostnames created by this run, or None for a run that creates nothing. ValueError for
     input that is not as described."""
     if not isinstance(results, (list, tuple)):
-        raise ValueError("expects a list of devices, got %s" % type(results).__name__)
-    if created is not None and (isinstance(created, str) or not isinstance(created, (list, tuple))):
-        raise ValueError("created must be a list of hostnames, got %s" % type(created).__name__)
+        raise ValueError("expects a list of devices, got %s" % _kind(results))
+    if created is not None and not isinstance(created, (list, tuple)):
+        raise ValueError("created must be a list of hostnames, got %s" % _kind(created))
     rows = rows_of(results)
     reached = sum(1 for row in rows if row["reached"])
     if generated_at is None:

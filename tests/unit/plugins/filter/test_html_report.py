@@ -24,10 +24,16 @@ from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import P
 
 try:
     from ansible.template import trust_as_template
-except ImportError:  # ansible-core before 2.19 trusts every template
+except ImportError:  # ansible-core before 2.19 trusts every template, and every variable that is not unsafe
+    from ansible.utils.unsafe_proxy import wrap_var as untrusted
 
     def trust_as_template(template):
         return template
+
+else:  # since 2.19 a variable is never a template unless trusted
+
+    def untrusted(value):
+        return value
 
 
 HOSTILE = [
@@ -48,7 +54,8 @@ KEYS = ["hostname", "expected_status", "status", "auth_method", "username", "mes
 def render(results, **options):
     """The page, made by the filter through Ansible's templar."""
     arguments = "".join(", %s=%s" % (name, name) for name in options)
-    templar = Templar(loader=DataLoader(), variables=dict(results=results, **options))
+    # As registered results are: the NAC's values are data, never templates.
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(results=results, **options)))
     return templar.template(trust_as_template("{{ results | netaccess.nac.html_report(%s) }}" % arguments[2:]))
 
 
@@ -169,9 +176,10 @@ def test_a_run_that_creates_nothing_has_no_such_section_and_an_empty_one_says_no
 @pytest.mark.parametrize(
     "results, options, message",
     [
-        ("cam-01", {}, "html_report: expects a list of devices, got str"),
+        ("cam-01", {}, "html_report: expects a list of devices, got a string"),
         ([["cam-01"]], {}, "html_report: device 1 is not a mapping"),
-        ([], {"created": "cam-01"}, "html_report: created must be a list of hostnames, got str"),
+        ({"id": 1}, {}, "html_report: expects a list of devices, got a mapping"),
+        ([], {"created": "cam-01"}, "html_report: created must be a list of hostnames, got a string"),
     ],
 )
 def test_bad_input_is_named(results, options, message):
