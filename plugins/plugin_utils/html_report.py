@@ -64,6 +64,7 @@ th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);verti
 th{background:#f7f9fb;font-size:13px;color:var(--dim);white-space:nowrap}
 th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
+#devices td:nth-child(2),#devices td:nth-child(7),#devices td:nth-child(8),#missed td{overflow-wrap:anywhere}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 tr.no td{background:#fdf1f1}tr[hidden]{display:none}
 td.mark{width:2em;font-weight:700}tr.yes td.mark{color:var(--good)}tr.no td.mark{color:var(--bad)}
@@ -90,16 +91,19 @@ SCRIPT = """
   var shown = document.getElementById("shown");
   var collator = new Intl.Collator(undefined, {numeric: true, sensitivity: "base"});
   var status = null;
+  // What filtering reads, read once: a row's words, its status and whether it reached it.
+  var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+  var statuses = rows.map(function (row) { return row.getAttribute("data-status"); });
+  var reached = rows.map(function (row) { return row.classList.contains("yes"); });
   document.documentElement.classList.add("js");
 
   function update() {
     var words = search.value.trim().toLowerCase();
     var count = 0;
-    rows.forEach(function (row) {
-      var visible = (status === null || row.getAttribute("data-status") === status) &&
-        (!missed.checked || row.classList.contains("no")) &&
-        (words === "" || row.textContent.toLowerCase().indexOf(words) !== -1);
-      row.hidden = !visible;
+    rows.forEach(function (row, index) {
+      var visible = (status === null || statuses[index] === status) && (!missed.checked || !reached[index]) &&
+        (words === "" || texts[index].indexOf(words) !== -1);
+      if (row.hidden === visible) { row.hidden = !visible; }
       count += visible ? 1 : 0;
     });
     shown.textContent = count + " of " + rows.length + " devices shown";
