@@ -345,41 +345,39 @@ def check_filters(page, name, rows, chart):
     click(page, "#show-all")
 
 
+def problems_of(browser, path, source):
+    """What the browser sees ``source`` do, written to ``path`` and opened."""
+    with open(path, "w") as handle:
+        handle.write(source)
+    page = browser.open(path)
+    try:
+        return page.problems()
+    finally:
+        page.close()
+
+
 def check_the_checks(browser, workdir, good_page):
     """Pages that break the rules must be caught: a raw value that loads an image and runs a script, and a page
     whose script was changed (its hash no longer allowed)."""
     with open(good_page) as handle:
         good = handle.read()
     broken = os.path.join(workdir, "broken.html")
-    with open(broken, "w") as handle:
-        handle.write(good.replace("<main>", '<main><img src="http://leak.invalid/x.png" onerror="alert(1)">', 1))
-    page = browser.open(broken)
-    found = page.problems()
-    page.close()
+    found = problems_of(
+        browser, broken, good.replace("<main>", '<main><img src="http://leak.invalid/x.png" onerror="alert(1)">', 1)
+    )
     expect(
         any("leak.invalid" in p and p.startswith("request") for p in found) and any("violation" in p for p in found),
         "the check sees a request and a policy violation of a page with a raw value",
         found,
     )
-    with open(broken, "w") as handle:
-        handle.write(
-            good.replace("<main>", '<main><img src="http://leak.invalid/x.png">', 1).replace(
-                "Content-Security-Policy", "X-Nothing", 1
-            )
-        )
-    page = browser.open(broken)
-    found = page.problems()
-    page.close()
+    unguarded = good.replace("Content-Security-Policy", "X-Nothing", 1)
+    found = problems_of(browser, broken, unguarded.replace("<main>", '<main><img src="http://leak.invalid/x.png">', 1))
     expect(
         any(p.startswith("request through the proxy: GET http://leak.invalid/") for p in found),
         "without the policy, the request reaches the recording proxy, not the network",
         found,
     )
-    with open(broken, "w") as handle:
-        handle.write(good.replace('"use strict";', '"use strict"; alert(1);', 1))
-    page = browser.open(broken)
-    found = page.problems()
-    page.close()
+    found = problems_of(browser, broken, good.replace('"use strict";', '"use strict"; alert(1);', 1))
     expect(
         any("violation" in p for p in found) and not any(p.startswith("dialog") for p in found),
         "a changed script is refused by the policy",
