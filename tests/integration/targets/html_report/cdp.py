@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Headless Chromium driven through the DevTools protocol on a pipe (--remote-debugging-pipe: commands on the
 browser's file descriptor 3, replies and events on its 4, each a JSON text ended by a NUL byte): standard library
-only, no port, no websocket. Page.load() opens a file in a new tab and records what a page must never do: send a
-request (Network events of any URL but the page's own), break a Content-Security-Policy, throw, log an error or a
-warning, or open a dialog (alert() from an injected value)."""
+only, no port, no websocket. Browser.open() opens a file in a tab of a browser context of its own, whose requests go
+to a recording proxy, and Page.problems() lists what a page must never do: send a request (a Network event of any
+URL but the page's own, or one at the proxy), break its Content-Security-Policy, throw, log an error or a warning,
+or open a dialog (alert() from an injected value)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -21,11 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
-
-try:
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-except ImportError:  # not on the Pythons this test runs on
-    BaseHTTPRequestHandler = ThreadingHTTPServer = None
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FLAGS = [
     "--headless",

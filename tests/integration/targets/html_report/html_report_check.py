@@ -35,6 +35,7 @@ SVG_HOST = '"><svg/onload=alert(2)>'
 BRACES_HOST = "{{7*7}}"
 CONTROL_HOST = "ctl\x1b[2J\u202egnp.exe\u2028-\x00"  # only the NAC can have it (never a requested hostname)
 IMG = "\"><img src=x onerror=alert('status')>"
+SVG_MESSAGE = "</script><script>alert(3)</script>\x00\x07"
 BIDI = "\u202eevil\u202c <b>bold</b> & \"quotes\" {{ lookup('pipe', 'id') }}\u2028end"
 
 
@@ -59,7 +60,7 @@ CONFIG = dict(
         auth_delay=0.3,
         overrides={
             SCRIPT_HOST: dict(status=IMG, authMethod="{{ lookup('pipe', 'id') }}", username="\x1b[31mred\x1b[0m"),
-            SVG_HOST: dict(status="UNAUTHENTICATED", message="</script><script>alert(3)</script>\x00\x07"),
+            SVG_HOST: dict(status="UNAUTHENTICATED", message=SVG_MESSAGE),
             BRACES_HOST: dict(status="<i>held</i>", authMethod="MAB", message=BIDI),
             CONTROL_HOST: dict(status="\u202eDETACILAHTUA", username="\u202e\u2066x\u2069", message="a\tb\nc"),
         },
@@ -69,13 +70,12 @@ CONFIG = dict(
 SHOWN = {
     CONTROL_HOST: "ctl\\x1b[2J\\u202egnp.exe\\u2028-\\x00",
     "\x1b[31mred\x1b[0m": "\\x1b[31mred\\x1b[0m",
-    "</script><script>alert(3)</script>\x00\x07": "</script><script>alert(3)</script>\\x00\\x07",
+    SVG_MESSAGE: "</script><script>alert(3)</script>\\x00\\x07",
     BIDI: "\\u202eevil\\u202c <b>bold</b> & \"quotes\" {{ lookup('pipe', 'id') }}\\u2028end",
     "\u202eDETACILAHTUA": "\\u202eDETACILAHTUA",
     "\u202e\u2066x\u2069": "\\u202e\\u2066x\\u2069",
     "a\tb\nc": "a b c",
 }
-COLUMNS = ["hostname", "id", "expected_status", "status", "auth_method", "username", "why"]
 
 
 class Failed(Exception):
@@ -93,30 +93,15 @@ def shown(value):
 
 
 def row(hostname, number, expected, status, auth_method=None, username=None, why=None):
-    return [
-        shown(hostname),
-        shown(number),
-        shown(expected),
-        shown(status),
-        shown(auth_method),
-        shown(username),
-        shown(why),
-    ]
+    """A row of the table as the page must show it: its columns after the mark."""
+    return [shown(value) for value in (hostname, number, expected, status, auth_method, username, why)]
 
 
 ONBOARDED = {  # the role's page: hostname -> row (the devices the role asked for)
     "ok-01": row("ok-01", 11, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "ok-01"),
     SCRIPT_HOST: row(SCRIPT_HOST, 13, "AUTHENTICATED", IMG, "{{ lookup('pipe', 'id') }}", "\x1b[31mred\x1b[0m"),
     # auth_method and username of a device with a MAC, unless overridden: EAP-TLS, as its lower-cased hostname
-    SVG_HOST: row(
-        SVG_HOST,
-        14,
-        "AUTHENTICATED",
-        "UNAUTHENTICATED",
-        "EAP-TLS",
-        SVG_HOST,
-        "</script><script>alert(3)</script>\x00\x07",
-    ),
+    SVG_HOST: row(SVG_HOST, 14, "AUTHENTICATED", "UNAUTHENTICATED", "EAP-TLS", SVG_HOST, SVG_MESSAGE),
     BRACES_HOST: row(BRACES_HOST, 15, "<I>HELD</I>", "<i>held</i>", "MAB", BRACES_HOST, BIDI),
     "new-01": row("new-01", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-01"),
     "new-02": row("new-02", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-02"),
