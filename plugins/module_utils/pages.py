@@ -344,7 +344,8 @@ def _keys(records, start, key):
             value = record.get(key)
         else:
             continue
-        if type(value) is int or type(value) is str:
+        # (exactly int or str: a bool is no key)
+        if type(value) is int or type(value) is str:  # pylint: disable=unidiomatic-typecheck
             add(value)
     return found
 
