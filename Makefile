@@ -127,7 +127,7 @@ help:
 	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder,"
 	echo "               the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail); Sphinx, antsibull-docs and"
-	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 100 MB the first time"
+	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 190 MB the first time"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
 	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
 	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST)"
@@ -247,7 +247,7 @@ lint: build
 # ansible-core, antsibull-docs and requests that requirements-dev.txt pins (not the rest of it).
 DOCS_PINS = $$(grep -E '^(ansible-core|antsibull-docs|requests)==' requirements-dev.txt)
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(if $(TOOLCHAIN),| $(VENV_STAMP))
-	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 100 MB; not the test toolchain))
+	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 190 MB, 20 s; not the test toolchain))
 	$(if $(TOOLCHAIN),,rm -rf "$(DOCS_VENV)"; "$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "the documentation toolchain")" -m venv "$(DOCS_VENV)")
 	"$(DOCS_VENV)/bin/python" -m pip install --quiet $(if $(TOOLCHAIN),,$(DOCS_PINS)) -r requirements-docs.txt 2>&1 | $(PIP_FILTER)
 	touch "$@"
