@@ -477,7 +477,12 @@ def test_api_3_override_unauthenticated_clears_method_and_user_unless_given(api)
     advance(api, 10)
     assert api.status(device["id"])["authMethod"] == "EAP-TLS"
     assert set_dot1x(api, hostname="lose-01", status="UNAUTHENTICATED").status_code == 200
-    assert api.status(device["id"]) == {"status": "UNAUTHENTICATED", "authMethod": None, "username": None, "message": None}
+    assert api.status(device["id"]) == {
+        "status": "UNAUTHENTICATED",
+        "authMethod": None,
+        "username": None,
+        "message": None,
+    }
     set_dot1x(api, id=device["id"], status="UNAUTHENTICATED", authMethod="MAB")
     assert api.status(device["id"])["authMethod"] == "MAB"
 
