@@ -19,43 +19,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
+from readme_walk import local_repository  # the same fresh copy of the working tree, committed
 
 ROOT = Path(__file__).resolve().parents[2]
-REPOSITORY = "https://github.com/netaccess/nac.git"
+REPOSITORY = "https://github.com/netaccess/nac.git"  # as in readme_walk.py
 # file: where its list of collections is (a key path); the AWX guide includes extensions/awx/requirements.yml.
 FILES = {
     "extensions/awx/requirements.yml": ("collections",),
     "execution-environment.yml": ("dependencies", "galaxy", "collections"),
     "extensions/eda/decision-environment.yml": ("dependencies", "galaxy", "collections"),
 }
-
-
-def local_repository(dest, branches):
-    """A git repository of the working tree's files (tracked and new), committed once, on each branch named."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, (item.decode() for item in listed)):
-        if (ROOT / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dest / name)
-    git = ["git", "-C", str(dest), "-c", "user.name=galaxy_sources", "-c", "user.email=galaxy_sources@localhost"]
-    subprocess.run(git + ["init", "-q", "-b", "work"], check=True)
-    subprocess.run(git + ["add", "-A"], check=True)
-    subprocess.run(git + ["commit", "-q", "-m", "working tree"], check=True)
-    for branch in branches:
-        subprocess.run(git + ["branch", branch], check=True)
-    return dest.as_uri()
 
 
 def entries(path, keys):
