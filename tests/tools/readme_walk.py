@@ -71,13 +71,16 @@ class WalkError(Exception):
 
 
 def readme_blocks(readme, heading):
-    """The fenced blocks of the section under ``heading`` (up to the next heading of its level or above), in
-    order: (language, text), dedented."""
-    start = readme.index("\n%s\n" % heading) + 1
-    level = len(heading.split()[0])
-    end = re.compile(r"^#{1,%d} " % level, re.MULTILINE).search(readme, start + len(heading))
-    section = readme[start : end.start() if end else len(readme)]
-    return [(lang, textwrap.dedent(body)) for _indent, lang, body in FENCE.findall(section)]
+    """The fenced blocks of the section under ``heading`` (up to the next heading of its level or above, outside
+    fenced blocks), in order: (language, text), dedented."""
+    lines = readme[readme.index("\n%s\n" % heading) + 1 :].splitlines(keepends=True)
+    level, fenced, end = len(heading.split()[0]), False, len(lines)
+    for number, line in enumerate(lines[1:], 1):
+        fenced ^= line.lstrip().startswith("```")
+        if not fenced and re.match(r"#{1,%d} " % level, line):
+            end = number
+            break
+    return [(lang, textwrap.dedent(body)) for _indent, lang, body in FENCE.findall("".join(lines[:end]))]
 
 
 def quickstart_playbook():
@@ -289,7 +292,10 @@ class Walk:
             rc, doc, _ = self.run("ansible-doc netaccess.nac.nac_device", cwd=home)
             self.expect(rc == 0, command, "ansible-doc does not find the installed collection", doc)
             where = "the copy" if cwd == self.clone else "HOME"
-            self.ok("%s (from %s): installed into ~/.ansible/collections, found by ansible-doc" % (command[:90], where))
+            self.ok(
+                "install from %s (run in %s): in ~/.ansible/collections, found by ansible-doc"
+                % (line.split("#")[0].split()[-1], where)
+            )
 
     def start_rulebook(self, command, shown):
         env = dict(self.env)
