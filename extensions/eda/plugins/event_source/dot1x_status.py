@@ -41,7 +41,7 @@ description:
   - A device whose status flips back and forth gives an event at every change.
   - "The source logs (logger C(netaccess.nac.dot1x_status), level INFO, shown by ansible-rulebook also without
     C(-v)) one line when it starts and one per round: C(round 3: 5 devices in 0.21 s (AUTHENTICATED 4,
-    UNAUTHENTICATED 1), 1 status changes); errors and warnings at level WARNING."
+    UNAUTHENTICATED 1), 1 status change); errors and warnings at level WARNING."
   - No credential appears in any event or log line of the source. ansible-rulebook itself logs the
     arguments of a source at C(-vv), so give credentials with the E(NAC_API_KEY) (or E(NAC_USERNAME),
     E(NAC_PASSWORD)) environment variables rather than as arguments.
