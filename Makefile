@@ -247,7 +247,7 @@ lint: build
 # ansible-core, antsibull-docs and requests that requirements-dev.txt pins (not the rest of it).
 DOCS_PINS = $$(grep -E '^(ansible-core|antsibull-docs|requests)==' requirements-dev.txt)
 $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(if $(TOOLCHAIN),| $(VENV_STAMP))
-	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 190 MB in 20 s; not the test toolchain))
+	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 190 MB, up to a minute; not the test toolchain))
 	$(if $(TOOLCHAIN),,rm -rf "$(DOCS_VENV)"; "$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "the documentation toolchain")" -m venv "$(DOCS_VENV)")
 	"$(DOCS_VENV)/bin/python" -m pip install --quiet $(if $(TOOLCHAIN),,$(DOCS_PINS)) -r requirements-docs.txt 2>&1 | $(PIP_FILTER)
 	touch "$@"
