@@ -4,7 +4,8 @@
 #                   build, lint, docs, sanity, units, integration; on 2.20 (Python 3.12), 2.19 and
 #                   2.16 (Python 3.11) sanity, units, integration; then a summary per version
 #   make test-next  units and integration on the newest ansible-core pre-release (never fails)
-#   make docs       the documentation site, in build/docs/html
+#   make docs       the documentation site, in build/docs/html (Sphinx, antsibull-docs and ansible-core: in a
+#                   virtual environment of their own, .venv/docs, unless .venv has the toolchain)
 #   make demo       run playbooks/demo.yml against a local NAC API emulator (needs ansible-core and
 #                   requests only: a light virtual environment, .venv/light, unless .venv is complete)
 #   make help       list the targets
@@ -124,8 +125,9 @@ help:
 	echo "  venv         create .venv (Python $(PYTHON_$(NEWEST)), ansible-core $(CORE_$(NEWEST))) with requirements-dev.txt"
 	echo "  venvs        also the virtual environment of every other version: .venv/core-<version>"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder,"
-	echo "               the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
+	echo "  lint         ruff, ansible-lint (production profile), shellcheck, antsibull-docs, antsibull-changelog, galaxy-importer,"
+	echo "               ansible-builder, the collection sources of the AWX/EE/DE files resolved offline, the GitHub workflows'"
+	echo "               and pre-commit's formats, the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail); Sphinx, antsibull-docs and"
 	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 190 MB the first time"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
@@ -389,7 +391,7 @@ env:
 	$(call newcomer_hint,$(LIGHT_VENV)/bin,Start the NAC emulator)
 
 # How to use what `make` prepared in your own shell and playbooks: `make env` prints these lines (the
-# README shows them, and tests/tools/readme_walk.sh checks that they are the same); `make demo` ends
+# README shows them, and tests/tools/readme_walk.py checks that they are the same); `make demo` ends
 # with them. $(1): the bin directory of ansible-core; $(2): how the emulator line begins.
 define newcomer_hint
 echo "# Use the collection as built, from this shell:"
