@@ -240,6 +240,7 @@ lint: build
 	"$(PY)" tests/tools/galaxy_sources.py
 	# The GitHub workflows (their JSON schema, vendored by check-jsonschema) and the pre-commit configuration.
 	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	"$(PY)" tests/tools/check_ci_matrix.py $(foreach v,$(MATRIX),$(v)=$(PYTHON_$(v)))
 	pre-commit validate-config .pre-commit-config.yaml
 	# The README's commands (own playbooks, the install routes, Event-Driven Ansible) in order, on a fresh copy.
 	"$(PY)" tests/tools/readme_walk.py --venv "$(VENV)"
