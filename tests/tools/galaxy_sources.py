@@ -11,7 +11,8 @@ For each file below, this reads its list of collections, refuses an entry that w
 netaccess.nac, points the repository's address at a local git repository made from the working tree (the
 same files, committed on a branch of the same name), and installs the list with
 ``ansible-galaxy collection install --offline -r`` into an empty directory: the collection must land there,
-with its MANIFEST.json. Files whose entries are type git must also bring git into their image. Prints one
+with its MANIFEST.json. An execution or decision environment with a git source must install git before
+ansible-builder's galaxy stage (additional_build_steps.prepend_galaxy). Prints one
 line per file and "galaxy sources: N passed, N failed"; exits 1 on a failure.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,9 +58,10 @@ def check(path, keys, workdir):
         if entry["type"] == "git" and entry["name"] != REPOSITORY:
             return "a git source other than the repository, %s: %s" % (REPOSITORY, entry["name"])
     if any(e["type"] == "git" for e in ours) and keys[0] == "dependencies":
-        system = yaml.safe_load((ROOT / path).read_text())["dependencies"].get("system", [])
-        if not any(str(item).split()[0] in ("git", "git-core") for item in system):
-            return "a git source, but no git in dependencies.system (ansible-galaxy clones in the image)"
+        # ansible-builder installs the collections in its galaxy stage, before the system dependencies.
+        steps = yaml.safe_load((ROOT / path).read_text()).get("additional_build_steps", {}).get("prepend_galaxy", [])
+        if not any(re.search(r"\binstall\b.*\bgit(-core)?\b", str(step)) for step in steps):
+            return "a git source, but no step that installs git before the galaxy stage (prepend_galaxy)"
     repository = local_repository(
         Path(tempfile.mkdtemp(dir=workdir)), sorted({str(e.get("version")) for e in ours if e["type"] == "git"})
     )
