@@ -132,12 +132,14 @@ help:
 	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 190 MB the first time"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
 	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
-	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST)"
+	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST); its target"
+	echo "               html_report opens the HTML reports in headless Chromium (Debian's chromium, installed when missing)"
 	echo "  sanity-V, units-V, integration-V, test-V   the same on version V of the matrix ($(MATRIX))"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator (ansible-core and requests only)"
 	echo "  env          build, then print the lines that set PATH, ANSIBLE_COLLECTIONS_PATH, NAC_API_URL and NAC_API_KEY"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
-	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
+	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
+	echo "               the HTML report of 1,000 and 10,000 devices made and used in headless Chromium)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
@@ -413,6 +415,8 @@ bench: venv build
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	"$(PY)" benchmarks/bench_large_list.py --devices 200000 --repeat 3 --huge-bytes 1100000000
+	tests/tools/install_chromium.sh
+	"$(PY)" benchmarks/bench_html_report.py --devices 1000 10000 --repeat 3
 	$(call stage_end,bench)
 
 # Not part of test: about a minute or two. Exits non-zero when a reliability target is missed.

@@ -19,6 +19,14 @@ description:
     canonically equivalent Unicode, equal NFC forms, and equal when ASCII letters are compared without case,
     RFC 4343, as M(netaccess.nac.nac_device) compares them) are each named C(<hostname>_<id>), with a
     warning naming them. Names that only look alike (C(strasse-01) and C(straße-01)) are different hosts.
+  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029; an escape
+    sequence or a line break that a terminal or a log would act on), is named C(nac_device_<id>), with a
+    warning naming its id (the control characters shown escaped); C(nac_hostname) holds the hostname as the
+    NAC shows it.
+  - "No server string is ever run as a template, not even one that O(compose) decodes (C(nac_group | urldecode)).
+    With ansible-core before 2.19 every server string is marked unsafe, and C(ansible-inventory --list) (what
+    an AWX inventory update stores) writes each as C({\"__ansible_unsafe\": ...}); from 2.19 on only those
+    with a brace. See the security page of the collection's documentation."
   - Ids that the device list shows for several devices (the API promises unique ids) are named in a warning;
     each such device is a host of its own. With O(dot1x_status=true) the intent is fired once per id, and
     each of those hosts gets its answer.
@@ -115,7 +123,7 @@ try:  # ansible-core 2.19+
     from ansible.template import trust_as_template
 
     wrap_var = None
-except ImportError:  # before 2.19: the server's strings that could be templated are marked unsafe instead
+except ImportError:  # before 2.19: the server's strings are marked unsafe instead
     from ansible.utils.unsafe_proxy import wrap_var
 
     trust_as_template = None
@@ -130,6 +138,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     SECRET_OPTIONS,
     check_concurrency,
@@ -138,29 +147,49 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 
-def could_be_template(text):
-    """Whether Jinja could find anything to do in this server string: a delimiter (every one has a brace),
-    or an override header (which may redefine the delimiters)."""
-    return "{" in text or "}" in text or text.lstrip().startswith("#jinja2:")
-
-
 def inert(value):
-    """The server's data, made safe to template and plain where possible, recursively.
+    """The server's data, made safe to template, recursively: no server string is ever run as a template, not
+    even one that a user's ``compose`` decodes or transforms (``nac_group | urldecode``).
 
-    A string that could be a template is never trusted (2.19+: left untrusted, as every string an inventory
-    plugin sets; before 2.19: wrapped unsafe), so '{{ lookup(...) }}' in a record is never run, neither by
-    compose/groups/keyed_groups nor by a play. Any other string is trusted on 2.19+ (templating it changes
-    nothing) and left plain before 2.19, so that ``ansible-inventory --list --output`` (what an AWX inventory
-    update stores) writes it as a plain string, not as {"__ansible_unsafe": ...}."""
+    2.19+: a string that could be a template is left untrusted (as every string an inventory plugin sets), any
+    other string is trusted (templating it changes nothing) so that ``ansible-inventory --list --output`` (what
+    an AWX inventory update stores) writes it as a plain string; a template's result, decoded or not, is never
+    trusted. Before 2.19 every string is wrapped unsafe: a plain string is templated when it is used, so one
+    that a filter decodes into '{{ ... }}' would run; unsafety follows a value through filters."""
     if isinstance(value, str):
-        if could_be_template(value):
-            return value if trust_as_template else wrap_var(value)
-        return trust_as_template(value) if trust_as_template else value
+        if trust_as_template is None:
+            return wrap_var(value)
+        return value if could_be_template(value) else trust_as_template(value)
     if isinstance(value, dict):
         return dict((inert(key), inert(item)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
         return [inert(item) for item in value]
     return value
+
+
+def inert_name(name):
+    """A host name: never templatable. Before 2.19 only a name that could be a template is wrapped unsafe, so
+    that ``ansible-inventory --list`` writes every other name as a plain string in the lists of hosts."""
+    if trust_as_template is None:
+        return wrap_var(name) if could_be_template(name) else name
+    return name if could_be_template(name) else trust_as_template(name)
+
+
+# Control characters: C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
+CONTROL = frozenset(
+    [chr(code) for code in range(0x20)] + [chr(code) for code in range(0x7F, 0xA0)] + ["\u2028", "\u2029"]
+)
+
+
+def has_control(text):
+    """Whether ``text`` holds a control character (a terminal or a log would act on it)."""
+    return any(char in CONTROL for char in text)
+
+
+def shown(text):
+    """``text`` with each control character shown as an escape (``\\x1b``, ``\\n``, ``\\u2028``), as repr does.
+    (A local stand-in for the collection's one function that shows server text safely.)"""
+    return "".join(char.encode("unicode_escape").decode("ascii") if char in CONTROL else char for char in text)
 
 
 ALL_GROUP = "nac_devices"
@@ -177,28 +206,38 @@ STATUS_VARS = (
 def host_names(records):
     """([host name of each record, in the records' order], warnings): the hostname, or ``<hostname>_<id>`` for
     each device whose hostname another device has too (the same name, hostnames.hostname_key, as hostnames are
-    matched everywhere in this collection); ``nac_device_<id>`` for a device whose hostname is empty. Records
-    that share an id (a faulty list) are hosts of their own, and a warning names them."""
+    matched everywhere in this collection); ``nac_device_<id>`` for a device whose hostname is empty or holds a
+    control character (never a host name: a terminal or a log would act on it; the name stays in nac_hostname).
+    Records that share an id (a faulty list) are hosts of their own, and a warning names them."""
     by_name = index_by_hostname(records)
     taken = set(key for key, matches in by_name.items() if len(matches) == 1)
     named, warnings = {}, []  # {id(record): host name}
     for matches in by_name.values():
-        if len(matches) == 1 and matches[0]["hostname"].strip():
-            named[id(matches[0])] = matches[0]["hostname"]
+        hostname = matches[0]["hostname"]
+        usable = hostname.strip() and not has_control(hostname)
+        if len(matches) == 1 and usable:
+            named[id(matches[0])] = hostname
             continue
         for record in matches:
-            name = "%s_%s" % (record["hostname"].strip() or "nac_device", record["id"])
+            name = "%s_%s" % (record["hostname"].strip() if usable else "nac_device", record["id"])
             while hostname_key(name) in taken:  # another device is named like that already
                 name = "%s_%s" % (name, record["id"])
             taken.add(hostname_key(name))
             named[id(record)] = name
         hosts = ", ".join(named[id(record)] for record in matches)
-        if len(matches) == 1:
-            warnings.append("device id %s has an empty hostname: its host is named %s" % (matches[0]["id"], hosts))
+        ids = ", ".join(str(record["id"]) for record in matches)
+        if hostname.strip() and not usable:
+            plural = "s" if len(matches) > 1 else ""
+            warnings.append(
+                "device id%s %s: the hostname '%s' holds control characters, so it is no host name: host%s named %s "
+                "(the hostname as the NAC shows it is in nac_hostname)" % (plural, ids, shown(hostname), plural, hosts)
+            )
+        elif len(matches) == 1:
+            warnings.append("device id %s has an empty hostname: its host is named %s" % (ids, hosts))
         else:
             warnings.append(
                 "hostname %r is shared by %d devices (ids %s): their hosts are named %s"
-                % (matches[0]["hostname"], len(matches), ", ".join(str(record["id"]) for record in matches), hosts)
+                % (hostname, len(matches), ids, hosts)
             )
     repeated = repeated_ids_warning(repeated_ids(records))
     if repeated:
@@ -293,7 +332,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.inventory.add_group(ALL_GROUP)
         strict = self.get_option("strict")
         for index, record in enumerate(records):
-            name = inert(names[index])
+            name = inert_name(names[index])
             # The same values for the variables and for the constructed expressions: a server string is data.
             hostvars = inert(host_vars(record, entries[index] if entries is not None else None))
             self.inventory.add_host(name, group=ALL_GROUP)

@@ -260,6 +260,10 @@ class Walk(RulebookSteps):
             self.expect("nac_report_path" in values, command, "the README's report command gives no nac_report_path")
             report = Path(values["nac_report_path"].replace("$PWD", str(self.clone))) / "dot1x_report.csv"
             self.expect(report.is_file() and "ws-02" in report.read_text(), command, "%s lists no ws-02" % report, out)
+            shown_origin = re.search(r"Origin: \.\.\.(/playbooks/dot1x_report\.yml:\d+:\d+)", self.readme)
+            self.expect(
+                shown_origin and shown_origin[1] in out, command, "the failure's Origin is not the README's", out
+            )  # ansible-core 2.19 and later show it (the walk runs the newest)
             self.ok(
                 "%s: failed after %.0f s naming ws-02, %s lists it" % (command, seconds, report.relative_to(self.clone))
             )

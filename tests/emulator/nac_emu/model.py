@@ -35,15 +35,18 @@ from .config import BULK_MAX, CREATION_REPLIES, RESULT_KEYS, SETTINGS, SETTLED_A
 from .creation import device_fields, free_ips
 from .faults import Faults
 from .store import StateFile
+from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
 
 
-class NacModel(SeedingMixin, AdminMixin):
+class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
     """Devices, accounts and the 802.1x model; every method is thread-safe.
 
     Devices are kept by an internal row number, not by id: a faulty server's list may repeat an id
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
-    Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py).
+    Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py),
+    the servers that confirm nothing (capped, lagging, shifting lists; stored names, twins, redirects) from
+    UnconfirmedMixin (unconfirmed.py).
     """
 
     ROUTES = (
@@ -72,6 +75,7 @@ class NacModel(SeedingMixin, AdminMixin):
         self.fires = collections.Counter()  # dot1x_status fires per targetId
         self.advance = 0.0
         self._clear()
+        self._clear_variant_events()
         self.store = StateFile(state_path) if state_path else None
         if self.store is None or not self._load_state():
             self.reset()
@@ -110,6 +114,7 @@ class NacModel(SeedingMixin, AdminMixin):
             self.advance = 0.0
             self.settings = dict((key, self.config[key]) for key in SETTINGS)
             self._clear()
+            self._clear_variant_events()
             self._set_overrides()
             now = self.clock()
             seeds = self.config["devices"]
@@ -225,6 +230,8 @@ class NacModel(SeedingMixin, AdminMixin):
         with self.lock:
             rematch = changes.get("hostname_match", self.settings["hostname_match"]) != self.settings["hostname_match"]
             self.settings.update(changes)
+            if "page_shift" in changes or "page_shifts" in changes:
+                self.shifts_left = self.settings["page_shifts"]
             if rematch:
                 self._reindex_hostnames()
         return {}
@@ -238,8 +245,12 @@ class NacModel(SeedingMixin, AdminMixin):
         return json.loads(self._list_body())
 
     def _sorted_records(self):
-        """The listed records in list order: ids ascending, repeated ids in insertion order; lock held."""
-        return [self._record(d) for d in sorted(self.devices.values(), key=lambda d: (d["id"], d["row"]))]
+        """The listed records in list order (unconfirmed.list_order: ids ascending, repeated ids in insertion
+        order); lock held."""
+        return [self._record(d) for d in self._sorted_devices()]
+
+    def _sorted_devices(self):
+        return sorted(self.devices.values(), key=list_order)
 
     def _list_parts(self):
         """The JSON of each listed record, in list order (for pages and padding); lock held."""
@@ -322,9 +333,11 @@ class NacModel(SeedingMixin, AdminMixin):
         params = params or {}
         with self.lock:
             settings = self.settings
-            if settings["page_size"] <= 0 and not settings["pad_list_bytes"]:
+            self._shift_pages(params)
+            plain = not (settings["list_cap"] or settings["list_lag"])
+            if settings["page_size"] <= 0 and not settings["pad_list_bytes"] and plain:
                 return (200, JSON_TYPE, self._whole_list(), ())
-            return paged_reply(self._list_parts(), params, "/api/device", settings, pad=settings["pad_list_bytes"])
+            return paged_reply(self._listed_parts(), params, "/api/device", settings, pad=settings["pad_list_bytes"])
 
     @staticmethod
     def _record(device):
@@ -335,12 +348,17 @@ class NacModel(SeedingMixin, AdminMixin):
             return record
         return dict((k, device[k]) for k in ("id", "hostname", "group", "profile", "macs", "ips"))
 
-    def create_device(self, _account, _params, body):
+    def create_device(self, _account, params, body):
         hostname, group, profile, macs, ips = device_fields(
             parse_object(body), self.groups, self.profiles, self.settings["hostname_chars"]
         )
         with self.lock:
+            hostname = stored_hostname(hostname, self.settings["stored_hostname"])
+            self._race_twin(hostname, group, self.profiles[profile])
             device = self._create_locked(hostname, group, self.profiles[profile], macs, ips)
+            redirected = self._redirected(device, (params or {}).get("base"))
+        if redirected:
+            return redirected
         mode = self.config["creation_reply"]
         if mode == "empty":
             return (201, JSON_TYPE, b"", ())

@@ -42,6 +42,13 @@ description:
   - "The source logs (logger C(netaccess.nac.dot1x_status), level INFO, shown by ansible-rulebook also without
     C(-v)) one line when it starts and one per round: C(round 3: 5 devices in 0.21 s (AUTHENTICATED 4,
     UNAUTHENTICATED 1), 1 status change); errors and warnings at level WARNING."
+  - "A server string that could be a Jinja template (one with a brace, such as C({{ lookup('pipe', ...) }})) is
+    never run by the playbook that the event reaches through ansible-rulebook (whose extra variables ansible-core
+    templates): in the event it is replaced by a template of its exact value,
+    C({{ lookup('ansible.builtin.list', '<base64 of the value>') | ansible.builtin.b64decode | string }}),
+    which ansible-core renders to the server's text and never templates again. Every other value is in the
+    event as the server sent it, so rule conditions such as C(event.nac_dot1x.status == \"AUTHENTICATED\")
+    work as before. See the security page of the collection's documentation."
   - No credential appears in any event or log line of the source. ansible-rulebook itself logs the
     arguments of a source at C(-vv), so give credentials with the E(NAC_API_KEY) (or E(NAC_USERNAME),
     E(NAC_PASSWORD)) environment variables rather than as arguments.
@@ -159,6 +166,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     secret_forms,
     source_options,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event  # noqa: E402 pylint: disable=wrong-import-position
 
 
 async def main(queue, args):
@@ -201,7 +209,7 @@ async def main(queue, args):
             for event in result.events:
                 if "nac_dot1x_error" in event:
                     LOGGER.warning(event["nac_dot1x_error"]["message"])
-                await queue.put(event)
+                await queue.put(inert_event(event))  # a server string never runs in the playbook it reaches
             LOGGER.info(round_summary(number, result, loop.time() - started))
             await asyncio.sleep(max(0.0, started + options["interval"] - loop.time()))
     finally:

@@ -71,6 +71,19 @@ def rulebook_process(command, workdir, env):
     return process, Output(process.stdout)
 
 
+def ansible_rulebook():
+    """The ansible-rulebook on PATH, else the one beside this Python."""
+    return shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
+
+
+def stop(process, output):
+    """End ansible-rulebook (if it still runs) and collect the rest of its output."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    output.thread.join(5)
+
+
 class Output:
     """The lines of a process's output as they come, each with its arrival time."""
 
@@ -129,7 +142,7 @@ def run(flips, timeout):
     emulator = Emulator().start()  # cam-01, cam-02, printer-01, ws-01: AUTHENTICATED; ws-02: UNAUTHENTICATED
     env = dict((k, v) for k, v in os.environ.items() if not k.startswith("NAC_"))
     env.update(NAC_API_URL=emulator.url, NAC_API_KEY=GOOD_KEY, PYTHONUNBUFFERED="1", ANSIBLE_NOCOLOR="1")
-    rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
+    rulebook = ansible_rulebook()
     command = [
         rulebook,
         "-i",
@@ -180,10 +193,7 @@ def run(flips, timeout):
         while process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        output.thread.join(5)
+        stop(process, output)
         emulator.stop()
         if sys.exc_info()[0] is not None:
             sys.stdout.write(output.text() + "\n")
@@ -205,7 +215,7 @@ def shipped_rulebook(deadline):
     workdir = tempfile.mkdtemp(prefix="eda-watch-")
     with open(os.path.join(workdir, "inventory.yml"), "w") as handle:
         handle.write("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n")
-    rulebook = shutil.which("ansible-rulebook") or os.path.join(os.path.dirname(sys.executable), "ansible-rulebook")
+    rulebook = ansible_rulebook()
     try:
         with Emulator().start() as emulator:
             env = dict((k, v) for k, v in os.environ.items() if not k.startswith("NAC_"))
@@ -224,9 +234,7 @@ def shipped_rulebook(deadline):
                         "round %d of netaccess.nac.dot1x_watch" % rounds,
                     )
                 finally:
-                    process.kill()
-                    process.wait()
-                    output.thread.join(5)
+                    stop(process, output)
                 text = output.text()
                 every = "every %s s" % (interval or 60)
                 assert (
@@ -285,6 +293,10 @@ def main():
     started = time.monotonic()
     latencies = run(args.flips, args.timeout)
     shipped_rulebook(time.monotonic() + 60)
+    # eda_hostile imports this file's helpers: imported here, once they exist.
+    import eda_hostile  # pylint: disable=import-outside-toplevel
+
+    eda_hostile.main(time.monotonic() + 150)
     print(
         "status change -> rule output (interval 1 s), %d samples: %s s; min %.2f, median %.2f, max %.2f; run %.1f s"
         % (

@@ -6,7 +6,9 @@
 An AWX inventory update runs ``ansible-inventory --list --export --output FILE`` and stores what
 ``json.load(FILE)`` gives (awx/main/tasks/jobs.py, RunInventoryUpdate); a job then reads the stored
 inventory back from a script. This check does both and asserts: the server's ordinary strings are stored
-as plain strings (so that AWX shows and filters them); a server string that could be a template
+as plain strings (so that AWX shows and filters them) on ansible-core 2.19+, and as ``{"__ansible_unsafe": ...}``
+before 2.19 (where every server string is unsafe, so that one that a compose decodes never becomes a template;
+the job reads them back as text); a server string that could be a template
 (``{{ lookup('pipe', ...) }}`` as a group name and as a status message) is never run (not by compose, groups
 or keyed_groups during the update, not by a job that uses the variable) and is stored as
 ``{"__ansible_unsafe": ...}``, never as a plain, templatable string. Usage: awx_vars_check.py PYTHON.
@@ -16,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import os
 import shutil
@@ -23,22 +26,45 @@ import stat
 import sys
 import tempfile
 
+from ansible.release import __version__ as ansible_version
 from inventory_check import Emulator, Failed, Run, expect  # the same directory
 
 SAFE = "Cameras"
+FORGED = "cam-05\x1b[2J\nok: [cam-06] => ALL DEVICES AUTHENTICATED"  # a hostname with control characters
+BEFORE_2_19 = tuple(int(part) for part in ansible_version.split(".")[:2]) < (2, 19)
+
+
+def stored(text):
+    """How AWX stores an ordinary server string: plain on 2.19+, marked unsafe before 2.19."""
+    return {"__ansible_unsafe": text} if BEFORE_2_19 else text
 
 
 def config(marker):
     evil = "{{ lookup('pipe', 'touch %s') }}" % marker
+    # The same template, without a brace until a compose decodes it (2.16-2.18 ran it before every server string
+    # was unsafe there).
+    urlencoded = "".join("%%%02X" % ord(char) for char in evil)
     return evil, dict(
-        groups=[dict(name=SAFE, subnet="10.20.0.0/24"), dict(name=evil, subnet="10.21.0.0/24")],
+        groups=[
+            dict(name=SAFE, subnet="10.20.0.0/24"),
+            dict(name=evil, subnet="10.21.0.0/24"),
+            dict(name=urlencoded, subnet="10.22.0.0/24"),
+        ],
         profiles=[dict(name="Camera", max_pairs=1, host_start=10, host_end=200)],
         devices=[
             dict(id=1, hostname="evil-01", group=evil, profile="Camera", macs=["02:00:00:21:00:01"]),
             dict(id=2, hostname="plain-01", group=SAFE, profile="Camera", macs=["02:00:00:20:00:02"]),
             dict(id=3, hostname="plain-02", group=SAFE, profile="Camera"),
+            dict(id=4, hostname="coded-01", group=urlencoded, profile="Camera", macs=["02:00:00:22:00:04"]),
+            dict(id=5, hostname=FORGED, group=SAFE, profile="Camera", macs=["02:00:00:20:00:05"]),
         ],
-        dot1x=dict(overrides={"evil-01": {"message": evil}, "plain-02": {"message": "No MAC {#1"}}),
+        dot1x=dict(
+            overrides={
+                "evil-01": {"message": evil},
+                "plain-02": {"message": "No MAC {#1"},
+                "coded-01": {"message": base64.b64encode(evil.encode()).decode()},
+            }
+        ),
     )
 
 
@@ -57,7 +83,12 @@ def check(run, evil, marker):
     source = run.source(
         "awx.nac.yml",
         dot1x_status=True,
-        compose=dict(nac_group_copy="nac_group", nac_message_copy="nac_dot1x_message"),
+        compose=dict(
+            nac_group_copy="nac_group",
+            nac_message_copy="nac_dot1x_message",
+            nac_group_decoded="nac_group | urldecode",
+            nac_message_decoded="nac_dot1x_message | b64decode if nac_id == 4 else None",  # others: not base64
+        ),
         groups=dict(nac_grouped="nac_group is string"),
         keyed_groups=[dict(key="nac_group", prefix="by_group")],
     )
@@ -65,24 +96,34 @@ def check(run, evil, marker):
     done = run.command(["ansible-inventory", "-i", source, "--list", "--export", "--output", output])
     expect(done.returncode == 0, "ansible-inventory --list --export --output, as an AWX update runs it", done.stderr)
     expect(not os.path.exists(marker), "the templatable server strings did not run during the inventory update")
+    warning = " ".join(done.stderr.split())  # before 2.19 warnings are wrapped at 80 columns
+    expect(
+        "device id 5: the hostname 'cam-05\\x1b[2J\\nok: [cam-06] => ALL DEVICES AUTHENTICATED' holds control "
+        "characters, so it is no host name: host named nac_device_5"
+        in warning
+        and "\x1b" not in done.stderr + done.stdout,
+        "a hostname with control characters is no host name; the warning names the id and shows it escaped",
+        done.stderr,
+    )
     with open(output) as handle:
         data = json.load(handle)  # as AWX reads it
     hostvars = data["_meta"]["hostvars"]
 
     plain = hostvars["plain-01"]
     expect(
-        plain["nac_group"] == SAFE
-        and plain["nac_group_copy"] == SAFE
-        and plain["nac_dot1x_status"] == "AUTHENTICATED"
-        and plain["nac_hostname"] == "plain-01"
-        and plain["nac_macs"] == ["02:00:00:20:00:02"]
-        and plain["nac_record"]["group"] == SAFE,
-        "ordinary server strings are stored as plain strings",
+        plain["nac_group"] == stored(SAFE)
+        and plain["nac_group_copy"] == stored(SAFE)
+        and plain["nac_dot1x_status"] == stored("AUTHENTICATED")
+        and plain["nac_hostname"] == stored("plain-01")
+        and plain["nac_macs"] == [stored("02:00:00:20:00:02")]
+        and plain["nac_record"]["group"] == stored(SAFE),
+        "ordinary server strings are stored as %s"
+        % ("marked unsafe (before 2.19)" if BEFORE_2_19 else "plain strings"),
         json.dumps(plain),
     )
     expect(
         hostvars["plain-02"]["nac_dot1x_message"] == {"__ansible_unsafe": "No MAC {#1"}
-        and hostvars["plain-02"]["nac_dot1x_status"] == "UNAUTHENTICATED",
+        and hostvars["plain-02"]["nac_dot1x_status"] == stored("UNAUTHENTICATED"),
         "a string with a brace stays marked unsafe",
         json.dumps(hostvars["plain-02"]),
     )
@@ -96,6 +137,17 @@ def check(run, evil, marker):
         and bad["nac_record"]["group"] == wrapped,
         "the templatable server strings are stored as {'__ansible_unsafe': ...}, also where compose copied them",
         json.dumps(bad),
+    )
+    expect(
+        FORGED not in json.dumps(sorted(hostvars)) and hostvars["nac_device_5"]["nac_hostname"] == stored(FORGED),
+        "the device with control characters in its hostname is host nac_device_5, its hostname in nac_hostname",
+        json.dumps(sorted(hostvars)),
+    )
+    coded = hostvars["coded-01"]
+    expect(
+        coded["nac_group_decoded"] == wrapped and coded["nac_message_decoded"] == wrapped,
+        "server strings that a compose decodes into a template are stored as {'__ansible_unsafe': ...}",
+        json.dumps(coded),
     )
     expect(
         not [text for text in strings(data) if "{" in text or "}" in text],
@@ -130,12 +182,16 @@ def check(run, evil, marker):
         handle.write(
             "- hosts: nac_devices\n  gather_facts: false\n  connection: local\n  tasks:\n"
             "    - ansible.builtin.debug:\n        msg: 'GROUP={{ nac_group }} MESSAGE={{ nac_dot1x_message }}'\n"
+            "    - ansible.builtin.debug:\n        msg: 'DECODED={{ nac_group_decoded }}|{{ nac_message_decoded }}"
+            "|{{ nac_group | urldecode }}'\n      when: nac_id == 4\n"
         )
     done = run.command(["ansible-playbook", "-i", script, play, "-e", "ansible_python_interpreter=" + run.python])
     expect(done.returncode == 0 and "GROUP=%s" % SAFE in done.stdout, "a job on the stored inventory runs", done.stdout)
     expect(
-        not os.path.exists(marker) and "GROUP=%s MESSAGE=%s" % (evil, evil) in done.stdout,
-        "the job shows the templatable strings as they are and does not run them",
+        not os.path.exists(marker)
+        and "GROUP=%s MESSAGE=%s" % (evil, evil) in done.stdout
+        and "DECODED=%s|%s|%s" % (evil, evil, evil) in done.stdout,
+        "the job shows the templatable strings, and those a compose or the job decoded, as they are and runs none",
         done.stdout,
     )
     return data

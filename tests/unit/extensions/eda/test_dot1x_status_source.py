@@ -225,3 +225,30 @@ def test_the_source_file_makes_its_own_collection_importable():
         "print(module['main'].__name__, 'DOCUMENTATION' in module)"
     )
     assert output.strip().endswith("main True"), output
+
+
+def test_a_server_string_that_could_be_a_template_is_sent_as_a_template_of_its_value(emulator):
+    from ansible_collections.netaccess.nac.plugins.module_utils.inert import (  # pylint: disable=import-outside-toplevel
+        literal_template,
+    )
+
+    evil = "{{ lookup('pipe', 'id') }}"
+
+    def flip():
+        requests.post(
+            emulator.url + "/_emulator/dot1x",
+            json={"hostname": "cam-01", "status": "UNAUTHENTICATED", "message": evil, "username": "plain"},
+            timeout=10,
+        )
+
+    events = run_source(
+        {"api_url": emulator.url, "api_key": KEY, "hostname": ["cam-01"], "interval": 0.05, "initial": True},
+        [(lambda events: events, flip), (lambda events: len(events) >= 2, None)],
+    )
+    device = events[1]["nac_dot1x"]
+    assert (device["status"], device["previous_status"], device["username"]) == (
+        "UNAUTHENTICATED",
+        "AUTHENTICATED",
+        "plain",
+    )  # rule conditions see the server's words
+    assert device["message"] == literal_template(evil)

@@ -15,7 +15,7 @@ from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import inventory_loader
 
-from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars, inert
+from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 
 ADMIN_KEY = "nac-demo-admin-key"
@@ -171,32 +171,6 @@ def test_host_vars_of_a_status_entry_and_of_a_failed_query():
 
 
 # -- the plugin against the emulator --------------------------------------------------------------
-
-
-def templatable(text):
-    """Whether a play would template this string: trusted on 2.19+, not wrapped unsafe before."""
-    try:
-        from ansible.template import is_trusted_as_template  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        from ansible.utils.unsafe_proxy import AnsibleUnsafe  # pylint: disable=import-outside-toplevel
-
-        return not isinstance(text, AnsibleUnsafe)
-    return is_trusted_as_template(text)
-
-
-@pytest.mark.parametrize("text", ["{{ lookup('pipe', 'id') }}", "{% if 1 %}x{% endif %}", "a { b", "x}", "#jinja2: x"])
-def test_server_strings_that_could_be_templates_are_never_templatable(text):
-    value = inert({"nac_record": {text: [text]}, "nac_group": text})
-    assert not templatable(value["nac_group"]) and value["nac_group"] == text
-    [(key, items)] = value["nac_record"].items()
-    assert not templatable(key) and not templatable(items[0]) and items == [text]
-
-
-def test_other_server_strings_are_plain():
-    value = inert({"nac_group": "Cameras", "nac_macs": ["02:00:00:20:00:10"], "nac_id": 1, "nac_username": None})
-    assert value == {"nac_group": "Cameras", "nac_macs": ["02:00:00:20:00:10"], "nac_id": 1, "nac_username": None}
-    # Templating them changes nothing: trusted on 2.19+ and not wrapped before, so that they serialise as strings.
-    assert templatable(value["nac_group"]) and templatable(value["nac_macs"][0])
 
 
 def test_verify_file_wants_names_ending_in_nac_yml(tmp_path):

@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit tests of inert.py: which server strings could be templates, and the event source's template of a
+string's exact value (what ansible-core makes of it: tests/unit/extensions/eda/test_inert_events.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import re
+
+import pytest
+
+from ansible_collections.netaccess.nac.plugins.module_utils.inert import (
+    could_be_template,
+    inert_event,
+    literal_template,
+)
+
+TEMPLATE = re.compile(
+    r"^\{\{ lookup\('ansible\.builtin\.list', '([A-Za-z0-9+/=]*)'\) \| ansible\.builtin\.b64decode \| string \}\}$"
+)
+
+
+@pytest.mark.parametrize(
+    "text, could",
+    [
+        ("{{ lookup('pipe', 'id') }}", True),
+        ("{% if 1 %}x{% endif %}", True),
+        ("{# c #}", True),
+        ("a { b", True),
+        ("x}", True),
+        ("  #jinja2: variable_start_string: '[['\n[[ x ]]", True),
+        ("cam-01", False),
+        ("AUTHENTICATED", False),
+        ("Not Authorised/Quarantine", False),
+        ("%7B%7B x %7D%7D", False),  # a template only once decoded: see the security page
+        ("", False),
+    ],
+)
+def test_could_be_template(text, could):
+    assert could_be_template(text) is could
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{{ lookup('pipe', 'touch /tmp/x') }}",
+        "{1: 2}",
+        "'\"\\ {{ }} {% raw %} {% endraw %}",
+        "naïve {x} \U0001f4a5\n\t\r\x1b[2J\u2028",
+        "{",
+    ],
+)
+def test_a_literal_template_holds_the_exact_text_as_base64_only(text):
+    template = literal_template(text)
+    match = TEMPLATE.match(template)
+    assert match, template  # nothing of the server's text is parsed by Jinja: only base64 between the quotes
+    assert base64.b64decode(match.group(1)).decode("utf-8") == text
+
+
+def test_a_lone_surrogate_becomes_a_question_mark():
+    assert base64.b64decode(TEMPLATE.match(literal_template("{\ud800}")).group(1)) == b"{?}"
+
+
+def test_inert_event_replaces_only_strings_that_could_be_templates():
+    evil = "{{ lookup('pipe', 'id') }}"
+    event = {
+        "nac_dot1x": dict(
+            id=7, hostname=evil, status="UNAUTHENTICATED", previous_status=None, auth_method="EAP-TLS", message=evil
+        ),
+        "nac_dot1x_error": dict(message="x", devices=[dict(id=1, hostname=evil, error="e {")]),
+    }
+    got = inert_event(event)
+    device = got["nac_dot1x"]
+    assert device == dict(
+        id=7,
+        hostname=literal_template(evil),
+        status="UNAUTHENTICATED",  # rule conditions see the server's words
+        previous_status=None,
+        auth_method="EAP-TLS",
+        message=literal_template(evil),
+    )
+    assert got["nac_dot1x_error"] == dict(
+        message="x", devices=[dict(id=1, hostname=literal_template(evil), error=literal_template("e {"))]
+    )
+    assert event["nac_dot1x"]["hostname"] == evil  # the source's own event is not changed
