@@ -459,6 +459,9 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
             }
         override = dict(self.overrides.get(device["hostname"].lower()) or {})
         override.update(self.id_overrides.get(device["id"]) or {})
+        if override.get("status") == "UNAUTHENTICATED":
+            # No method, no user, unless the override gives them (as the docs' events show).
+            result.update(authMethod=None, username=None)
         result.update((key, override[key]) for key in RESULT_KEYS if key in override)
         if override.get("omit_status"):
             result.pop("status", None)

@@ -100,8 +100,9 @@ def row(hostname, number, expected, status, auth_method=None, username=None, why
 ONBOARDED = {  # the role's page: hostname -> row (the devices the role asked for)
     "ok-01": row("ok-01", 11, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "ok-01"),
     SCRIPT_HOST: row(SCRIPT_HOST, 13, "AUTHENTICATED", IMG, "{{ lookup('pipe', 'id') }}", "\x1b[31mred\x1b[0m"),
-    # auth_method and username of a device with a MAC, unless overridden: EAP-TLS, as its lower-cased hostname
-    SVG_HOST: row(SVG_HOST, 14, "AUTHENTICATED", "UNAUTHENTICATED", "EAP-TLS", SVG_HOST, SVG_MESSAGE),
+    # auth_method and username of a device with a MAC, unless overridden: EAP-TLS, as its lower-cased hostname;
+    # none when the override makes it UNAUTHENTICATED (the emulator, as the guides' events show)
+    SVG_HOST: row(SVG_HOST, 14, "AUTHENTICATED", "UNAUTHENTICATED", None, None, SVG_MESSAGE),
     BRACES_HOST: row(BRACES_HOST, 15, "<I>HELD</I>", "<i>held</i>", "MAB", BRACES_HOST, BIDI),
     "new-01": row("new-01", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-01"),
     "new-02": row("new-02", None, "AUTHENTICATED", "AUTHENTICATED", "EAP-TLS", "new-02"),
