@@ -4,7 +4,8 @@
 #                   build, lint, docs, sanity, units, integration; on 2.20 (Python 3.12), 2.19 and
 #                   2.16 (Python 3.11) sanity, units, integration; then a summary per version
 #   make test-next  units and integration on the newest ansible-core pre-release (never fails)
-#   make docs       the documentation site, in build/docs/html
+#   make docs       the documentation site, in build/docs/html (Sphinx, antsibull-docs and ansible-core: in a
+#                   virtual environment of their own, .venv/docs, unless .venv has the toolchain)
 #   make demo       run playbooks/demo.yml against a local NAC API emulator (needs ansible-core and
 #                   requests only: a light virtual environment, .venv/light, unless .venv is complete)
 #   make help       list the targets
@@ -48,7 +49,6 @@ VENV ?= $(CURDIR)/.venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 VENV_STAMP := $(VENV)/.requirements-dev-python$(PYTHON_$(NEWEST)).stamp
-DOCS_STAMP := $(VENV)/.requirements-docs.stamp
 # The virtual environment of each version of the matrix, and the stamp file that says it is complete.
 VENV_$(NEWEST) := $(VENV)
 STAMP_$(NEWEST) := $(VENV_STAMP)
@@ -58,6 +58,11 @@ NEXT_VENV := $(VENV)/core-next
 # already installed there, else a light virtual environment of their own (seconds, not a minute).
 LIGHT_VENV := $(if $(wildcard $(VENV_STAMP)),$(VENV),$(VENV)/light)
 LIGHT_STAMP := $(if $(wildcard $(VENV_STAMP)),$(VENV_STAMP),$(LIGHT_VENV)/.installed)
+# make docs: Sphinx and antsibull-docs (requirements-docs.txt) with ansible-core, in .venv when it has (or this
+# run makes) the toolchain, else in a virtual environment of their own, .venv/docs.
+TOOLCHAIN := $(or $(wildcard $(VENV_STAMP)),$(filter venv build lint test% sanity% units% integration%,$(MAKECMDGOALS)))
+DOCS_VENV := $(if $(TOOLCHAIN),$(VENV),$(VENV)/docs)
+DOCS_STAMP := $(DOCS_VENV)/.requirements-docs.stamp
 
 TMPROOT := $(patsubst %/,%,$(or $(TMPDIR),/tmp))
 STAGE ?= $(TMPROOT)/netaccess-nac-$(shell printf '%s' '$(CURDIR)' | sha1sum | cut -c1-8)
@@ -120,17 +125,21 @@ help:
 	echo "  venv         create .venv (Python $(PYTHON_$(NEWEST)), ansible-core $(CORE_$(NEWEST))) with requirements-dev.txt"
 	echo "  venvs        also the virtual environment of every other version: .venv/core-<version>"
 	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
-	echo "  lint         ansible-lint (production profile), antsibull-docs, antsibull-changelog, galaxy-importer, ansible-builder,"
-	echo "               the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
-	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail)"
+	echo "  lint         ruff, ansible-lint (production profile), shellcheck, antsibull-docs, antsibull-changelog, galaxy-importer,"
+	echo "               ansible-builder, the collection sources of the AWX/EE/DE files resolved offline, the GitHub workflows'"
+	echo "               and pre-commit's formats, the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
+	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail); Sphinx, antsibull-docs and"
+	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 190 MB the first time"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
 	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
-	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST)"
+	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST); its target"
+	echo "               html_report opens the HTML reports in headless Chromium (Debian's chromium, installed when missing)"
 	echo "  sanity-V, units-V, integration-V, test-V   the same on version V of the matrix ($(MATRIX))"
 	echo "  demo         run playbooks/demo.yml against the NAC API emulator (ansible-core and requests only)"
 	echo "  env          build, then print the lines that set PATH, ANSIBLE_COLLECTIONS_PATH, NAC_API_URL and NAC_API_KEY"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
-	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency)"
+	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
+	echo "               the HTML report of 1,000 and 10,000 devices made and used in headless Chromium)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
@@ -195,18 +204,23 @@ build: venv
 	$(build_collection)
 	$(call stage_end,build)
 
-# The tarball, installed into $(STAGE), and into build/collections (the collections path of ./ansible.cfg,
-# so that a bare ansible-lint or ansible-playbook run in the repository finds the collection as built),
-# with the ansible-galaxy first on PATH.
-define build_collection
-rm -rf "$(BUILD_DIR)"/netaccess-nac-*.tar.gz "$(BUILD_DIR)/collections" "$(COLL)"
-mkdir -p "$(BUILD_DIR)" "$(STAGE)"
+# The tarball, installed into build/collections (the collections path of ./ansible.cfg, so that a bare
+# ansible-lint or ansible-playbook run in the repository finds the collection as built), with the
+# ansible-galaxy first on PATH; build_collection also installs it into $(STAGE), for ansible-test.
+define build_tarball
+rm -rf "$(BUILD_DIR)"/netaccess-nac-*.tar.gz "$(BUILD_DIR)/collections"
+mkdir -p "$(BUILD_DIR)"
 ansible-galaxy collection build --force --output-path "$(BUILD_DIR)" . >/dev/null
 tarball=$$(ls "$(BUILD_DIR)"/netaccess-nac-*.tar.gz)
-ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/dev/null
-echo "    $$(basename "$$tarball") installed in $(COLL)"
 ANSIBLE_COLLECTIONS_PATH="$(BUILD_DIR)/collections" \
 	ansible-galaxy collection install --offline --force -p "$(BUILD_DIR)/collections" "$$tarball" >/dev/null
+endef
+define build_collection
+$(build_tarball)
+rm -rf "$(COLL)"
+mkdir -p "$(STAGE)"
+ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/dev/null
+echo "    $$(basename "$$tarball") installed in $(COLL)"
 endef
 
 lint: build
@@ -223,13 +237,24 @@ lint: build
 	# The example execution environment: ansible-builder accepts it, and the collection brings requests.
 	PYTHON="$(PY)" tests/tools/check_ee.sh execution-environment.yml "$(STAGE)"
 	PYTHON="$(PY)" tests/tools/check_ee.sh extensions/eda/decision-environment.yml "$(STAGE)"
-	# The README's "Use it in your own playbooks", command by command, on a fresh copy (about 45 s).
+	# Where AWX projects, execution and decision environments take netaccess.nac from (not Galaxy): each
+	# file's collections installed offline by ansible-galaxy, against a local copy of the repository.
+	"$(PY)" tests/tools/galaxy_sources.py
+	# The GitHub workflows (their JSON schema, vendored by check-jsonschema) and the pre-commit configuration.
+	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	"$(PY)" tests/tools/check_ci_matrix.py $(foreach v,$(MATRIX),$(v)=$(PYTHON_$(v)))
+	pre-commit validate-config .pre-commit-config.yaml
+	# The README's commands (own playbooks, the install routes, Event-Driven Ansible) in order, on a fresh copy.
 	"$(PY)" tests/tools/readme_walk.py --venv "$(VENV)"
 	$(call stage_end,lint)
 
-$(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
-	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx; seconds)
-	"$(PY)" -m pip install --quiet -r requirements-docs.txt 2>&1 | $(PIP_FILTER)
+# The documentation toolchain: on top of the developer toolchain of .venv, or in .venv/docs with the
+# ansible-core, antsibull-docs and requests that requirements-dev.txt pins (not the rest of it).
+DOCS_PINS = $$(grep -E '^(ansible-core|antsibull-docs|requests)==' requirements-dev.txt)
+$(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(if $(TOOLCHAIN),| $(VENV_STAMP))
+	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 190 MB, up to a minute; not the test toolchain))
+	$(if $(TOOLCHAIN),,rm -rf "$(DOCS_VENV)"; "$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "the documentation toolchain")" -m venv "$(DOCS_VENV)")
+	"$(DOCS_VENV)/bin/python" -m pip install --quiet $(if $(TOOLCHAIN),,$(DOCS_PINS)) -r requirements-docs.txt 2>&1 | $(PIP_FILTER)
 	touch "$@"
 	$(call stage_end,docs-toolchain)
 
@@ -242,8 +267,10 @@ $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt | $(VENV_STAMP)
 # site shows the very playbooks, rulebook and definitions that the tests run.
 DOCS_SRC := $(DOCS_DIR)/src
 DOCS_RST := $(DOCS_SRC)/docs/rst
-docs: build $(DOCS_STAMP)
+docs: $(if $(TOOLCHAIN),build) $(DOCS_STAMP)
 	$(call stage_start,docs,$(NEWEST))
+	export PATH="$(DOCS_VENV)/bin:$$PATH"
+	$(if $(TOOLCHAIN),,$(build_collection))
 	rm -rf "$(DOCS_DIR)"
 	mkdir -p "$(DOCS_RST)"
 	chmod og-w "$(DOCS_RST)"  # antsibull-docs wants its output directory writable only by itself
@@ -355,18 +382,21 @@ demo: $(LIGHT_STAMP)
 	$(build_collection)
 	PYTHON="$(LIGHT_VENV)/bin/python" ANSIBLE_PYTHON_INTERPRETER="$(LIGHT_VENV)/bin/python" tests/tools/run_demo.sh
 	$(call stage_end,demo)
+	echo
 	$(call newcomer_hint,$(LIGHT_VENV)/bin,The demo's emulator stopped with the demo: start one that keeps running)
 
-env: $(LIGHT_STAMP)
+# Every line it prints can be pasted into a shell: what is not a command is a comment.
+env:
+	$(MAKE) -s --no-print-directory $(LIGHT_STAMP) 2>&1 | sed -u 's/^/# /'
 	export PATH="$(LIGHT_VENV)/bin:$$PATH"
-	$(build_collection)
+	$(build_tarball)
+	echo "# $$(basename "$$tarball") built in build/ and installed in build/collections"
 	$(call newcomer_hint,$(LIGHT_VENV)/bin,Start the NAC emulator)
 
 # How to use what `make` prepared in your own shell and playbooks: `make env` prints these lines (the
-# README shows them, and tests/tools/readme_walk.sh checks that they are the same); `make demo` ends
+# README shows them, and tests/tools/readme_walk.py checks that they are the same); `make demo` ends
 # with them. $(1): the bin directory of ansible-core; $(2): how the emulator line begins.
 define newcomer_hint
-echo
 echo "# Use the collection as built, from this shell:"
 echo "export PATH=\"$(1):\$$PATH\" ANSIBLE_COLLECTIONS_PATH=\"$(BUILD_DIR)/collections\""
 echo "# $(2) in another terminal (Ctrl-C stops it), and use its admin account:"
@@ -385,6 +415,8 @@ bench: venv build
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	"$(PY)" benchmarks/bench_large_list.py --devices 200000 --repeat 3 --huge-bytes 1100000000
+	tests/tools/install_chromium.sh
+	"$(PY)" benchmarks/bench_html_report.py --devices 1000 10000 --repeat 3
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)"
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)" --compact
 	$(call stage_end,bench)

@@ -50,25 +50,28 @@ print(json.dumps(dict(outcome=outcome, seconds=time.monotonic() - started,
 """ % dict(key=KEY)
 
 
-def page_body(records):
-    """One page: ``records`` device records as the emulator lists them (about 135 bytes each)."""
-    devices = [
-        dict(
-            id=n,
-            hostname="dev-%06d" % n,
-            group="Cameras",
-            profile="Camera",
-            macs=["02:00:%02x:%02x:%02x:%02x" % (n >> 24 & 255, n >> 16 & 255, n >> 8 & 255, n & 255)],
-            ips=["10.%d.%d.%d" % (n >> 16 & 255, n >> 8 & 255, n & 255)],
+RECORD = (
+    b'{"id": %d, "hostname": "dev-%08d", "group": "Cameras", "profile": "Camera", '
+    b'"macs": ["02:00:00:00:%02x:%02x"], "ips": ["10.0.%d.%d"]}'
+)
+
+
+def page_body(records, page=0):
+    """Page ``page``: ``records`` device records as the emulator lists them (about 135 bytes each), their ids and
+    hostnames those of that page (no record on two pages: a list whose pages shift is read again)."""
+    first = page * records
+    return (
+        b"["
+        + b", ".join(
+            RECORD % (n, n, n >> 8 & 255, n & 255, n >> 8 & 255, n & 255) for n in range(first, first + records)
         )
-        for n in range(records)
-    ]
-    return json.dumps(devices).encode("utf-8")
+        + b"]"
+    )
 
 
 def serve(body, endless=True):
-    """A threaded HTTP server answering every page with ``body`` and (``endless``) a next link; (server, pages
-    served)."""
+    """A threaded HTTP server answering every page with ``body(page)`` and (``endless``) a next link; (server,
+    pages served)."""
     served = [0]
 
     class Pages(http.server.BaseHTTPRequestHandler):
@@ -77,14 +80,15 @@ def serve(body, endless=True):
         def do_GET(self):
             page = int(self.path.partition("page=")[2] or 0)
             served[0] += 1
+            content = body(page)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Length", str(len(content)))
             if endless:
                 self.send_header("Link", '</api/device?page=%d>; rel="next"' % (page + 1))
             self.end_headers()
             try:
-                self.wfile.write(body)
+                self.wfile.write(content)
             except OSError:
                 pass
 
@@ -128,9 +132,11 @@ def main():
     collection = args.collection or find_collection()
     if args.hostname_mb:
         args.records = 1
-        body = json.dumps([dict(id=1, hostname="h" * (args.hostname_mb * 1024 * 1024))]).encode("utf-8")
+        huge = json.dumps([dict(id=1, hostname="h" * (args.hostname_mb * 1024 * 1024))]).encode("utf-8")
+        body = lambda page: huge  # noqa: E731
     else:
-        body = page_body(args.records)
+        body = lambda page: page_body(args.records, page)  # noqa: E731
+    size = len(body(0))
     server, served = serve(body, endless=not args.hostname_mb)
     limits = dict(
         (name, value)
@@ -158,8 +164,8 @@ def main():
     out = child.communicate()[0]
     server.shutdown()
     print("collection: %s" % collection)
-    print("page: %d records, %.1f MiB; %s" % (args.records, len(body) / MB, "compact" if args.compact else "whole"))
-    print("pages served: %d (%.0f MiB, %d records)" % (served[0], served[0] * len(body) / MB, served[0] * args.records))
+    print("page: %d records, %.1f MiB; %s" % (args.records, size / MB, "compact" if args.compact else "whole"))
+    print("pages served: %d (%.0f MiB, %d records)" % (served[0], served[0] * size / MB, served[0] * args.records))
     if guarded:
         print("outcome: %s" % guarded)
         print("peak RSS: >= %.0f MiB (sampled)" % (peak / MB))

@@ -99,13 +99,51 @@ def _write_stub_inventory(app):
 # that a change of antsibull-docs' output is noticed):
 # - the index title is the collection's name, not its title-cased form ("Netaccess.Nac");
 # - the environment variables page (an orphan as generated) is in the navigation, under Reference;
-# - each plugin page's "To install it, use: ansible-galaxy collection install netaccess.nac" also
-#   names the other ways: the tarball of make build, a git checkout, git.
+# - the plugin index lists the event source (antsibull-docs knows no event sources): its page is a guide,
+#   docs/docsite/rst/event_source.rst, listed here rather than among the guides;
+# - the environment variables page also lists those read outside the plugins' options (the event source's
+#   NAC_WATCH_INTERVAL, the playbook dot1x_requery's NAC_REPORT_DIR);
+# - each plugin page's "To install it use: ansible-galaxy collection install git+..." also says that the
+#   collection is not on Galaxy and names the other ways: the tarball of make build, a git checkout.
 INSTALL_ELSEWHERE = (
-    "Or install the tarball that :code:`make build` writes, a git checkout of the repository, or"
-    " the repository from git: see"
+    "netaccess.nac is not published on Galaxy. Or install the tarball that :code:`make build` writes, or a"
+    " git checkout of the repository: see"
     " :ref:`Install it for good <ansible_collections.netaccess.nac.docsite.quickstart_install>`."
 )
+EVENT_SOURCE_INDEX = """
+.. _event_source_plugins_in_netaccess.nac:
+
+Event Source Plugins
+~~~~~~~~~~~~~~~~~~~~
+
+* :ref:`dot1x_status event source <ansible_collections.netaccess.nac.docsite.event_source>` -- The 802.1x status of \
+the devices, as an event for every change (Event-Driven Ansible)
+
+.. toctree::
+    :maxdepth: 1
+    :hidden:
+
+    docsite/event_source
+
+"""
+REPORT_DIR = """.. envvar:: NAC_REPORT_DIR
+
+    The directory of the JSON reports of the playbook ``netaccess.nac.dot1x_requery`` (the action of the example
+    rulebook ``netaccess.nac.dot1x_watch``), unless its variable ``nac_requery_report_dir`` is given;
+    default ``/tmp/nac-dot1x-reports``.
+
+    *Used by:*
+    :ref:`the playbook netaccess.nac.dot1x_requery <ansible_collections.netaccess.nac.docsite.eda>`
+"""
+WATCH_INTERVAL = """
+.. envvar:: NAC_WATCH_INTERVAL
+
+    Seconds from the start of one round of polling to the start of the next, unless the rulebook gives the
+    argument ``interval``; default 60.
+
+    *Used by:*
+    :ref:`the event source netaccess.nac.dot1x_status <ansible_collections.netaccess.nac.docsite.event_source>`
+"""
 # The emulator page's reference part is tests/emulator/README.md itself, Markdown, included here rather
 # than in the guide's source: the guide is also checked (rstcheck) and shipped without Sphinx and myst.
 EMULATOR_README = (
@@ -118,10 +156,15 @@ REWRITES = {
     "index": [
         (r"^Netaccess\.Nac\n=+\n", "netaccess.nac collection\n========================\n"),
         (r"(\n    docsite/compatibility\n)", r"\1    environment_variables\n"),
+        (r"\n(?=\.\. _role_plugins_in_netaccess\.nac:\n)", lambda match: EVENT_SOURCE_INDEX),
+    ],
+    "environment_variables": [
+        (r"^(?=\.\. envvar:: NAC_TENANT\n)", lambda match: REPORT_DIR),
+        (r"\n*\Z", lambda match: "\n" + WATCH_INTERVAL),
     ],
     "*": [
         (
-            r"^( +)(To install it,? use: :code:`ansible\\-galaxy collection install netaccess\.nac`\.)\n",
+            r"^( +)(To install it,? use: :code:`ansible\\-galaxy collection install git\+https://github\.com/netaccess/nac\.git,main`\.)\n",
             lambda match: "%s%s\n%s%s\n" % (match[1], match[2], match[1], INSTALL_ELSEWHERE),
         ),
     ],
@@ -129,7 +172,7 @@ REWRITES = {
 
 
 def _rewrite_generated(app, docname, source):
-    if docname not in REWRITES and (docname.startswith("docsite/") or docname == "environment_variables"):
+    if docname not in REWRITES and docname.startswith("docsite/"):
         return
     for pattern, replacement in REWRITES.get(docname, REWRITES["*"]):
         source[0], count = re.subn(pattern, replacement, source[0], count=1, flags=re.MULTILINE)

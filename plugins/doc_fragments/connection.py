@@ -19,7 +19,8 @@ options:
       - It may have a path, but no query, fragment or credentials (C(user:password@)); give those as
         O(username) and O(password), or O(api_key).
       - Redirects are not followed; a service that redirects (from V(http://) to V(https://), for
-        example) fails the task with the address it redirects to.
+        example) fails the task with the address it redirects to. A device creation answered with a
+        redirect may have been processed all the same, so it is looked for in the device list.
       - If not set, the environment variable E(NAC_API_URL) is used. One of the two is needed, so the option
         itself is not required (the variable alone will do); a task with neither fails naming both.
     type: str

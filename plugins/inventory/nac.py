@@ -19,8 +19,9 @@ description:
     canonically equivalent Unicode, equal NFC forms, and equal when ASCII letters are compared without case,
     RFC 4343, as M(netaccess.nac.nac_device) compares them) are each named C(<hostname>_<id>), with a
     warning naming them. Names that only look alike (C(strasse-01) and C(straße-01)) are different hosts.
-  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029; an escape
-    sequence or a line break that a terminal or a log would act on), is named C(nac_device_<id>), with a
+  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029, and the
+    invisible format characters such as bidirectional overrides; an escape sequence or a line break that a
+    terminal or a log would act on), is named C(nac_device_<id>), with a
     warning naming its id (the control characters shown escaped); C(nac_hostname) holds the hostname as the
     NAC shows it.
   - "No server string is ever run as a template, not even one that O(compose) decodes (C(nac_group | urldecode)).
@@ -181,9 +182,7 @@ def inert_name(name):
 
 
 def has_control(text):
-    """Whether ``text`` holds a character that the collection never shows raw (replies.CONTROL: C0, DEL, C1, the
-    bidi controls, the line separators and the other invisible format characters): a terminal or a log would act
-    on it, or show the text reordered."""
+    """Whether ``text`` holds a control character (replies.CONTROL: a terminal or a log would act on it)."""
     return CONTROL.search(text) is not None
 
 

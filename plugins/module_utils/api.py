@@ -36,6 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     MAX_PAGES,
     LinkError,
     Page,
+    Shifts,
     envelope_keys,
     next_links,
     partial_sign,
@@ -118,7 +119,7 @@ class NacClient(Transport):
     def _records(self, path, key, key_type, noun, name=None, form=None):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
         in one pass: the whole list, or a NacResponseError. ``form``: what is kept of each item (compact.py)."""
-        reply = self._read_list(path, noun, form)
+        reply = self._read_list(path, noun, form, key)
         for index, record in enumerate(reply):
             if isinstance(record, Device):  # kept compactly: it had both (compact.device_form)
                 if len(record.hostname) > HOSTNAME_MAX:
@@ -147,8 +148,27 @@ class NacClient(Transport):
             "device name, so the list is not used" % (index, ident, len(hostname), HOSTNAME_MAX, shown(hostname, 40)),
         )
 
-    def _read_list(self, path, noun, form=None):
-        """GET ``path`` and every page after it: the pages' arrays joined, in order.
+    def _read_list(self, path, noun, form=None, key="id"):
+        """GET ``path`` and every page after it (``_read_pages``). A list whose pages shifted while they were
+        read (pages.Shifts: the same record on two pages, a count that changed) is read again from the start,
+        once: a list that shifts again is a NacResponseError saying so."""
+        shifted = None
+        while True:
+            records, shift = self._read_pages(path, noun, form, key)
+            if shift is None:
+                return records
+            records = None  # not held while the list is read again
+            if shifted is not None:
+                raise self._partial(
+                    path,
+                    "the list changed while its pages were read, and again when it was read once more (%s; then %s): "
+                    "another client is changing the devices meanwhile, try again later" % (shifted, shift),
+                )
+            shifted = shift
+
+    def _read_pages(self, path, noun, form, key):
+        """GET ``path`` and every page after it: (the pages' arrays joined, in order; None), or (None, what
+        shows that the pages shifted while they were read: pages.Shifts).
 
         A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
         when it is on api_url's origin and under its path, for at most pages.MAX_PAGES pages, never to a
@@ -158,7 +178,7 @@ class NacClient(Transport):
         The whole list, all its pages together, is bounded: at most ``max_list_items`` items and ``max_list_mb``
         MiB of replies (each page read with what is left of it as its limit), else a NacResponseError naming the
         option. Between two pages, ``should_stop`` is asked: a reason stops the listing (NacError)."""
-        records, seen, pages_read, size = [], set(), 0, 0
+        records, seen, pages_read, size, shifts = [], set(), 0, 0, Shifts(key)
         budget = self.max_list_mb * MIB
         while True:
             seen.add(path)
@@ -180,8 +200,12 @@ class NacClient(Transport):
                     "the list has more than %d items (max_list_items) after %d pages: if the service really lists "
                     "that many, raise max_list_items (or NAC_MAX_LIST_ITEMS)" % (self.max_list_items, pages_read),
                 )
+            start = len(records)
             records.extend(page)
             following = self._next_page(path, page, seen, pages_read)
+            shift = shifts.page(records, start, pages_read, page.headers, following is None)
+            if shift:
+                return None, shift
             reason = self.should_stop() if following is not None and self.should_stop is not None else None
             if reason:
                 raise self.scrubbed(
@@ -196,7 +220,7 @@ class NacClient(Transport):
                 sign = partial_sign(page.headers, len(records), pages_read, noun)
                 if sign:
                     raise self._partial(path, "%s, but listed %d and gave no next link" % (sign, len(records)))
-                return records
+                return records, None
             path = following
 
     def _next_page(self, path, page, seen, pages_read):
@@ -258,7 +282,7 @@ class NacClient(Transport):
 
     def http_error(self, method, path, response, write=False, attempts=1):
         """The NacError of a non-success reply, as the API guide reads each status. A write's error
-        states ``outcome_unknown``: true for a server fault (it may have been committed)."""
+        states ``outcome_unknown``: true for a server fault or a redirect (it may have been committed)."""
         status = response.status_code
         reason = server_reason(response, self.secrets)
         where = "%s %s" % (method, path)
@@ -267,12 +291,18 @@ class NacClient(Transport):
         details = dict(method=method, path=path, status=status, reason=reason, url=self.display_url)
         credentials_accepted = self.succeeded  # read once: another thread may be answered meanwhile
         if write:
-            details["outcome_unknown"] = status >= 500 and (status != 500 or credentials_accepted)
+            # A redirect may answer a write that was processed (a 303 says it was): its outcome is unknown.
+            details["outcome_unknown"] = status < 400 or (status >= 500 and (status != 500 or credentials_accepted))
         if status < 400:
             error = NacHTTPError(
-                "The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed: set api_url to the "
+                "The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed%s: set api_url to the "
                 "address the service redirects to (https:// instead of http://, for example)."
-                % (where, status, strip_userinfo(response.headers.get("Location") or "nowhere")),
+                % (
+                    where,
+                    status,
+                    strip_userinfo(response.headers.get("Location") or "nowhere"),
+                    " (the write may have been processed all the same)" if write else "",
+                ),
                 **details,
             )
         elif status == 500 and not credentials_accepted:

@@ -210,12 +210,16 @@ def round_summary(number, result, seconds):
     statuses = collections.Counter(
         entry["status"] for ident, entry in result.known.items() if isinstance(entry, dict) and ident not in unqueried
     )
-    return "round %d: %d devices in %.2f s (%s), %d status changes%s" % (
+    devices = sum(statuses.values()) + len(failed)
+    changes = len(result.events) - len(errors)
+    return "round %d: %d device%s in %.2f s (%s), %d status change%s%s" % (
         number,
-        sum(statuses.values()) + len(failed),
+        devices,
+        "" if devices == 1 else "s",
         seconds,
         ", ".join("%s %d" % (shown(status), count) for status, count in sorted(statuses.items())) or "no status",
-        len(result.events) - len(errors),
+        changes,
+        "" if changes == 1 else "s",
         ", %d could not be queried" % len(failed) if failed else "",
     )
 

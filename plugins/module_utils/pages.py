@@ -19,6 +19,7 @@ import json
 import re
 from urllib.parse import urljoin, urlsplit
 
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
 MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
@@ -270,3 +271,98 @@ def nesting(text):
 def envelope_keys(body):
     """The keys of a JSON object reply that make it look like one page of a list, in the order listed."""
     return [key for key in ENVELOPE_KEYS if key in body] if isinstance(body, dict) else []
+
+
+class Shifts:
+    """Signs that a paginated list shifted while its pages were read (another client created or deleted a record
+    meanwhile, so that a record moved from one page to the next, or never came): a record of an earlier page
+    again, the same (``key`` and all) on a later one; a count header (COUNT_HEADERS, PAGE_COUNT_HEADERS, the
+    whole of a Content-Range) that changed from one page to another; fewer records counted on the last page
+    than were read. A record whose ``key`` repeats with other data is not a sign: a server may list an id twice.
+    What no client can detect is said in the API guide ("Pagination and reply sizes")."""
+
+    def __init__(self, key):
+        self.key = key
+        self.keys = None  # the keys of the pages before the one read last (only once a next page is named)
+        self.counts = None
+
+    def page(self, records, start, number, headers, last):
+        """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
+        pages shifted, as a phrase for a message; None."""
+        key = self.key
+        keys = _keys(records, start, key) if self.keys is not None or not last else None  # one page: none kept
+        if self.keys is not None and not self.keys.isdisjoint(keys):
+            for record in records[start:]:
+                value = record.get(key) if isinstance(record, (dict, Device)) else None
+                if (
+                    type(value) in (int, str)
+                    and value in self.keys
+                    and any(_same(record, other, key) for other in records[:start])
+                ):
+                    return "the same record (%s %s, %r) was listed on two pages, the second time on page %d" % (
+                        key,
+                        value,
+                        record.get("hostname", ""),
+                        number,
+                    )
+        counts = _counts(headers)
+        if self.counts is None:
+            self.counts = counts
+        elif counts != self.counts:
+            before = ", ".join("%s: %s" % pair for pair in self.counts) or "none"
+            now = ", ".join("%s: %s" % pair for pair in counts) or "none"
+            return "the count changed from page 1 (%s) to page %d (%s)" % (before, number, now)
+        if last:
+            for name, value in counts if number > 1 else ():
+                total = _number(value.rsplit("/", 1)[-1])
+                if name in COUNT_HEADERS + ("Content-Range",) and total is not None and total < len(records):
+                    return "the last page counts %d records (%s: %s), %d were read" % (
+                        total,
+                        name,
+                        value,
+                        len(records),
+                    )
+            return None
+        if self.keys is None:
+            self.keys = keys
+        else:
+            self.keys.update(keys)
+        return None
+
+
+def _keys(records, start, key):
+    """The set of the ``key`` of ``records[start:]`` that can identify a record (integers and strings): one tight
+    pass, as every page of a list of hundreds of thousands of devices goes through it."""
+    found = set()
+    add = found.add
+    for index in range(start, len(records)):
+        record = records[index]
+        kind = type(record)
+        if kind is Device:
+            value = record.id if key == "id" else None
+        elif kind is dict:
+            value = record.get(key)
+        else:
+            continue
+        # (exactly int or str: a bool is no key)
+        if type(value) is int or type(value) is str:  # pylint: disable=unidiomatic-typecheck
+            add(value)
+    return found
+
+
+def _counts(headers):
+    """The (name, value) of every header of a reply that counts the whole list (for Content-Range, its whole)."""
+    found = [(name, headers.get(name).strip()) for name in COUNT_HEADERS + PAGE_COUNT_HEADERS if headers.get(name)]
+    whole = (headers.get("Content-Range") or "").rsplit("/", 1)
+    if len(whole) == 2:
+        found.append(("Content-Range", "/" + whole[1].strip()))
+    return tuple(found)
+
+
+def _same(record, other, key):
+    """Whether two records of a list are the same record: equal, or, kept compactly, the same key and hostname."""
+    if isinstance(record, dict) and isinstance(other, dict):
+        return record == other
+    if not (hasattr(record, "get") and hasattr(other, "get")):
+        return False
+    return record.get(key) == other.get(key) and record.get("hostname") == other.get("hostname")

@@ -54,6 +54,13 @@ tags:
   type: list
   elements: str
   sample: ["dot1x_status", "ping"]
+api_url:
+  description:
+    - The address of the NAC that listed them (O(api_url) without a trailing slash), for reports that say
+      which NAC they are about, as the role P(netaccess.nac.device_onboarding#role) does.
+  returned: success
+  type: str
+  sample: https://nac.example.com
 """
 
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
@@ -61,7 +68,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.module import NacMod
 
 def list_intents(nac):
     intents = nac.client.list_intents()
-    return dict(intents=intents, tags=[intent["tag"] for intent in intents])
+    return dict(intents=intents, tags=[intent["tag"] for intent in intents], api_url=nac.client.display_url)
 
 
 def main():

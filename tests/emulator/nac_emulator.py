@@ -11,6 +11,7 @@ This file is the entry point; the emulator itself is the package nac_emu next to
 - config.py: the built-in config, config files, the server-variant settings
 - model.py: devices, accounts, the 802.1x model and the /api endpoints; creation.py: the creation rules
 - variants.py: hostname rules, paginated and padded lists, seeded records; admin.py: /_emulator endpoints
+- unconfirmed.py: servers that confirm nothing (capped, lagging and shifting lists, stored names, twins, redirects)
 - store.py: the --state file; faults.py: fault injection; outage.py: outages; hostile.py: hostile mode
 - server.py: the HTTP server and handler; emulator.py: Emulator; cli.py: the command line
 """
@@ -22,9 +23,9 @@ __metaclass__ = type
 import sys
 
 if __package__:  # ansible_collections.netaccess.nac.tests.emulator.nac_emulator (unit tests, ansible-test)
-    from .nac_emu import cli, common, config, emulator, faults, model, outage, server, variants
+    from .nac_emu import cli, common, config, emulator, faults, model, outage, server, unconfirmed, variants
 else:  # run as a script, or imported with tests/emulator on sys.path (benchmarks)
-    from nac_emu import cli, common, config, emulator, faults, model, outage, server, variants
+    from nac_emu import cli, common, config, emulator, faults, model, outage, server, unconfirmed, variants
 
 # What other code imports from this module.
 DEFAULT_CONFIG = config.DEFAULT_CONFIG
@@ -34,6 +35,11 @@ SETTINGS = config.SETTINGS
 HOSTNAME_MATCHES = config.HOSTNAME_MATCHES
 HOSTNAME_CHARS = config.HOSTNAME_CHARS
 PAGE_STYLES = config.PAGE_STYLES
+STORED_HOSTNAMES = config.STORED_HOSTNAMES
+CREATION_REDIRECTS = config.CREATION_REDIRECTS
+PAGE_SHIFTS = config.PAGE_SHIFTS
+VARIANT_EVENTS = unconfirmed.EVENTS
+stored_hostname = unconfirmed.stored_hostname
 hostname_key = variants.hostname_key
 ApiError = common.ApiError
 Stream = common.Stream

@@ -57,6 +57,18 @@ else
     echo "WARNING: ${emulator_config} not found, the emulator runs with its built-in defaults" >&2
 fi
 
+# The browser test of the HTML reports (target html_report) needs Chromium: installed when missing, unless the
+# targets named (arguments that are not options) leave that target out. A failed install only warns: the target
+# then fails, saying what is missing.
+targets=()
+for arg in "$@"; do
+    [[ "${arg}" == -* ]] || targets+=("${arg}")
+done
+if [[ -d "${coll}/tests/integration/targets/html_report" ]] \
+    && { [[ ${#targets[@]} -eq 0 ]] || [[ " ${targets[*]} " == *" html_report "* ]]; }; then
+    "${here}/install_chromium.sh" || echo "WARNING: Chromium is missing: the integration target html_report will fail" >&2
+fi
+
 emulator_start "${python}" "${emulator}" "${emulator_args[@]}"
 
 # The file holds credentials: readable by the owner only.

@@ -28,6 +28,7 @@ class AdminMixin:
         "/_emulator/dot1x": {"POST": "admin_dot1x"},
         "/_emulator/fires": {"GET": "admin_fires"},
         "/_emulator/devices": {"GET": "admin_devices", "POST": "admin_seed_devices"},
+        "/_emulator/variants": {"GET": "admin_variants"},
         "/_emulator/hostile": {"GET": "admin_hostile", "POST": "admin_set_hostile"},  # hostile.py
     }
 
@@ -104,6 +105,10 @@ class AdminMixin:
         if problems:
             raise validation_error(problems)
         return self.settings_snapshot()
+
+    def admin_variants(self, _body):
+        """What the servers that confirm nothing did since start/reset (unconfirmed.EVENTS)."""
+        return self.variant_counts()
 
     def admin_devices(self, _body):
         """Every record, whole (never paginated nor padded): what a test reads as the truth."""

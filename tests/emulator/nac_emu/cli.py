@@ -14,7 +14,17 @@ import sqlite3
 import sys
 import threading
 
-from .config import HOSTNAME_CHARS, HOSTNAME_MATCHES, PAGE_STYLES, SETTINGS, complete_config, load_config
+from .config import (
+    CREATION_REDIRECTS,
+    HOSTNAME_CHARS,
+    HOSTNAME_MATCHES,
+    PAGE_SHIFTS,
+    PAGE_STYLES,
+    SETTINGS,
+    STORED_HOSTNAMES,
+    complete_config,
+    load_config,
+)
 from .emulator import Emulator
 from .faults import FAULT_DEFAULTS
 from .hostile import HOSTILE_DEFAULTS
@@ -80,6 +90,30 @@ FAULT_OPTIONS = (
 )
 
 
+# The servers that confirm nothing: (option, argparse keywords); each a config key (None, not given: the config's).
+UNCONFIRMED_OPTIONS = (
+    ("--list-cap", dict(type=int, metavar="N", help="GET /api/device lists only the first N devices, without a sign")),
+    ("--list-lag", dict(type=float, metavar="SECONDS", help="GET /api/device is a replica SECONDS behind the writes")),
+    ("--stored-hostname", dict(choices=STORED_HOSTNAMES, help="the hostname a creation stores and answers with")),
+    (
+        "--race-twins",
+        dict(type=int, metavar="N", help="another client creates each of the first N hostnames POSTed just before us"),
+    ),
+    (
+        "--creation-redirect",
+        dict(type=int, choices=CREATION_REDIRECTS, help="a committed creation is answered with this redirect (0: off)"),
+    ),
+    (
+        "--page-shift",
+        dict(
+            choices=PAGE_SHIFTS,
+            help="before a page after the first: a device inserted at the front, or the first deleted",
+        ),
+    ),
+    ("--page-shifts", dict(type=int, metavar="N", help="how many times --page-shift happens (default 1)")),
+)
+
+
 def parser():
     parser = argparse.ArgumentParser(
         description="Emulator of the NAC API (see the API guide, docs/docsite/rst/api.rst)."
@@ -134,6 +168,11 @@ def parser():
         default=None,
         help="send a padded list chunked instead of with a Content-Length",
     )
+    unconfirmed = parser.add_argument_group(
+        "servers that confirm nothing (README, Servers that confirm nothing); off by default"
+    )
+    for option, keywords in UNCONFIRMED_OPTIONS:
+        unconfirmed.add_argument(option, **keywords)
     variants.add_argument(
         "--seed-devices",
         type=int,

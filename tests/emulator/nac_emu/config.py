@@ -12,7 +12,7 @@ import copy
 import json
 import re
 
-from .common import is_int
+from .common import is_int, is_number
 
 DEFAULT_CONFIG = {
     "intents": [
@@ -92,6 +92,14 @@ DEFAULT_CONFIG = {
     "page_foreign_url": None,
     "pad_list_bytes": 0,
     "pad_list_chunked": False,
+    # Servers that confirm nothing (README, "Servers that confirm nothing"): off by default.
+    "list_cap": 0,
+    "list_lag": 0,
+    "stored_hostname": "as-sent",
+    "race_twins": 0,
+    "creation_redirect": 0,
+    "page_shift": "none",
+    "page_shifts": 1,
     "seed_devices": 0,
 }
 
@@ -100,6 +108,9 @@ CREATION_REPLIES = ("record", "empty", "id")
 HOSTNAME_MATCHES = ("exact", "ascii-nocase", "casefold")
 HOSTNAME_CHARS = ("ldh", "unicode")
 PAGE_STYLES = ("link", "link-relative", "total-only", "content-range", "body-next", "link-loop", "link-foreign")
+STORED_HOSTNAMES = ("as-sent", "lower", "first-label", "first-label-lower")
+CREATION_REDIRECTS = (0, 301, 302, 303, 307, 308)
+PAGE_SHIFTS = ("none", "insert-front", "delete-front")
 SETTINGS = (
     "allow_duplicate_hostnames",
     "hostname_match",
@@ -109,6 +120,13 @@ SETTINGS = (
     "page_foreign_url",
     "pad_list_bytes",
     "pad_list_chunked",
+    "list_cap",
+    "list_lag",
+    "stored_hostname",
+    "race_twins",
+    "creation_redirect",
+    "page_shift",
+    "page_shifts",
 )
 ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 # Devices of --seed-devices / POST /_emulator/devices {"count": N}: their own group and profile, one MAC and one IP
@@ -153,8 +171,18 @@ def settings_problems(changes):
             problems[key] = "must be one of %s" % ", ".join(HOSTNAME_CHARS)
         elif key == "page_style" and value not in PAGE_STYLES:
             problems[key] = "must be one of %s" % ", ".join(PAGE_STYLES)
-        elif key in ("page_size", "pad_list_bytes") and (not is_int(value) or value < 0):
+        elif key in ("page_size", "pad_list_bytes", "list_cap", "race_twins") and (not is_int(value) or value < 0):
             problems[key] = "must be a whole number, 0 or more (0: off)"
+        elif key == "page_shifts" and (not is_int(value) or value < 0):
+            problems[key] = "must be a whole number, 0 or more"
+        elif key == "list_lag" and (not is_number(value) or value < 0):
+            problems[key] = "must be a number of seconds, 0 or more (0: off)"
+        elif key == "stored_hostname" and value not in STORED_HOSTNAMES:
+            problems[key] = "must be one of %s" % ", ".join(STORED_HOSTNAMES)
+        elif key == "creation_redirect" and (not is_int(value) or value not in CREATION_REDIRECTS):
+            problems[key] = "must be one of %s (0: off)" % ", ".join(str(code) for code in CREATION_REDIRECTS)
+        elif key == "page_shift" and value not in PAGE_SHIFTS:
+            problems[key] = "must be one of %s" % ", ".join(PAGE_SHIFTS)
         elif (
             key == "page_foreign_url" and value is not None and not (isinstance(value, str) and ORIGIN_RE.match(value))
         ):

@@ -118,6 +118,11 @@ class Emulator(OutageMixin):
         """Add ``count`` bulk devices (as POST /_emulator/devices {"count": N}); returns (first id, last id)."""
         return self.model.seed_bulk(count, prefix, start)
 
+    def variant_counts(self):
+        """What the servers that confirm nothing did since start/reset (as GET /_emulator/variants): twins
+        created, redirects answered, page shifts, lists capped, lists that lagged."""
+        return self.model.variant_counts()
+
     def records(self):
         """Every device record, whole (never paginated nor padded)."""
         return self.model.records()

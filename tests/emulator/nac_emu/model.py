@@ -37,16 +37,18 @@ from .creation import device_fields, free_ips
 from .faults import Faults
 from .hostile import HostileMixin
 from .store import StateFile
+from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
 
 
-class NacModel(SeedingMixin, AdminMixin, HostileMixin):
+class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
     """Devices, accounts and the 802.1x model; every method is thread-safe.
 
     Devices are kept by an internal row number, not by id: a faulty server's list may repeat an id
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
-    Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py), the
-    hostile mode from HostileMixin (hostile.py).
+    Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py),
+    the servers that confirm nothing (capped, lagging, shifting lists; stored names, twins, redirects) from
+    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py).
     """
 
     ROUTES = (
@@ -76,6 +78,7 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
         self.fires = collections.Counter()  # dot1x_status fires per targetId
         self.advance = 0.0
         self._clear()
+        self._clear_variant_events()
         self.store = StateFile(state_path) if state_path else None
         if self.store is None or not self._load_state():
             self.reset()
@@ -116,6 +119,7 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
             self.advance = 0.0
             self.settings = dict((key, self.config[key]) for key in SETTINGS)
             self._clear()
+            self._clear_variant_events()
             self._set_overrides()
             now = self.clock()
             seeds = self.config["devices"]
@@ -232,6 +236,8 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
         with self.lock:
             rematch = changes.get("hostname_match", self.settings["hostname_match"]) != self.settings["hostname_match"]
             self.settings.update(changes)
+            if "page_shift" in changes or "page_shifts" in changes:
+                self.shifts_left = self.settings["page_shifts"]
             if rematch:
                 self._reindex_hostnames()
         return {}
@@ -245,8 +251,12 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
         return json.loads(self._list_body())
 
     def _sorted_records(self):
-        """The listed records in list order: ids ascending, repeated ids in insertion order; lock held."""
-        return [self._record(d) for d in sorted(self.devices.values(), key=lambda d: (d["id"], d["row"]))]
+        """The listed records in list order (unconfirmed.list_order: ids ascending, repeated ids in insertion
+        order); lock held."""
+        return [self._record(d) for d in self._sorted_devices()]
+
+    def _sorted_devices(self):
+        return sorted(self.devices.values(), key=list_order)
 
     def _list_parts(self):
         """The JSON of each listed record, in list order (for pages and padding); lock held."""
@@ -339,9 +349,11 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
             return self.endless_page(params)
         with self.lock:
             settings = self.settings
-            if settings["page_size"] <= 0 and not settings["pad_list_bytes"]:
+            self._shift_pages(params)
+            plain = not (settings["list_cap"] or settings["list_lag"])
+            if settings["page_size"] <= 0 and not settings["pad_list_bytes"] and plain:
                 return (200, JSON_TYPE, self._whole_list(), ())
-            return paged_reply(self._list_parts(), params, "/api/device", settings, pad=settings["pad_list_bytes"])
+            return paged_reply(self._listed_parts(), params, "/api/device", settings, pad=settings["pad_list_bytes"])
 
     @staticmethod
     def _record(device):
@@ -352,12 +364,17 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
             return record
         return dict((k, device[k]) for k in ("id", "hostname", "group", "profile", "macs", "ips"))
 
-    def create_device(self, _account, _params, body):
+    def create_device(self, _account, params, body):
         hostname, group, profile, macs, ips = device_fields(
             parse_object(body), self.groups, self.profiles, self.settings["hostname_chars"]
         )
         with self.lock:
+            hostname = stored_hostname(hostname, self.settings["stored_hostname"])
+            self._race_twin(hostname, group, self.profiles[profile])
             device = self._create_locked(hostname, group, self.profiles[profile], macs, ips)
+            redirected = self._redirected(device, (params or {}).get("base"))
+        if redirected:
+            return redirected
         mode = self.config["creation_reply"]
         if mode == "empty":
             return (201, JSON_TYPE, b"", ())
@@ -461,6 +478,9 @@ class NacModel(SeedingMixin, AdminMixin, HostileMixin):
             result = self.hostile_result(device["id"])
         override = dict(self.overrides.get(device["hostname"].lower()) or {})
         override.update(self.id_overrides.get(device["id"]) or {})
+        if override.get("status") == "UNAUTHENTICATED":
+            # No method, no user, unless the override gives them (as the docs' events show).
+            result.update(authMethod=None, username=None)
         result.update((key, override[key]) for key in RESULT_KEYS if key in override)
         if override.get("omit_status"):
             result.pop("status", None)

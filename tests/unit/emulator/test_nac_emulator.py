@@ -471,6 +471,22 @@ def test_api_3_not_shown_override_replaces_fields_also_for_later_devices(api):
     assert api.status(held["id"]) == {"status": "HELD", "authMethod": "MAB", "username": "held-01", "message": None}
 
 
+def test_api_3_override_unauthenticated_clears_method_and_user_unless_given(api):
+    """A device forced to UNAUTHENTICATED (the EDA guide's curl) has no method or user, as the guides' events show."""
+    device = api.create(hostname="lose-01", group="Cameras", profile="Camera", macs=["02:00:00:00:02:03"]).json()
+    advance(api, 10)
+    assert api.status(device["id"])["authMethod"] == "EAP-TLS"
+    assert set_dot1x(api, hostname="lose-01", status="UNAUTHENTICATED").status_code == 200
+    assert api.status(device["id"]) == {
+        "status": "UNAUTHENTICATED",
+        "authMethod": None,
+        "username": None,
+        "message": None,
+    }
+    set_dot1x(api, id=device["id"], status="UNAUTHENTICATED", authMethod="MAB")
+    assert api.status(device["id"])["authMethod"] == "MAB"
+
+
 def test_api_3_missing_status_reads_unknown_override_omits_status_key(api):
     device = api.create(hostname="nostatus-01", group="Cameras", profile="Camera", macs=["02:00:00:00:03:01"]).json()
     advance(api, 10)
@@ -689,8 +705,8 @@ def test_emulator_admin_dot1x_sets_and_clears_a_status_by_id_or_hostname(emu, ap
     assert reply.json() == {"ok": True, "override": {"status": "UNAUTHENTICATED", "message": "Certificate revoked"}}
     assert api.status(1) == {
         "status": "UNAUTHENTICATED",
-        "authMethod": "EAP-TLS",
-        "username": "seed-cam-01",
+        "authMethod": None,
+        "username": None,
         "message": "Certificate revoked",
     }
     assert api.status(3)["status"] == "AUTHENTICATED"  # only that device

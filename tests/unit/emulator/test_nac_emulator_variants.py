@@ -39,6 +39,16 @@ from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator imp
 CAMERA = dict(group="Cameras", profile="Camera")
 NFC_CAFE, NFD_CAFE = unicodedata.normalize("NFC", "café-01"), unicodedata.normalize("NFD", "café-01")
 KELVIN_KIOSK = "\u212aiosk-01"  # KELVIN SIGN: canonically equivalent to K (its NFC form is "Kiosk-01")
+# The settings of the servers that confirm nothing, off (test_nac_emulator_unconfirmed.py tests them).
+UNCONFIRMED_OFF = dict(
+    list_cap=0,
+    list_lag=0,
+    stored_hostname="as-sent",
+    race_twins=0,
+    creation_redirect=0,
+    page_shift="none",
+    page_shifts=1,
+)
 
 
 def admin(url, path, body=None):
@@ -79,6 +89,7 @@ def test_defaults_are_the_plain_emulator(emu, api):
         "page_foreign_url": None,
         "pad_list_bytes": 0,
         "pad_list_chunked": False,
+        **UNCONFIRMED_OFF,
     }
     reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as before
     assert len(reply.json()) == 4 and "Link" not in reply.headers and "X-Total-Count" not in reply.headers
@@ -729,6 +740,7 @@ def test_cli_variant_flags(tmp_path):
             "page_foreign_url": "http://127.0.0.2:1",
             "pad_list_bytes": 10,
             "pad_list_chunked": True,
+            **UNCONFIRMED_OFF,
         }
         faults = requests.get(url + "/_emulator/faults", timeout=5).json()
         assert (faults["only"], faults["limit"], faults["commit_delay"]) == (["POST /api/device"], 4, 0.5)

@@ -41,7 +41,7 @@ description:
   - A device whose status flips back and forth gives an event at every change.
   - "The source logs (logger C(netaccess.nac.dot1x_status), level INFO, shown by ansible-rulebook also without
     C(-v)) one line when it starts and one per round: C(round 3: 5 devices in 0.21 s (AUTHENTICATED 4,
-    UNAUTHENTICATED 1), 1 status changes); errors and warnings at level WARNING."
+    UNAUTHENTICATED 1), 1 status change); errors and warnings at level WARNING."
   - "A server string that could be a Jinja template (one with a brace, such as C({{ lookup('pipe', ...) }})) is
     never run by the playbook that the event reaches through ansible-rulebook (whose extra variables ansible-core
     templates): in the event it is replaced by a template of its exact value,

@@ -140,13 +140,13 @@ def main():
             assert envvars["NAC_CA_PATH"].startswith(os.path.join(workdir, "job_41", "env")), envvars["NAC_CA_PATH"]
             assert rc == 0 and status == "successful", "job 41: rc %s, %s\n%s" % (rc, status, stdout)
             assert "All 2 devices have their expected 802.1x status (AUTHENTICATED: 2); 2 created by this run" in stdout
-            assert sorted(os.listdir(reports)) == ["device_onboarding_41.csv", "device_onboarding_41.md"], reports
+            assert sorted(os.listdir(reports)) == ["device_onboarding_41.%s" % ext for ext in ("csv", "html", "md")]
             (stats,) = [event for event in events if event.get("event") == "playbook_on_stats"]
             artifact = stats["event_data"]["artifact_data"]["device_onboarding"]
             assert artifact["created"] == 2 and artifact["existing"] == 0 and artifact["not_reached"] == [], artifact
             assert artifact["summary"] == {"AUTHENTICATED": 2} and artifact["check_mode"] is False, artifact
             assert artifact["reports"] == [
-                os.path.join(reports, "device_onboarding_41.%s" % ext) for ext in ("csv", "md")
+                os.path.join(reports, "device_onboarding_41.%s" % ext) for ext in ("csv", "md", "html")
             ]
             assert KEY not in stdout and KEY not in texts, "the API key is in the job's output or events"
             print("ok - job 41 (CA bundle from the credential): 2 devices onboarded over HTTPS, reports _41, artifact")

@@ -115,7 +115,7 @@ def shipped(deadline):
     env.update(NAC_WATCH_INTERVAL="1", NAC_REPORT_DIR=reports)
 
     def back(output):  # once the requery runs, the device comes back (the report then says recovered)
-        if "TASK [Re-query the device" in output.text():
+        if "TASK [Wait up to " in output.text():  # the re-query task, which says what it waits for
             admin(emulator, status="AUTHENTICATED")
 
     try:

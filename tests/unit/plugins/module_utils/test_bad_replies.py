@@ -42,6 +42,7 @@ LIST = "GET /api/device"
 CREATE = "POST /api/device"
 INTENTS = "GET /api/intent"
 FIRE = "POST /api/intent/dot1x_status/fire"
+GET_ONLY = "GET /api/device/9"  # where a followed redirect would go
 DEVICES = [{"id": 1, "hostname": "cam-01"}, {"id": 2, "hostname": "printer-01"}]
 AUTHENTICATED = {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u1", "message": None}
 HTML = "text/html"
@@ -431,9 +432,14 @@ def test_redirects_are_not_followed_but_explained():
         "The NAC API answered GET /api/device with a redirect (HTTP 301) to "
         "https://nac.example.com/api/device, which is not followed: set api_url"
     )
-    outcomes, server = ensure(routes(create=[moved]), "new-01")
-    assert outcomes[0].state == FAILED and "POST /api/device with a redirect (HTTP 301)" in outcomes[0].error
-    assert server.sent == [LIST, CREATE]  # never re-sent as a GET, and the device was not taken as created
+    # A write answered with a redirect may have been processed (a 303 says it was): looked up in the list.
+    outcomes, server = ensure(routes(devices=AFTER, create=[moved]), "new-01")
+    assert (outcomes[0].state, outcomes[0].id, outcomes[0].error) == (CREATED, 17, None)
+    assert server.sent == [LIST, CREATE, LIST]  # never followed, never re-sent as a GET
+    outcomes, server = ensure(routes(create=[moved]), "new-01")  # never listed: unknown, never "not created"
+    assert outcomes[0].state == FAILED and outcomes[0].failure["outcome_unknown"] is True
+    assert "POST /api/device with a redirect (HTTP 301)" in outcomes[0].error and "unknown" in outcomes[0].error
+    assert server.count(CREATE) == 4 and GET_ONLY not in server.sent  # sent again only after whole windows
     client, server = client_for(routes(fire=[(302, raw(""), {"Location": "/login"})]))
     report = dot1x_status(client, device_id=[1])
     assert "redirect (HTTP 302) to /login" in report.results[0]["error"]

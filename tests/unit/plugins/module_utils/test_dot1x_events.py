@@ -281,7 +281,7 @@ def test_round_summary_counts_statuses_changes_and_failures():
     line = round_summary(2, Round(events, known, []), 0.125)
     assert (
         line
-        == "round 2: 3 devices in 0.12 s (AUTHENTICATED 1, UNAUTHENTICATED 1), 1 status changes, 1 could not be queried"
+        == "round 2: 3 devices in 0.12 s (AUTHENTICATED 1, UNAUTHENTICATED 1), 1 status change, 1 could not be queried"
     )
     assert round_summary(1, Round(*first, warnings=[]), 0.5) == (
         "round 1: 3 devices in 0.50 s (AUTHENTICATED 2, UNAUTHENTICATED 1), 0 status changes"

@@ -41,7 +41,9 @@ def endless(records_per_page, pages=50):
     """A list whose every page names a next one: ``pages`` pages of ``records_per_page`` records."""
     routes = {}
     for number in range(pages):
-        records = [{"id": number * 1000 + n, "hostname": "d-%d-%d" % (number, n)} for n in range(records_per_page)]
+        records = [
+            {"id": number * records_per_page + n, "hostname": "d-%d-%d" % (number, n)} for n in range(records_per_page)
+        ]
         url = URL + "/api/device" + ("?page=%d" % number if number else "")
         routes[url] = (200, records, {"Link": link("/api/device?page=%d" % (number + 1))})
     return routes
