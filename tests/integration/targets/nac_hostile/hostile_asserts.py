@@ -11,6 +11,7 @@ __metaclass__ = type
 
 import base64
 import csv
+import html.parser
 import os
 import re
 
@@ -199,3 +200,32 @@ def check_markdown_report(findings, name, path, results, summary, fragments):
         "%s: no HTML nor code of a value" % name,
         re.findall("<[^ ]{0,20}", html)[:5],
     )
+
+
+def check_html_report(findings, name, path, truth, fragments):
+    """The HTML page of a report (the filter html_report): no raw control character, no fragment of a secret, no
+    element of a server's value (its HTML payload stays text), and every hostname of ``truth`` that has no control
+    character in its text exactly (one with control characters is shown escaped there: RAW checks it)."""
+    if not findings.check(os.path.exists(path), "%s: written" % name, path):
+        return
+    text = check_report_text(findings, name, path, fragments, allowed="\n")
+    injected = [tag for tag in ("<script>alert", "<img src=x", "onerror=alert(1)>") if tag in text]
+    findings.check(not injected, "%s: no element of a server's value" % name, str(injected))
+    parser = _Text()
+    parser.feed(text)
+    page = "".join(parser.parts)
+    missing = [
+        d["hostname"][:60] for d in truth.values() if not SHOWN.search(d["hostname"]) and d["hostname"] not in page
+    ]
+    findings.check(not missing, "%s: every hostname as text" % name, str(missing[:5]))
+
+
+class _Text(html.parser.HTMLParser):
+    """The text of an HTML page (character references decoded)."""
+
+    def __init__(self):
+        html.parser.HTMLParser.__init__(self, convert_charrefs=True)
+        self.parts = []
+
+    def handle_data(self, data):
+        self.parts.append(data)

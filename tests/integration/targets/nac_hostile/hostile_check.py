@@ -141,16 +141,20 @@ class Check(hostile_eda.EdaSteps):
             hostile_taken_mac="02:00:5e:10:00:00",
             hostile_wrong_key=WRONG_KEY,
             hostile_nopriv_key=NOPRIV_KEY,
-            hostile_role_devices=[
-                dict(hostname="+1+1"),
-                dict(hostname=self.hostile["payloads"]["formula_fullwidth"]),
-                dict(hostname="hx-role-01", group="Cameras", profile="Camera"),
-            ],
+            hostile_role_devices=self.role_devices(),
         )
         with open(os.path.join(self.workdir, "extra.json"), "w") as handle:
             json.dump(extra, handle)
         command = ["ansible-playbook", "-i", "inventory.yml", "-e", "@extra.json", playbook] + list(args)
         return self.run(what, command, **kwargs)
+
+    def role_devices(self):
+        """The role's devices: two hostile ones that are valid names (they exist), and a new one."""
+        return [
+            dict(hostname="+1+1"),
+            dict(hostname=self.hostile["payloads"]["formula_fullwidth"]),
+            dict(hostname="hx-role-01", group="Cameras", profile="Camera"),
+        ]
 
     # ---- the server's truth ------------------------------------------------------------------
 
@@ -245,6 +249,9 @@ class Check(hostile_eda.EdaSteps):
         rows = asserts.check_csv_report(
             self.findings, "role CSV report", base + ".csv", truth, "AUTHENTICATED", FRAGMENTS
         )
+        role_hostnames = set(d["hostname"].lower() for d in self.role_devices())
+        mine = dict((i, d) for i, d in truth.items() if d["hostname"].lower() in role_hostnames)
+        asserts.check_html_report(self.findings, "role HTML report", base + ".html", mine, FRAGMENTS)
         if rows:
             results = rows[1:]
             statuses = set(r[3] for r in results)
@@ -329,6 +336,13 @@ class Check(hostile_eda.EdaSteps):
             os.path.join(self.workdir, "dot1x-report", "dot1x_report.csv"),
             self.truth(),
             "AUTHENTICATED",
+            FRAGMENTS,
+        )
+        asserts.check_html_report(
+            self.findings,
+            "dot1x_report HTML report",
+            os.path.join(self.workdir, "dot1x-report", "dot1x_report.html"),
+            self.truth(),
             FRAGMENTS,
         )
 
