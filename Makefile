@@ -417,6 +417,8 @@ bench: venv build
 	"$(PY)" benchmarks/bench_large_list.py --devices 200000 --repeat 3 --huge-bytes 1100000000
 	tests/tools/install_chromium.sh
 	"$(PY)" benchmarks/bench_html_report.py --devices 1000 10000 --repeat 3
+	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)"
+	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)" --compact
 	$(call stage_end,bench)
 
 # Not part of test: about a minute or two. Exits non-zero when a reliability target is missed.

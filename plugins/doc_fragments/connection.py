@@ -58,6 +58,11 @@ options:
     description:
       - Whether to verify the TLS certificate of the service.
       - Set to V(false) only for a lab service with a self-signed certificate; prefer O(ca_path).
+        With V(false) every task (and the inventory, and the event source) warns once that the certificate is
+        not verified.
+      - Only Ansible's boolean words are accepted (V(yes)/V(no), V(true)/V(false), V(on)/V(off), V(1)/V(0),
+        V(y)/V(n), V(t)/V(f), in any case), from the environment too; anything else (V(ture), an empty
+        value, V(2), V(enabled)) fails naming the option, rather than turning verification off.
       - If not set, the environment variable E(NAC_VALIDATE_CERTS) is used.
     type: bool
     default: true
@@ -72,8 +77,8 @@ options:
     type: path
   timeout:
     description:
-      - Seconds that each attempt of a request may take as a whole, greater than 0 - connecting, sending
-        and receiving the complete reply (a reply that trickles in slowly does not extend it).
+      - Seconds that each attempt of a request may take as a whole, greater than 0 and at most 86400 -
+        connecting, sending and receiving the complete reply (a reply that trickles in slowly does not extend it).
       - If not set, the environment variable E(NAC_TIMEOUT) is used.
     type: float
     default: 30
@@ -100,7 +105,7 @@ options:
     default: 60
   max_reply_mb:
     description:
-      - The largest reply the collection reads, in MiB (1 MiB is 1,048,576 bytes), 1 or more.
+      - The largest reply the collection reads, in MiB (1 MiB is 1,048,576 bytes), from 1 to 65536.
       - A reply announced as larger (C(Content-Length)) fails the task at once, without being read; a reply
         of unannounced length fails as soon as what arrived passes the limit. The message names this option.
         So a runaway reply never fills the memory of the host that runs the task.
@@ -111,6 +116,26 @@ options:
       - If not set, the environment variable E(NAC_MAX_REPLY_MB) is used.
     type: int
     default: 256
+  max_list_items:
+    description:
+      - The most items one list (the device list, the intents) may have, all its pages together, from 1 to
+        1,000,000,000. A list that has more fails the task, naming this option, before anything is done with it.
+      - The default, two million, passes a NAC of a million devices twice over, and stops a service that pages
+        without end after a bounded amount of memory; see
+        R(Limits,ansible_collections.netaccess.nac.docsite.api_limits) in the API guide.
+      - If not set, the environment variable E(NAC_MAX_LIST_ITEMS) is used.
+    type: int
+    default: 2000000
+  max_list_mb:
+    description:
+      - The most MiB of replies one list may take, all its pages together, from 1 to 1048576. Each page is
+        read with what is left of it as its limit (or O(max_reply_mb), when that is less), so reading stops as
+        soon as the list passes it; the message names this option.
+      - The default, 1024 MiB, holds a million devices of about a kilobyte each; see
+        R(Limits,ansible_collections.netaccess.nac.docsite.api_limits) in the API guide.
+      - If not set, the environment variable E(NAC_MAX_LIST_MB) is used.
+    type: int
+    default: 1024
 requirements:
   - requests
 notes:
@@ -158,4 +183,10 @@ options:
   max_reply_mb:
     env:
       - name: NAC_MAX_REPLY_MB
+  max_list_items:
+    env:
+      - name: NAC_MAX_LIST_ITEMS
+  max_list_mb:
+    env:
+      - name: NAC_MAX_LIST_MB
 """

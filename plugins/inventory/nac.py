@@ -19,8 +19,9 @@ description:
     canonically equivalent Unicode, equal NFC forms, and equal when ASCII letters are compared without case,
     RFC 4343, as M(netaccess.nac.nac_device) compares them) are each named C(<hostname>_<id>), with a
     warning naming them. Names that only look alike (C(strasse-01) and C(straße-01)) are different hosts.
-  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029; an escape
-    sequence or a line break that a terminal or a log would act on), is named C(nac_device_<id>), with a
+  - A device whose hostname is empty, or holds a control character (C0, DEL, C1, U+2028, U+2029, and the
+    invisible format characters such as bidirectional overrides; an escape sequence or a line break that a
+    terminal or a log would act on), is named C(nac_device_<id>), with a
     warning naming its id (the control characters shown escaped); C(nac_hostname) holds the hostname as the
     NAC shows it.
   - "No server string is ever run as a template, not even one that O(compose) decodes (C(nac_group | urldecode)).
@@ -114,8 +115,10 @@ compose:
 
 import hashlib
 import json
+import os
 import time
 
+from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
@@ -131,7 +134,7 @@ except ImportError:  # before 2.19: the server's strings are marked unsafe inste
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_key,
     index_by_hostname,
@@ -140,10 +143,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    INSECURE_TLS,
     SECRET_OPTIONS,
+    boolean,
     check_concurrency,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
 
@@ -175,21 +181,9 @@ def inert_name(name):
     return name if could_be_template(name) else trust_as_template(name)
 
 
-# Control characters: C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
-CONTROL = frozenset(
-    [chr(code) for code in range(0x20)] + [chr(code) for code in range(0x7F, 0xA0)] + ["\u2028", "\u2029"]
-)
-
-
 def has_control(text):
-    """Whether ``text`` holds a control character (a terminal or a log would act on it)."""
-    return any(char in CONTROL for char in text)
-
-
-def shown(text):
-    """``text`` with each control character shown as an escape (``\\x1b``, ``\\n``, ``\\u2028``), as repr does.
-    (A local stand-in for the collection's one function that shows server text safely.)"""
-    return "".join(char.encode("unicode_escape").decode("ascii") if char in CONTROL else char for char in text)
+    """Whether ``text`` holds a control character (replies.CONTROL: a terminal or a log would act on it)."""
+    return CONTROL.search(text) is not None
 
 
 ALL_GROUP = "nac_devices"
@@ -272,7 +266,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)
-        self._read_config_data(path)
+        self.check_booleans(self._read_config_data(path))
         key = self.cache_key(path)
         use_cache = self.get_option("cache") and cache
         data = None
@@ -293,6 +287,26 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 self._cache[key] = data
         self.populate(data["devices"], data.get("dot1x"))
 
+    def check_booleans(self, config, environ=None):
+        """Fail unless every boolean option (ours and Ansible's) is one of Ansible's boolean words: read as given,
+        in the source (``config``) or the environment, since Ansible's configuration reads any unknown word
+        (``NAC_VALIDATE_CERTS=ture``) as false, which would turn TLS verification off by mistake."""
+        environ = os.environ if environ is None else environ
+        definitions = C.config.get_configuration_definitions("inventory", self._load_name) or {}
+        for name, definition in sorted(definitions.items()):
+            if definition.get("type") not in ("bool", "boolean"):
+                continue
+            where, value = name, config.get(name) if isinstance(config, dict) else None
+            if value is None:
+                for variable in [entry.get("name") for entry in definition.get("env") or ()]:
+                    if variable in environ:  # as Ansible reads it: the last one set, an empty one too
+                        where, value = "%s (from %s)" % (name, variable), environ[variable]
+            if value is not None:
+                try:
+                    boolean(value, where)
+                except NacConfigError as error:
+                    raise AnsibleParserError("netaccess.nac.nac inventory: %s" % error.message) from None
+
     def cache_key(self, path):
         """The standard key of the source, narrowed by what decides the data: the API address, the tenant
         and whether statuses were queried (no credential, in any form)."""
@@ -309,6 +323,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """{devices: the device list, dot1x: one status entry per device (dot1x.shape) or None}."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
+        if not self.get_option("validate_certs"):
+            self.display.warning("netaccess.nac.nac inventory: " + INSECURE_TLS)
         try:
             records = client.list_devices()
             if not self.get_option("dot1x_status"):
@@ -328,7 +344,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def populate(self, records, entries=None):
         names, warnings = host_names(records)
         for warning in warnings:
-            self.display.warning("netaccess.nac.nac inventory: " + warning)
+            self.display.warning("netaccess.nac.nac inventory: " + shown(warning))
         self.inventory.add_group(ALL_GROUP)
         strict = self.get_option("strict")
         for index, record in enumerate(records):

@@ -30,6 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacServerError,
     ReadOnlyViolation,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import HOSTNAME_MAX
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, MAX_CONCURRENCY
 from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     MAX_PAGES,
@@ -41,10 +42,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     partial_sign,
     path_under,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, json_type, server_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, json_type, server_reason, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
     HAS_REQUESTS,
+    MIB,
     REQUESTS_IMPORT_ERROR,
     Transport,
 )
@@ -120,6 +122,8 @@ class NacClient(Transport):
         reply = self._read_list(path, noun, form, key)
         for index, record in enumerate(reply):
             if isinstance(record, Device):  # kept compactly: it had both (compact.device_form)
+                if len(record.hostname) > HOSTNAME_MAX:
+                    raise self._implausible(path, index, record.id, record.hostname)
                 continue
             value = record.get(key) if isinstance(record, dict) else None
             if not isinstance(value, key_type) or isinstance(value, bool):
@@ -127,11 +131,22 @@ class NacClient(Transport):
                     "GET",
                     path,
                     "item %d has no %s %r: %s"
-                    % (index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80)),
+                    % (index, key_type.__name__, key, excerpt(json.dumps(record, default=str), 80, self.secrets)),
                 )
             if name is not None and not isinstance(record.get(name), str):
                 raise self._shape_error("GET", path, "item %d (%s %s) has no string %r" % (index, key, value, name))
+            if name is not None and len(record[name]) > HOSTNAME_MAX:
+                raise self._implausible(path, index, value, record[name])
         return reply
+
+    def _implausible(self, path, index, ident, hostname):
+        """The error of a listed device whose hostname is no plausible name (longer than a DNS name may be)."""
+        return self._shape_error(
+            "GET",
+            path,
+            "item %d (id %s) has a hostname of %d characters, more than the %d a hostname may have (%s): not a "
+            "device name, so the list is not used" % (index, ident, len(hostname), HOSTNAME_MAX, shown(hostname, 40)),
+        )
 
     def _read_list(self, path, noun, form=None, key="id"):
         """GET ``path`` and every page after it (``_read_pages``). A list whose pages shifted while they were
@@ -158,21 +173,49 @@ class NacClient(Transport):
         A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
         when it is on api_url's origin and under its path, for at most pages.MAX_PAGES pages, never to a
         page read before. Any other sign that the list goes on (pages.partial_sign, or an object where the
-        array is expected) is a NacResponseError naming it: a list is used whole, or not at all."""
-        records, seen, pages_read, shifts = [], set(), 0, Shifts(key)
+        array is expected) is a NacResponseError naming it: a list is used whole, or not at all.
+
+        The whole list, all its pages together, is bounded: at most ``max_list_items`` items and ``max_list_mb``
+        MiB of replies (each page read with what is left of it as its limit), else a NacResponseError naming the
+        option. Between two pages, ``should_stop`` is asked: a reason stops the listing (NacError)."""
+        records, seen, pages_read, size, shifts = [], set(), 0, 0, Shifts(key)
+        budget = self.max_list_mb * MIB
         while True:
             seen.add(path)
+            left = "max_list_mb allows %d MiB for the whole list, %s" % (
+                self.max_list_mb,
+                "%d bytes of which were read in %d pages before" % (size, pages_read)
+                if pages_read
+                else "its pages together",
+            )
             with keeping(form):
-                page = self.request("GET", path)
+                page = self.request("GET", path, limit=(budget - size, left))
             pages_read += 1
             if not isinstance(page, Page):
                 raise self._not_a_list(path, page)
+            size += page.size
+            if len(records) + len(page) > self.max_list_items:
+                raise self._partial(
+                    path,
+                    "the list has more than %d items (max_list_items) after %d pages: if the service really lists "
+                    "that many, raise max_list_items (or NAC_MAX_LIST_ITEMS)" % (self.max_list_items, pages_read),
+                )
             start = len(records)
             records.extend(page)
             following = self._next_page(path, page, seen, pages_read)
             shift = shifts.page(records, start, pages_read, page.headers, following is None)
             if shift:
                 return None, shift
+            reason = self.should_stop() if following is not None and self.should_stop is not None else None
+            if reason:
+                raise self.scrubbed(
+                    NacError(
+                        "GET %s: stopped listing after %d pages: %s" % (path, pages_read, reason),
+                        method="GET",
+                        path=path,
+                        url=self.display_url,
+                    )
+                )
             if following is None:
                 sign = partial_sign(page.headers, len(records), pages_read, noun)
                 if sign:
@@ -185,13 +228,13 @@ class NacClient(Transport):
         try:
             links = next_links(page.headers, page.url)
         except LinkError as error:
-            shown = excerpt(page.headers.get("Link"), 120)
-            raise self._partial(path, "the reply's Link header cannot be read (%s: %s)" % (error, shown)) from None
+            quoted = excerpt(page.headers.get("Link"), 120, self.secrets)
+            raise self._partial(path, "the reply's Link header cannot be read (%s: %s)" % (error, quoted)) from None
         if not links:
             return None
         if len(links) > 1:
-            shown = ", ".join(strip_userinfo(link) for link in links)
-            raise self._partial(path, "the reply's Link header names %d next pages: %s" % (len(links), shown))
+            quoted = ", ".join(strip_userinfo(link) for link in links)
+            raise self._partial(path, "the reply's Link header names %d next pages: %s" % (len(links), quoted))
         following = path_under(links[0], self.base_url)
         if following is None:
             raise self._partial(
@@ -241,7 +284,7 @@ class NacClient(Transport):
         """The NacError of a non-success reply, as the API guide reads each status. A write's error
         states ``outcome_unknown``: true for a server fault or a redirect (it may have been committed)."""
         status = response.status_code
-        reason = server_reason(response)
+        reason = server_reason(response, self.secrets)
         where = "%s %s" % (method, path)
         said = " The server said: %s" % reason if reason else ""
         tries = " (%d attempts)" % attempts if attempts > 1 else ""

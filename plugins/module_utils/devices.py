@@ -30,6 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
 from ansible_collections.netaccess.nac.plugins.module_utils.settle import (
     DONE,
     FAILED,
@@ -194,11 +195,11 @@ def differences(spec, record):
     for key in ("group", "profile"):
         shown = _shown_name(record.get(key))
         if key in spec and shown is not None and shown != spec[key]:
-            found.append("%s is %s, not %s" % (key, shown, spec[key]))
+            found.append("%s is %s, not %s" % (key, quoted(shown), spec[key]))
     for key, normalise in (("macs", normalise_mac), ("ips", normalise_ip)):
         shown = _shown_values(record.get(key), normalise)
         if key in spec and shown is not None and set(shown) != set(spec[key]):
-            found.append("%s are %s, not %s" % (key, ", ".join(shown) or "none", ", ".join(spec[key])))
+            found.append("%s are %s, not %s" % (key, quoted(", ".join(shown)) or "none", ", ".join(spec[key])))
     return found
 
 
@@ -270,7 +271,7 @@ def plan(specs, records):
             if similar:
                 outcome.warnings.append(
                     "%s: it is not %s (id %s), which exists"
-                    % (lookalike_text(spec["hostname"], similar), found[0]["hostname"], found[0]["id"])
+                    % (lookalike_text(spec["hostname"], similar), quoted(found[0]["hostname"]), found[0]["id"])
                 )
         elif similar:
             outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
@@ -285,7 +286,7 @@ def _existing(outcome, record):
         outcome.warnings.append(
             "device %s (id %s) exists but differs from the request: %s. Nothing was "
             "changed: the API cannot update a device, change it in the NAC itself"
-            % (record["hostname"], record["id"], "; ".join(differ))
+            % (quoted(record["hostname"]), record["id"], "; ".join(differ))
         )
 
 

@@ -30,8 +30,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    WAIT_INTERVAL_MAX,
+    WAIT_TIMEOUT_MAX,
+    check_concurrency,
+    check_number,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, shown
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
@@ -125,10 +130,8 @@ def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_
             % (" and ".join(given) if given else "none (all_devices: false chooses nothing)")
         )
     check_concurrency(concurrency)
-    if not isinstance(wait_interval, (int, float)) or isinstance(wait_interval, bool) or not wait_interval > 0:
-        raise NacConfigError("wait_interval must be a number of seconds greater than 0, got %r" % (wait_interval,))
-    if not isinstance(wait_timeout, (int, float)) or isinstance(wait_timeout, bool) or not wait_timeout >= 0:
-        raise NacConfigError("wait_timeout must be a number of seconds, 0 or more, got %r" % (wait_timeout,))
+    check_number("wait_interval", wait_interval, 0, WAIT_INTERVAL_MAX, low_open=True)
+    check_number("wait_timeout", wait_timeout, 0, WAIT_TIMEOUT_MAX)
     if wait_for is not None and not wait_for.strip():
         raise NacConfigError("wait_for must be a status such as AUTHENTICATED, got an empty string")
     return wait_for.strip() if wait_for is not None else None
@@ -164,11 +167,11 @@ def resolve(records, device_ids=None, hostnames=None, all_devices=False):
         key = hostname_key(name)
         if alike and chosen.first(("alike", key)):
             listed = "" if matches else ", which is not listed"
-            warnings.append("%s: not queried as %s%s" % (lookalike_text(name, alike), name, listed))
+            warnings.append("%s: not queried as %s%s" % (lookalike_text(name, alike), shown(name), listed))
         if chosen.first(("name", key)) and len(matches) > 1:
             warnings.append(
                 "hostname %s matches %d devices (ids %s): the status of each is returned"
-                % (name, len(matches), ", ".join(str(r["id"]) for r in matches))
+                % (shown(name), len(matches), ", ".join(str(r["id"]) for r in matches))
             )
         if not matches:
             chosen.add(Target(None, name, NOT_LISTED), ("missing", key))
@@ -210,9 +213,10 @@ def copy_entry(entry, target):
     return dict(entry, hostname=target.hostname)
 
 
-def shape(target, reply):
+def shape(target, reply, secrets=()):
     """The result entry of one target from its fire reply (API guide 2, 802.1x status result):
-    every field a string or null; a reply with no status but an ``error`` is that target's error."""
+    every field a string or null; a reply with no status but an ``error`` is that target's error (its text
+    quoted with the client's ``secrets`` masked before it is cut)."""
     unexpected = "unexpected reply to POST /api/intent/%s/fire for target %s: " % (DOT1X_INTENT, target.id)
     for key in ("status", "authMethod", "username", "message"):
         value = reply.get(key)
@@ -220,12 +224,13 @@ def shape(target, reply):
             return error_entry(
                 target,
                 unexpected
-                + "%r is %s %s, expected a string" % (key, type(value).__name__, excerpt(json.dumps(value), 80)),
+                + "%r is %s %s, expected a string"
+                % (key, type(value).__name__, excerpt(json.dumps(value), 80, secrets)),
             )
     status = reply.get("status")
     if status is None and reply.get("error"):
         return error_entry(
-            target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200)
+            target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200, secrets)
         )
     return dict(
         id=target.id,
@@ -315,7 +320,7 @@ def query(client, targets, concurrency, refused=None):
         if refused:
             return error_entry(target, NOT_QUERIED)
         try:
-            return shape(target, client.fire_intent(target.id, DOT1X_INTENT))
+            return shape(target, client.fire_intent(target.id, DOT1X_INTENT), getattr(client, "secrets", ()))
         except NacAuthError as error:
             with lock:
                 refused.append(error)
@@ -374,21 +379,22 @@ def failure_message(results, wait_for=None, wait_timeout=None):
     if failed:
         parts.append(
             "%d of %d targets could not be queried: %s."
-            % (len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), e["error"])))
+            % (len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), shown(e["error"]))))
         )
     return " ".join(parts) or None
 
 
 def _late_entry(entry):
-    return "%s: %s%s" % (_name(entry), entry["status"], " (%s)" % entry["message"] if entry["message"] else "")
+    message = " (%s)" % shown(entry["message"]) if entry["message"] else ""
+    return "%s: %s%s" % (_name(entry), shown(entry["status"]), message)
 
 
 def _name(entry):
     if entry["id"] is None:
-        return "hostname %s" % entry["hostname"]
+        return "hostname %s" % shown(entry["hostname"])
     if entry["hostname"] is None:
         return "id %s" % entry["id"]
-    return "%s (id %s)" % (entry["hostname"], entry["id"])
+    return "%s (id %s)" % (shown(entry["hostname"]), entry["id"])
 
 
 def _listing(entries, describe):

@@ -23,7 +23,15 @@ import os
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query_all, resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS
-from ansible_collections.netaccess.nac.plugins.module_utils.options import SECRET_OPTIONS, check_concurrency
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    INSECURE_TLS,
+    SECRET_OPTIONS,
+    WAIT_INTERVAL_MAX,
+    boolean,
+    check_concurrency,
+    check_number,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
 # The source's connection options: name -> (environment variable, kind, default), from options.CONNECTION_OPTIONS
@@ -43,8 +51,6 @@ SOURCE_OPTIONS = collections.OrderedDict(
 SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False)
 # The source's own options that fall back to an environment variable (as the connection options do).
 SOURCE_ENVIRONMENT = dict(interval="NAC_WATCH_INTERVAL")
-TRUE = frozenset(("1", "true", "yes", "on", "y", "t"))
-FALSE = frozenset(("0", "false", "no", "off", "n", "f"))
 FIRST_ROUND = object()  # ``known`` value of a device listed at the first round whose status is not known yet
 
 Round = collections.namedtuple("Round", "events known warnings")
@@ -80,10 +86,7 @@ def source_options(args, environ=None):
     hostnames = options["hostname"]
     if hostnames is not None and not (hostnames and all(isinstance(n, str) and n.strip() for n in hostnames)):
         raise NacConfigError("hostname must list device names (or be left out for every device), got %r" % (hostnames,))
-    if options["interval"] <= 0:
-        raise NacConfigError(
-            "%s must be a number of seconds greater than 0, got %r" % (where["interval"], options["interval"])
-        )
+    check_number(where["interval"], options["interval"], 0, WAIT_INTERVAL_MAX, low_open=True)
     check_concurrency(options["concurrency"])
     client.update(read_only=True, pool_size=options["concurrency"])
     return client, options
@@ -93,21 +96,18 @@ def _convert(value, kind, where):
     """The value as ``kind``; a string (from the environment or a rulebook variable) is parsed."""
     if kind in ("str", "secret", "path"):
         if not isinstance(value, str):
-            shown = type(value).__name__ if kind == "secret" else repr(value)
-            raise NacConfigError("%s must be a string, got %s" % (where, shown))
+            got = type(value).__name__ if kind == "secret" else repr(value)
+            raise NacConfigError("%s must be a string, got %s" % (where, got))
         return os.path.expanduser(value) if kind == "path" else value
     if kind == "list":
         if isinstance(value, str):
             return [value]
         return list(value) if isinstance(value, (list, tuple)) else _bad(value, where, "a list of names")
     if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        return True if text in TRUE else False if text in FALSE else _bad(value, where, "true or false")
+        return boolean(value, where)
     try:
         number = float(value) if kind == "float" else int(str(value).strip())
-    except ValueError:
+    except (ValueError, OverflowError):  # float(10**400) overflows
         number = None
     if isinstance(value, bool) or number is None or not math.isfinite(number):
         return _bad(value, where, "a number" if kind == "float" else "a whole number")
@@ -116,6 +116,17 @@ def _convert(value, kind, where):
 
 def _bad(value, where, wanted):
     raise NacConfigError("%s must be %s, got %r" % (where, wanted, value))
+
+
+def start_warnings(client_kwargs):
+    """What the source says once when it starts: that TLS is not verified, when ``validate_certs`` is false."""
+    return [] if client_kwargs.get("validate_certs", True) else [INSECURE_TLS]
+
+
+def log_text(text, secrets=()):
+    """A line of the source's log from ``text``: every form of the ``secrets`` masked, the server's text in it
+    shown safely (replies.shown: no raw line break forges a log line, no escape sequence reaches a terminal)."""
+    return mask(shown(text), secrets)
 
 
 def secret_forms(client_kwargs):
@@ -128,7 +139,7 @@ def bug_round(bug, known, warnings, secrets):
     """The round of a bug (an exception that is not a NacError): one ``nac_dot1x_error`` event naming it, every
     form of the ``secrets`` masked, and ``known`` and ``warnings`` as they were, so that the watch goes on."""
     message = "internal error in netaccess.nac.dot1x_status: %s: %s (please report it)" % (type(bug).__name__, bug)
-    return Round([error_event(mask(message, secrets))], known, warnings)
+    return Round([error_event(log_text(message, secrets))], known, warnings)
 
 
 def poll_once(client, hostnames=None, concurrency=8, initial=False, known=None, time_limit=None):
@@ -206,7 +217,7 @@ def round_summary(number, result, seconds):
         devices,
         "" if devices == 1 else "s",
         seconds,
-        ", ".join("%s %d" % item for item in sorted(statuses.items())) or "no status",
+        ", ".join("%s %d" % (shown(status), count) for status, count in sorted(statuses.items())) or "no status",
         changes,
         "" if changes == 1 else "s",
         ", %d could not be queried" % len(failed) if failed else "",

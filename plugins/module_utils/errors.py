@@ -9,12 +9,16 @@ may have been processed although it failed; whoever raises an error states it wh
 client does for every connection error and for every HTTP error of a write), and ``failure`` then carries it,
 ``true`` or ``false``. An error that does not state it has no ``outcome_unknown`` in its ``failure``
 (a configuration error, say) and is taken as ``outcome_unknown = False``.
+
+Its message and reason are shown safely (replies.shown) however they were composed: a server's text in them
+never brings a raw control character (an escape sequence, a line break) to a terminal or a log.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import mask
 
 
@@ -22,12 +26,13 @@ class NacError(Exception):
     """Any failure talking to the NAC API. ``failure`` is the structured form for results."""
 
     def __init__(self, message, method=None, path=None, status=None, reason=None, url=None, outcome_unknown=None):
+        message = shown(message)
         super(NacError, self).__init__(message)
         self.message = message
         self.method = method
-        self.path = path
+        self.path = shown(path)  # a next link's path is the server's
         self.status = status
-        self.reason = reason
+        self.reason = shown(reason)
         self.url = url
         self.outcome_unknown = bool(outcome_unknown)  # true when a write may have been processed although it failed
         self._outcome_stated = outcome_unknown is not None

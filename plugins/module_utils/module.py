@@ -6,6 +6,8 @@
 Owns, once for every module: the connection options (with their environment fallbacks), building
 the client, turning errors into ``fail_json(msg=..., failure={...})``, and check mode and diff:
 in check mode the client is read-only, so a write that slipped through is refused, never sent.
+Every message, warning and ``failure`` field leaves through here shown safely (replies.shown) and with
+every form of the credentials masked; the one warning of a task without TLS verification too.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,12 +19,15 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     CONNECTION_OPTIONS,
+    INSECURE_TLS,
     SECRET_OPTIONS,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
 
@@ -50,11 +55,23 @@ class _AnsibleModule(AnsibleModule):
     and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
     """
 
+    def _forms(self):
+        params = getattr(self, "params", None) or {}  # (a warning may come while the parameters are read)
+        return hidden_forms([params.get(name) for name in SECRET_OPTIONS], params.get("api_url"))
+
     def fail_json(self, msg, **kwargs):
-        forms = hidden_forms([self.params.get(name) for name in SECRET_OPTIONS], self.params.get("api_url"))
+        forms = self._forms()
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
-        msg = mask(msg, forms)
+        msg = mask(shown(msg), forms)
+        if isinstance(kwargs.get("failure"), dict):  # the request and the server's reason: text read by people
+            kwargs["failure"] = dict(
+                (key, mask(shown(value), forms) if isinstance(value, str) else value)
+                for key, value in kwargs["failure"].items()
+            )
         super(_AnsibleModule, self).fail_json(msg, **kwargs)
+
+    def warn(self, warning, **kwargs):
+        super(_AnsibleModule, self).warn(mask(shown(warning), self._forms()), **kwargs)
 
 
 class TaskFailed(Exception):
@@ -89,10 +106,15 @@ class NacModule:
         self._diffs = []
         try:
             self.client = NacClient(
-                read_only=read_only or self.check_mode, pool_size=pool_size, **connection_values(self.params.get)
+                read_only=read_only or self.check_mode,
+                pool_size=pool_size,
+                should_stop=controller_watch(),  # a list stops between pages once the controller is gone
+                **connection_values(self.params.get),
             )
         except NacError as error:
             self.fail(error.message, failure=error.failure)
+        if not self.params["validate_certs"]:
+            self.warn(INSECURE_TLS)
 
     def warn(self, message):
         self.ansible.warn(message)

@@ -36,6 +36,8 @@ CONNECTION_OPTIONS = collections.OrderedDict(
         ("max_retries", (None, "int", 3, False)),
         ("unreachable_timeout", ("NAC_UNREACHABLE_TIMEOUT", "float", 60.0, False)),
         ("max_reply_mb", ("NAC_MAX_REPLY_MB", "int", 256, False)),  # MiB of one reply, at most
+        ("max_list_items", ("NAC_MAX_LIST_ITEMS", "int", 2000000, False)),  # items of one list, all pages
+        ("max_list_mb", ("NAC_MAX_LIST_MB", "int", 1024, False)),  # MiB of one list, all pages
     )
 )
 SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
@@ -44,6 +46,23 @@ CONNECTION_DEFAULTS = collections.OrderedDict(
     (name, default) for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items()
 )
 
+# The bounds of every number an option may be (a larger one is refused, naming the option and its range):
+# each is far beyond any use, and small enough for what it feeds (a socket timeout, a sleep, a deadline).
+TIMEOUT_MAX = 86400.0  # timeout: a day for one request
+REPLY_MB_MAX = 65536  # max_reply_mb (64 GiB)
+LIST_MB_MAX = 1048576  # max_list_mb (1 TiB)
+LIST_ITEMS_MAX = 1000000000  # max_list_items
+WAIT_TIMEOUT_MAX = 604800  # nac_dot1x_status's wait_timeout: a week
+WAIT_INTERVAL_MAX = 86400.0  # nac_dot1x_status's wait_interval, the event source's interval: a day
+# The words of ansible-core's boolean() (ansible.module_utils.parsing.convert_bool), in any case, and real booleans:
+# every boolean option of every entry point takes these and nothing else (``boolean``).
+BOOLEAN_TRUE = frozenset(("y", "yes", "on", "1", "true", "t"))
+BOOLEAN_FALSE = frozenset(("n", "no", "off", "0", "false", "f"))
+INSECURE_TLS = (
+    "validate_certs is false: the TLS certificate of the NAC service is not verified, so whoever answers in its "
+    "place (anyone on the network path) receives the credentials and can send any reply. Trust the service's "
+    "certificate with ca_path (NAC_CA_PATH) instead."
+)
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
 MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff of transport.py, at most about a minute
 SETTLE_TIMEOUT_MAX = 3600  # nac_device's settle_timeout
@@ -54,6 +73,48 @@ URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)
 def connection_values(get):
     """{option: value} of every connection option, each read with ``get(name)``: NacClient's arguments."""
     return dict((name, get(name)) for name in CONNECTION_OPTIONS)
+
+
+def boolean(value, name):
+    """``value`` as a bool when it is one of Ansible's boolean words (BOOLEAN_TRUE, BOOLEAN_FALSE, any case, around
+    spaces), a real bool, or 1 / 0; else NacConfigError naming the option ``name`` and the value. Never guessed:
+    an unknown word (``ture``, ``2``, ``enabled``, an empty string) would turn TLS verification off by mistake."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text in BOOLEAN_TRUE or text in BOOLEAN_FALSE:
+        return text in BOOLEAN_TRUE
+    raise NacConfigError(
+        "%s must be a boolean (yes/no, true/false, on/off, 1/0, y/n, t/f, in any case), got %r: nothing was sent"
+        % (name, value)
+    )
+
+
+def check_number(name, value, low, high, whole=False, low_open=False, unit="seconds"):
+    """``value`` unless it is not a number (a whole number, with ``whole``) from ``low`` (excluded with ``low_open``)
+    to ``high``: then NacConfigError naming the option ``name``, its range and the value."""
+    number = isinstance(value, int) if whole else isinstance(value, (int, float))
+    if not number or isinstance(value, bool) or not (low < value if low_open else low <= value) or not value <= high:
+        shown = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else _digits(value)
+        high = "%g" % high if isinstance(high, float) else high
+        raise NacConfigError(
+            "%s must be %s %s %s, got %s"
+            % (
+                name,
+                "a whole number of" if whole else "a number of",
+                unit,
+                "greater than %s and at most %s" % (low, high) if low_open else "from %s to %s" % (low, high),
+                shown,
+            )
+        )
+    return value
+
+
+def _digits(value):
+    """A huge whole number as a message names it (its digits could be too many to convert to text)."""
+    return "a number of about %d digits" % (value.bit_length() * 0.30103 + 1)
 
 
 def check_concurrency(value):
@@ -97,16 +158,19 @@ def check_connection(
     timeout=30.0,
     max_retries=3,
     max_reply_mb=256,
+    max_list_items=2000000,
+    max_list_mb=1024,
 ):
     """Raise NacConfigError naming the first unusable connection option (never showing a secret)."""
     _check_api_url(api_url)
     _check_credentials(api_key, username, password, tenant)
-    if max_retries < 0:
-        raise NacConfigError("max_retries must be 0 or more, got %s" % max_retries)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-        raise NacConfigError("timeout must be a number of seconds greater than 0, got %r" % (timeout,))
-    if isinstance(max_reply_mb, bool) or not isinstance(max_reply_mb, int) or max_reply_mb < 1:
-        raise NacConfigError("max_reply_mb must be a whole number of MiB, 1 or more, got %r" % (max_reply_mb,))
+    validate_certs = boolean(validate_certs, "validate_certs")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise NacConfigError("max_retries must be a whole number, 0 or more, got %r" % (max_retries,))
+    check_number("timeout", timeout, 0, TIMEOUT_MAX, low_open=True)
+    check_number("max_reply_mb", max_reply_mb, 1, REPLY_MB_MAX, whole=True, unit="MiB")
+    check_number("max_list_items", max_list_items, 1, LIST_ITEMS_MAX, whole=True, unit="items")
+    check_number("max_list_mb", max_list_mb, 1, LIST_MB_MAX, whole=True, unit="MiB")
     if validate_certs and ca_path:
         check_ca_path(ca_path)
 

@@ -20,8 +20,12 @@ import re
 from urllib.parse import urljoin, urlsplit
 
 from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
 MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
+SHOWN_LEN = 80  # characters of a header's value that a message quotes
+JSON_HEADER_LEN = 4096  # a JSON header (X-Pagination) longer than this is not read
+JSON_HEADER_DEPTH = 8  # nor one nested deeper than this: no decoder recurses on a server's header
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 # Headers that state how many records (or pages) the whole list has, as servers commonly name them.
@@ -53,12 +57,14 @@ CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:(\d+)-(\d+)|\*)\s*/\s*(\d
 
 
 class Page(list):
-    """The JSON array of one reply, with the reply's ``headers`` and the ``url`` it was read from."""
+    """The JSON array of one reply, with the reply's ``headers``, the ``url`` it was read from and its body's
+    ``size`` in bytes (as decoded)."""
 
-    def __init__(self, items, headers, url):
+    def __init__(self, items, headers, url, size=0):
         super(Page, self).__init__(items)
         self.headers = headers
         self.url = url
+        self.size = size
 
 
 class LinkError(ValueError):
@@ -186,7 +192,7 @@ def partial_sign(headers, read, pages, noun="records"):
             )
     for name in NEXT_HEADERS:
         if (headers.get(name) or "").strip():
-            return "the server names a next page (%s: %s)" % (name, headers.get(name).strip()[:80])
+            return "the server names a next page (%s: %s)" % (name, shown(headers.get(name).strip(), SHOWN_LEN))
     return _content_range(headers.get("Content-Range"), read, pages, noun) or _json_pagination(
         headers.get("X-Pagination"), read, noun
     )
@@ -201,40 +207,65 @@ def _content_range(value, read, pages, noun):
     if not value:
         return None
     found = CONTENT_RANGE.match(value)
-    shown = "Content-Range: %s" % value.strip()[:80]
+    quoted = "Content-Range: %s" % shown(value.strip(), SHOWN_LEN)
     if not found:
-        return "the reply is a range of a larger whole, in a form the collection does not read (%s)" % shown
+        return "the reply is a range of a larger whole, in a form the collection does not read (%s)" % quoted
     unit, first, last, whole = found.groups()
     if whole == "*":
         # Of unknown length: only the end of a chain of next links can say the list is complete.
-        return None if pages > 1 else "the reply is a range of a list of unknown length (%s)" % shown
+        return None if pages > 1 else "the reply is a range of a list of unknown length (%s)" % quoted
     if unit.lower() == "bytes":
         if first is None or int(first) > 0 or int(last) + 1 < int(whole):
-            return "the reply is a part of a larger body (%s)" % shown
+            return "the reply is a part of a larger body (%s)" % quoted
         return None
     if int(whole) > read:
-        return "the server says %d %s (%s)" % (int(whole), noun, shown)
+        return "the server says %d %s (%s)" % (int(whole), noun, quoted)
     return None
 
 
 def _json_pagination(value, read, noun):
-    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...})."""
-    if not value:
+    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}). One that is
+    longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not decoded (``nesting``): what cannot
+    be read is no sign, as any value that is not JSON."""
+    if not value or len(value) > JSON_HEADER_LEN or nesting(value) > JSON_HEADER_DEPTH:
         return None
     try:
         meta = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(meta, dict):
         return None
     keys = dict((str(key).replace("_", "").lower(), item) for key, item in meta.items())
-    shown = "X-Pagination: %s" % value.strip()[:80]
+    quoted = "X-Pagination: %s" % shown(value.strip(), SHOWN_LEN)
     total = keys.get("totalcount", keys.get("total"))
     if isinstance(total, int) and not isinstance(total, bool) and total > read:
-        return "the server says %d %s (%s)" % (total, noun, shown)
+        return "the server says %d %s (%s)" % (total, noun, quoted)
     if keys.get("hasnext") is True or keys.get("nextpagelink") or keys.get("next"):
-        return "the server names a next page (%s)" % shown
+        return "the server names a next page (%s)" % quoted
     return None
+
+
+def nesting(text):
+    """How deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
+    pass without recursion; a text that is not JSON gives some number, and is not decoded anyway."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def envelope_keys(body):
@@ -313,7 +344,8 @@ def _keys(records, start, key):
             value = record.get(key)
         else:
             continue
-        if type(value) is int or type(value) is str:
+        # (exactly int or str: a bool is no key)
+        if type(value) is int or type(value) is str:  # pylint: disable=unidiomatic-typecheck
             add(value)
     return found
 

@@ -4,7 +4,9 @@
 """Credentials: the forms in which a secret could be shown, and the one way to mask them (no Ansible imports).
 
 ``hidden_forms(values, api_url)`` lists every form of the secrets (``api_key``, ``password``, a
-password inside ``api_url``); ``mask(text, forms)`` replaces each of them. The client masks its
+password inside ``api_url``); ``mask(text, forms)`` replaces each of them, and any part of one that a
+cut (``...``) left at the end of a text. Whatever cuts or collapses a text for a message masks it first
+(replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides one. The client masks its
 errors with it, the modules their failures, the inventory plugin its errors and the event source
 its events: a secret is hidden the same way, in every form, wherever it could appear. The tenant
 is an identifier, not a secret: it is never masked.
@@ -20,20 +22,39 @@ import unicodedata
 from urllib.parse import quote, quote_plus, unquote
 
 MASK = "********"
+CUT = "..."  # what ends a text cut short (replies.shown): the part of a secret before it is masked too
 # Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
 USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
 
 
 def mask(text, secrets):
-    """``text`` with each of ``secrets`` (the forms from ``hidden_forms``, longest first) replaced by ********."""
+    """``text`` with each of ``secrets`` (the forms from ``hidden_forms``, longest first) replaced by ********,
+    and so is the start of any of them that ends where the text was cut short (before a CUT): a text cut
+    before it was masked never shows the first characters of a secret."""
+    if not secrets or not text:
+        return text
     for secret in secrets:
         text = text.replace(secret, MASK)
+    if CUT in text:
+        text = CUT.join(_mask_tail(part, secrets) for part in text.split(CUT)[:-1]) + CUT + text.rsplit(CUT, 1)[1]
     return text
+
+
+def _mask_tail(text, secrets):
+    """``text`` with its longest end that is the start of one of ``secrets`` masked."""
+    longest = 0
+    for secret in secrets:
+        for size in range(min(len(secret) - 1, len(text)), longest, -1):
+            if text.endswith(secret[:size]):
+                longest = size
+                break
+    return text[: len(text) - longest] + MASK if longest else text
 
 
 def hidden_forms(values, api_url=None):
     """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
-    escaped (repr, ascii, JSON, bytes) and URL-encoded (quote, quote_plus), longest first."""
+    escaped (repr, ascii, JSON, bytes) and URL-encoded (quote, quote_plus), each also with its runs of
+    whitespace collapsed to one space (as a one-line excerpt shows a text), longest first."""
     values = [value for value in values if isinstance(value, str) and value]
     password = url_password(api_url)
     if password:
@@ -53,6 +74,7 @@ def hidden_forms(values, api_url=None):
                 quote_plus(value, safe=""),
             )
         )
+    forms.update([" ".join(form.split()) for form in forms])
     return sorted((form for form in forms if form), key=len, reverse=True)
 
 

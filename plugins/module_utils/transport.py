@@ -21,13 +21,16 @@ import traceback
 
 try:
     import requests
+    import urllib3
     from requests.adapters import HTTPAdapter
     from requests.auth import AuthBase
     from urllib3.exceptions import HTTPError as Urllib3Error
+    from urllib3.exceptions import InsecureRequestWarning as Urllib3InsecureRequestWarning
 except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
     AuthBase = object
+    Urllib3InsecureRequestWarning = None
 else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
@@ -42,6 +45,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     MAX_CONCURRENCY,
     MAX_RETRIES_CAP,
+    boolean,
     check_connection,
     check_unreachable_timeout,
 )
@@ -88,21 +92,40 @@ class Transport:
         max_retries=3,
         unreachable_timeout=60.0,
         max_reply_mb=256,
+        max_list_items=2000000,
+        max_list_mb=1024,
         pool_size=16,
         read_only=False,
+        should_stop=None,
         sleep=time.sleep,
         clock=time.monotonic,
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
         check_connection(
-            api_url, api_key, username, password, tenant, validate_certs, ca_path, timeout, max_retries, max_reply_mb
+            api_url,
+            api_key,
+            username,
+            password,
+            tenant,
+            validate_certs,
+            ca_path,
+            timeout,
+            max_retries,
+            max_reply_mb,
+            max_list_items,
+            max_list_mb,
         )
+        validate_certs = boolean(validate_certs, "validate_certs")
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
         self.max_retries = min(max_retries, MAX_RETRIES_CAP)
         self.max_reply_mb = max_reply_mb  # the size limit of one reply's body, in MiB (as decoded)
+        self.max_list_items = max_list_items  # the items of one list, all its pages together, at most
+        self.max_list_mb = max_list_mb  # the size limit of one list's bodies, all its pages together, in MiB
+        # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
+        self.should_stop = should_stop
         self.read_only = read_only
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
@@ -114,6 +137,9 @@ class Transport:
             credentials = ("%s:%s" % (username, password)).encode("utf-8")
             authorization = "Basic %s" % base64.b64encode(credentials).decode("ascii")
         self._secrets = hidden_forms((api_key, password, authorization.split(" ", 1)[1]))
+        if not validate_certs and Urllib3InsecureRequestWarning is not None:
+            # The entry point says it once (options.INSECURE_TLS), not urllib3 at every request.
+            urllib3.disable_warnings(Urllib3InsecureRequestWarning)
         self.session = requests.Session()
         adapter = HTTPAdapter(pool_connections=1, pool_maxsize=min(max(pool_size, 1), MAX_CONCURRENCY), max_retries=0)
         self.session.mount("http://", adapter)
@@ -133,12 +159,20 @@ class Transport:
         self._templates = {}
 
     @property
+    def secrets(self):
+        """Every form of the client's credentials (secrets.hidden_forms): what a message quoting the server masks
+        before it cuts or collapses the server's text (replies.excerpt)."""
+        return self._secrets
+
+    @property
     def succeeded(self):
         """Whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def request(self, method, path, body=None, write=False):
+    def request(self, method, path, body=None, write=False, limit=None):
         """Send one request, retried as the policy says; return the decoded JSON (None for an empty body).
+        ``limit``: (bytes, why) when the reply may be no larger than that, for the reason ``why`` (what is left
+        of a list's max_list_mb), where that is less than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
@@ -157,7 +191,7 @@ class Transport:
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                response = self._send(method, url, body)
+                response = self._send(method, url, body, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -242,7 +276,7 @@ class Transport:
             prepared.prepare_body(None, None, body)
         return prepared
 
-    def _send(self, method, url, body):
+    def _send(self, method, url, body, list_limit=None):
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
         deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
         as a ReadTimeout once the deadline passes, never later than one read after it. A reply that
@@ -253,14 +287,16 @@ class Transport:
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
         deadline = time.monotonic() + self.timeout
-        limit = self.max_reply_mb * MIB
+        limit, why = self.max_reply_mb * MIB, None
+        if list_limit is not None and list_limit[0] < limit:
+            limit, why = list_limit
         # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
         # Sent as Session.request sends it, with the environment's settings merged once per client (__init__).
         response = self.session.send(self._prepare(method, url, body), **self._send_settings)
         announced = (response.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and int(announced) > limit:
             response.close()
-            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read")
+            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
         # A list read in a compact.keeping context is decoded as it arrives, its body and text never held whole.
         streamed = reader(response) if method == "GET" else None
@@ -271,7 +307,9 @@ class Transport:
                 size += len(chunk)
                 if size > limit:
                     response.close()
-                    raise self._too_large(method, url, "grew past the limit as it arrived", "reading stopped there")
+                    raise self._too_large(
+                        method, url, "grew past the limit as it arrived", "reading stopped there", why
+                    )
                 body.write(chunk if streamed is None else streamed.feed(chunk))
         except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
             response.close()
@@ -286,17 +324,20 @@ class Transport:
         # The body as read, without a copy: as response.content (what .text and .json() read) and as raw.
         response._content, response._content_consumed = body.getvalue(), True
         response.raw = io.BytesIO(response._content)
+        response.size = size  # the body's bytes as read (decoded): what counts towards a list's max_list_mb
         return response
 
-    def _too_large(self, method, url, what, done):
-        """The error of a reply over ``max_reply_mb``. A request other than GET was answered, so it may have
-        been processed (``outcome_unknown``): a creation is then looked for in the list, never re-sent blindly."""
+    def _too_large(self, method, url, what, done, why=None):
+        """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
+        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a
+        creation is then looked for in the list, never re-sent blindly."""
         path = url[len(self.base_url) :] if url.startswith(self.base_url) else url
+        allows = why or "max_reply_mb allows %d MiB for one reply" % self.max_reply_mb
+        raise_it = "raise max_list_mb (or NAC_MAX_LIST_MB)" if why else "raise max_reply_mb (or NAC_MAX_REPLY_MB)"
         return self.scrubbed(
             NacResponseError(
-                "%s %s: the reply %s, and max_reply_mb allows %d MiB for one reply: %s. If the service really "
-                "sends replies this large, raise max_reply_mb (or NAC_MAX_REPLY_MB)."
-                % (method, path, what, self.max_reply_mb, done),
+                "%s %s: the reply %s, and %s: %s. If the service really sends %s, %s."
+                % (method, path, what, allows, done, "lists this large" if why else "replies this large", raise_it),
                 method=method,
                 path=path,
                 url=self.display_url,
@@ -323,7 +364,7 @@ class Transport:
                         method,
                         path,
                         response.headers.get("Content-Type", "no content type"),
-                        excerpt(response.text if streamed is None else streamed.head),
+                        excerpt(response.text if streamed is None else streamed.head, secrets=self._secrets),
                     ),
                     method=method,
                     path=path,
@@ -331,8 +372,10 @@ class Transport:
                     url=self.display_url,
                 )
             ) from None
-        # An array keeps the reply's headers and address: a list endpoint reads its pages from them (api.py).
-        return Page(value, response.headers, response.url) if isinstance(value, list) else value
+        # An array keeps the reply's headers, address and size: a list endpoint reads its pages from them (api.py).
+        if isinstance(value, list):
+            return Page(value, response.headers, response.url, getattr(response, "size", len(response.content or b"")))
+        return value
 
     def http_error(self, method, path, response, write=False, attempts=1):
         """The NacError of a non-success reply (``attempts`` requests were sent): what each status means
@@ -360,10 +403,10 @@ class Transport:
                 url,
                 method,
                 path,
-                excerpt(str(exc), 200),
+                excerpt(str(exc), 200, self._secrets),
             )
         else:
-            text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200))
+            text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, self._secrets))
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def scrubbed(self, error):

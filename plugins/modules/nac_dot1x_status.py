@@ -74,14 +74,15 @@ options:
     type: str
   wait_timeout:
     description:
-      - How many seconds to wait for O(wait_for) in all. V(0) queries once and fails when a device does not
-        have the status.
+      - How many seconds to wait for O(wait_for) in all, from 0 to 604800 (a week). V(0) queries once and fails
+        when a device does not have the status.
       - For long waits over many devices, run the task with C(async) and C(poll) (see the examples).
     type: int
     default: 300
   wait_interval:
     description:
-      - Seconds between the starts of two queries of the same device while waiting; greater than 0.
+      - Seconds between the starts of two queries of the same device while waiting; greater than 0 and at most
+        86400.
     type: float
     default: 5
   check_access:

@@ -17,7 +17,8 @@ import datetime
 import hashlib
 import html
 import re
-import unicodedata
+
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
 # The table's columns: title, the key of a row, and how its values sort.
 COLUMNS = [
@@ -32,7 +33,7 @@ COLUMNS = [
 # The colour of a status's bar: a class name of the style below, never a value of the NAC.
 TONES = {"AUTHENTICATED": "good", "UNAUTHENTICATED": "bad", "ERROR": "bad", "UNKNOWN": "dim", "CONNECTING": "wait"}
 USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")  # a user:password@ in the NAC's address: never shown
-HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")  # control, format (bidi, zero-width), surrogate, line/paragraph separators
+SPACES = {9: " ", 10: " ", 13: " "}  # a tab or a line break in a cell is a space
 
 STYLE = """
 :root{--bg:#f4f6f9;--card:#fff;--ink:#1d2733;--dim:#5b6776;--line:#dde3ea;--good:#1f9d55;--bad:#d64545;
@@ -169,20 +170,10 @@ FOOTER = (
 
 def visible(value):
     """A value as plain text that shows every character: None is empty; tabs and line breaks become spaces;
-    control, bidirectional, zero-width and other invisible characters become \\x1b, \\u202e and so on."""
+    control, bidirectional, zero-width and other invisible characters become \\x1b, \\u202e and so on
+    (replies.shown, the collection's one way to show a server's text)."""
     value = "" if value is None else value if isinstance(value, str) else str(value)
-    if value.isprintable():
-        return value
-    shown = []
-    for char in value:
-        if char in "\t\n\r":
-            shown.append(" ")
-        elif unicodedata.category(char) in HIDDEN:
-            code = ord(char)
-            shown.append("\\x%02x" % code if code < 0x100 else "\\u%04x" % code if code < 0x10000 else "\\U%08x" % code)
-        else:
-            shown.append(char)
-    return "".join(shown)
+    return shown(value.translate(SPACES))
 
 
 def text(value):

@@ -72,14 +72,17 @@ options:
     description: Tenant sent as C(X-Tenant). If not set, E(NAC_TENANT) is used.
     type: str
   validate_certs:
-    description: Whether to verify the TLS certificate of the service. If not set, E(NAC_VALIDATE_CERTS) is used.
+    description:
+      - Whether to verify the TLS certificate of the service. If not set, E(NAC_VALIDATE_CERTS) is used.
+      - Only Ansible's boolean words are accepted (yes/no, true/false, on/off, 1/0, y/n, t/f, in any case); anything
+        else fails the source naming the option. With V(false) the source logs one warning when it starts.
     type: bool
     default: true
   ca_path:
     description: PEM bundle of certificate authorities to trust. If not set, E(NAC_CA_PATH) is used.
     type: path
   timeout:
-    description: Seconds to wait for each request. If not set, E(NAC_TIMEOUT) is used.
+    description: Seconds to wait for each request (at most 86400). If not set, E(NAC_TIMEOUT) is used.
     type: float
     default: 30
   max_retries:
@@ -99,6 +102,18 @@ options:
         If not set, E(NAC_MAX_REPLY_MB) is used.
     type: int
     default: 256
+  max_list_items:
+    description:
+      - The most devices one device list may have, all its pages together; a longer list fails the round.
+        If not set, E(NAC_MAX_LIST_ITEMS) is used.
+    type: int
+    default: 2000000
+  max_list_mb:
+    description:
+      - The most MiB of replies one device list may take, all its pages together; a larger list fails the round.
+        If not set, E(NAC_MAX_LIST_MB) is used.
+    type: int
+    default: 1024
   hostname:
     description:
       - Devices to watch, by hostname (every device with the same name, compared as M(netaccess.nac.nac_device)
@@ -110,7 +125,8 @@ options:
     elements: str
   interval:
     description:
-      - Seconds from the start of one round to the start of the next. If not set, E(NAC_WATCH_INTERVAL) is used.
+      - Seconds from the start of one round to the start of the next, greater than 0 and at most 86400. If not set,
+        E(NAC_WATCH_INTERVAL) is used.
     type: float
     default: 60
   concurrency:
@@ -161,10 +177,12 @@ _make_collection_importable()
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402 pylint: disable=wrong-import-position
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (  # noqa: E402 pylint: disable=wrong-import-position
     bug_round,
+    log_text,
     poll_once,
     round_summary,
     secret_forms,
     source_options,
+    start_warnings,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event  # noqa: E402 pylint: disable=wrong-import-position
 
@@ -179,11 +197,14 @@ async def main(queue, args):
         # ansible-rulebook shows WARNING and above unless -v is given: the start and one line per round are
         # shown at its default level too, so that a user sees the source polling before any status changes.
         LOGGER.setLevel(logging.INFO)
+    for warning in start_warnings(client_kwargs):  # once: TLS not verified
+        LOGGER.warning(warning)
     LOGGER.info(
-        "polling the 802.1x status of %s at %s every %g s",
-        ", ".join(options["hostname"] or ["every device"]),
-        client.display_url,
-        options["interval"],
+        log_text(
+            "polling the 802.1x status of %s at %s every %g s"
+            % (", ".join(options["hostname"] or ["every device"]), client.display_url, options["interval"]),
+            secrets,
+        )
     )
     known, warnings, number = None, [], 0
     try:
@@ -204,13 +225,13 @@ async def main(queue, args):
                 result = bug_round(bug, known, warnings, secrets)  # a bug must not end the watch
             known = result.known
             for warning in result.warnings if result.warnings != warnings else ():
-                LOGGER.warning(warning)
+                LOGGER.warning(log_text(warning, secrets))
             warnings = result.warnings
             for event in result.events:
                 if "nac_dot1x_error" in event:
-                    LOGGER.warning(event["nac_dot1x_error"]["message"])
+                    LOGGER.warning(log_text(event["nac_dot1x_error"]["message"], secrets))
                 await queue.put(inert_event(event))  # a server string never runs in the playbook it reaches
-            LOGGER.info(round_summary(number, result, loop.time() - started))
+            LOGGER.info(log_text(round_summary(number, result, loop.time() - started), secrets))
             await asyncio.sleep(max(0.0, started + options["interval"] - loop.time()))
     finally:
         client.close()

@@ -129,9 +129,12 @@ GOOD = dict(
         (dict(device_id=[1], concurrency=0), "concurrency must be a whole number from 1 to 256, got 0"),
         (dict(device_id=[1], concurrency=257), "got 257"),
         (dict(device_id=[1], concurrency=True), "concurrency must be"),
-        (dict(device_id=[1], wait_interval=0), "wait_interval must be a number of seconds greater than 0, got 0"),
+        (
+            dict(device_id=[1], wait_interval=0),
+            "wait_interval must be a number of seconds greater than 0 and at most 86400, got 0",
+        ),
         (dict(device_id=[1], wait_interval=-1.5), "got -1.5"),
-        (dict(device_id=[1], wait_timeout=-1), "wait_timeout must be a number of seconds, 0 or more, got -1"),
+        (dict(device_id=[1], wait_timeout=-1), "wait_timeout must be a number of seconds from 0 to 604800, got -1"),
         (dict(device_id=[1], wait_for="  "), "wait_for must be a status such as AUTHENTICATED"),
     ],
 )

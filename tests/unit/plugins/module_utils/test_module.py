@@ -98,7 +98,7 @@ def test_the_scheme_of_api_url_is_case_insensitive_and_trailing_slashes_harmless
 def test_timeout_must_be_a_positive_number(capsys, timeout):
     run(nac_device_info.main, api_key=KEY, timeout=timeout)
     result, out = printed(capsys)
-    assert result["msg"].startswith("timeout must be a number of seconds greater than 0, got ")
+    assert result["msg"].startswith("timeout must be a number of seconds greater than 0 and at most 86400, got ")
     assert "exception" not in result
 
 

@@ -153,7 +153,7 @@ def test_a_status_reply_too_large_is_that_request_s_error():
 
 @pytest.mark.parametrize("value", [0, -1, True, 1.5, "256", None])
 def test_max_reply_mb_must_be_a_whole_number_of_mib(value):
-    with pytest.raises(NacConfigError, match="max_reply_mb must be a whole number of MiB, 1 or more"):
+    with pytest.raises(NacConfigError, match="max_reply_mb must be a whole number of MiB from 1 to 65536, got "):
         NacClient(URL, api_key=KEY, max_reply_mb=value)
 
 
