@@ -19,7 +19,6 @@ import re
 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import USERINFO, credential_problem, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.settle import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import check_ca_path
 
 # name -> (environment variable, type, default, secret). Each is a NacClient argument.
@@ -65,7 +64,10 @@ INSECURE_TLS = (
 )
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
 MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff of transport.py, at most about a minute
-SETTLE_TIMEOUT_MAX = 3600  # nac_device's settle_timeout
+# How long (seconds) an uncertain write is looked for in the list before it may be sent again (apply.py),
+# when nac_device's settle_timeout is not given; and its bound.
+SETTLE_TIMEOUT = 60.0
+SETTLE_TIMEOUT_MAX = 3600
 UNREACHABLE_TIMEOUT_MAX = 3600  # unreachable_timeout
 URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)?\Z", re.IGNORECASE)
 
@@ -135,7 +137,7 @@ def check_unreachable_timeout(value):
 
 
 def settle_seconds(settle_timeout, timeout):
-    """nac_device's settle window: ``settle_timeout``; by default settle.SETTLE_TIMEOUT (60 s), or ``timeout`` when
+    """nac_device's settle window: ``settle_timeout``; by default SETTLE_TIMEOUT (60 s), or ``timeout`` when
     that is longer (at most SETTLE_TIMEOUT_MAX). A short ``timeout`` (to fail fast) never shortens the window: a
     commit may land long after its reply was lost, whatever the client waited for that reply."""
     default = max(SETTLE_TIMEOUT, min(timeout, SETTLE_TIMEOUT_MAX))

@@ -22,12 +22,12 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacHTTPError,
     NacServerError,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     EXISTING,
     FAILED,
     InvalidRequest,
-    creation_body,
     device_spec,
     device_specs,
     differences,
