@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The HTTP exchange with the NAC service (no Ansible imports): one keep-alive ``requests.Session``,
 authentication, retries with backoff and ``Retry-After``, a reply read against a deadline, and
-transport failures turned into NacConnectionError. What a status means for this API is api.py's.
+transport failures turned into NacConnectionError. ``exchange`` returns what was read (reply.Reply),
+whatever its status; what a status means for this API is api.py's alone (NacClient.request).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
 of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
@@ -35,7 +36,6 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import decode_reply, reader
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacConfigError,
     NacConnectionError,
@@ -50,8 +50,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_unreachable_timeout,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import Page
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply, body_chunks
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
@@ -64,7 +64,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
-READ_CHUNK = 65536
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
 TEMPLATES = 64  # prepared requests kept per client, one per method and URL (_prepare)
@@ -169,10 +168,12 @@ class Transport:
         """Whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def request(self, method, path, body=None, write=False, limit=None):
-        """Send one request, retried as the policy says; return the decoded JSON (None for an empty body).
-        ``limit``: (bytes, why) when the reply may be no larger than that, for the reason ``why`` (what is left
-        of a list's max_list_mb), where that is less than max_reply_mb.
+    def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
+        """Send one request, retried as the policy says; return the last reply read (a reply.Reply, whatever its
+        status: api.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
+        arrives, see compact.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
+        be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that is less
+        than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
@@ -191,7 +192,7 @@ class Transport:
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                response = self._send(method, url, body, limit)
+                reply = self._send(method, url, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -203,11 +204,12 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                if response.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
+                if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
-                if response.status_code not in retryable or last:
-                    return self._decode(method, path, response, write=write, attempts=attempt + 1)
-                delay = retry_after(response.headers.get("Retry-After"))
+                if reply.status_code not in retryable or last:
+                    reply.attempts = attempt + 1
+                    return reply
+                delay = retry_after(reply.headers.get("Retry-After"))
             attempt += 1
             self._sleep(delay if delay is not None else backoff(attempt))
 
@@ -276,13 +278,13 @@ class Transport:
             prepared.prepare_body(None, None, body)
         return prepared
 
-    def _send(self, method, url, body, list_limit=None):
+    def _send(self, method, url, body, decoder=None, list_limit=None):
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
         deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
         as a ReadTimeout once the deadline passes, never later than one read after it. A reply that
         arrives in one read costs one deadline check: once the whole body has come, what is left to
-        read is in memory (_bounded). The response returned holds the body as read, in place of the
-        stream (``raw``).
+        read is in memory (reply.body_chunks). Returns the Reply: the body as read, or, for a list that
+        ``decoder`` read as it arrived, its items.
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
@@ -298,12 +300,12 @@ class Transport:
             response.close()
             raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
-        # A list read in a compact.keeping context is decoded as it arrives, its body and text never held whole.
-        streamed = reader(response) if method == "GET" else None
+        # A list read with a decoder is decoded as it arrives, its body and text never held whole.
+        streamed = decoder.reader(response) if decoder is not None and method == "GET" else None
         size = 0
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            for chunk in _bounded(_chunks(response), sock, deadline, response.raw):
+            for chunk in body_chunks(response, sock, deadline):
                 size += len(chunk)
                 if size > limit:
                     response.close()
@@ -320,12 +322,9 @@ class Transport:
             raise requests.exceptions.ConnectionError(exc) from None
         if streamed is not None:
             body.write(streamed.finish())
-            response.streamed = streamed if streamed.streaming else None  # its items, for _decode
-        # The body as read, without a copy: as response.content (what .text and .json() read) and as raw.
-        response._content, response._content_consumed = body.getvalue(), True
-        response.raw = io.BytesIO(response._content)
-        response.size = size  # the body's bytes as read (decoded): what counts towards a list's max_list_mb
-        return response
+            streamed = streamed if streamed.streaming else None  # its items, for ``decoded``
+        # getvalue: the body as read, without a copy; size: its bytes as read (decoded), towards a list's max_list_mb
+        return Reply(response, body.getvalue(), streamed, size=size)
 
     def _too_large(self, method, url, what, done, why=None):
         """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
@@ -345,42 +344,35 @@ class Transport:
             )
         )
 
-    def _decode(self, method, path, response, write=False, attempts=1):
-        if response.status_code >= 300:
-            raise self.http_error(method, path, response, write=write, attempts=attempts)
-        streamed = getattr(response, "streamed", None)  # a list decoded as it arrived (compact.ArrayReader)
-        if streamed is None and (not response.content or response.content.isspace()):  # (strip() would copy)
+    def decoded(self, method, path, reply, write=False, decoder=None):
+        """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
+        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
+        NacResponseError, but for a write (its reply body is not documented: None, and the caller re-reads)."""
+        streamed = reply.items  # a list decoded as it arrived (compact.ArrayReader)
+        if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
             return None
         try:
-            # In a compact.keeping context: a list's items in their kept form.
-            value = decode_reply(response) if streamed is None else streamed.result()
+            if streamed is not None:
+                return streamed.result()
+            return decode_json(reply) if decoder is None else decoder.decode(reply)
         except ValueError:
             if write:
-                return None  # a write's reply body is not documented: the caller re-reads
+                return None
             raise self.scrubbed(
                 NacResponseError(
                     "%s %s: expected a JSON reply but got %s: %r"
                     % (
                         method,
                         path,
-                        response.headers.get("Content-Type", "no content type"),
-                        excerpt(response.text if streamed is None else streamed.head, secrets=self._secrets),
+                        reply.headers.get("Content-Type", "no content type"),
+                        excerpt(reply.text if streamed is None else streamed.head, secrets=self._secrets),
                     ),
                     method=method,
                     path=path,
-                    status=response.status_code,
+                    status=reply.status_code,
                     url=self.display_url,
                 )
             ) from None
-        # An array keeps the reply's headers, address and size: a list endpoint reads its pages from them (api.py).
-        if isinstance(value, list):
-            return Page(value, response.headers, response.url, getattr(response, "size", len(response.content or b"")))
-        return value
-
-    def http_error(self, method, path, response, write=False, attempts=1):
-        """The NacError of a non-success reply (``attempts`` requests were sent): what each status means
-        is the API's, so api.NacClient defines it."""
-        raise NotImplementedError
 
     def connection_error(self, method, path, exc):
         """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
@@ -426,48 +418,3 @@ class _Authorization(AuthBase):
     def __call__(self, request):
         request.headers["Authorization"] = self.value
         return request
-
-
-def _chunks(response):
-    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
-    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
-    raw = response.raw
-    if hasattr(raw, "read1"):
-        return _reads(raw, not response.headers.get("Content-Encoding"))
-    return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
-
-
-def _reads(raw, plain):
-    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
-    once _complete, without the empty read that would say so."""
-    while True:
-        chunk = raw.read1(READ_CHUNK, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-        if plain and _complete(raw):
-            return
-
-
-def _complete(raw):
-    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
-    if anything, is in memory, and the connection is back in the pool."""
-    return getattr(raw, "length_remaining", None) == 0
-
-
-def _bounded(chunks, sock, deadline, raw=None):
-    """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
-    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
-    on a connection that another request may be using by then."""
-    chunks = iter(chunks)
-    while True:
-        if raw is None or not _complete(raw):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
-            if sock is not None:
-                sock.settimeout(left)
-        try:
-            yield next(chunks)
-        except StopIteration:
-            return

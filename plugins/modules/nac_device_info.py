@@ -99,9 +99,9 @@ missing:
 
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     check_hostnames,
+    is_one_of,
     lookalike_text,
     lookalikes,
-    records_of,
     repeated_ids,
     repeated_ids_warning,
     select,
@@ -115,7 +115,7 @@ def list_devices(nac):
     if hostnames is None and ids is None:
         records = nac.client.list_devices()
     else:  # held compactly but for the records asked for
-        records = nac.client.list_devices(compact=True, whole=records_of(hostnames or (), ids or ()))
+        records = nac.client.list_devices(compact=True, keep_whole=is_one_of(hostnames or (), ids or ()))
     devices, missing = select(records, hostnames, ids)
     for name, listed in lookalikes(records, hostnames or ()).items():
         nac.warn(

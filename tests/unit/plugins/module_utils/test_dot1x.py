@@ -70,8 +70,8 @@ class FakeClient:
         self.calls.append("has_intent")
         return tag in self.intents
 
-    def list_devices(self, compact=False, whole=None):
-        assert compact and whole is None  # a status query keeps only ids and hostnames
+    def list_devices(self, compact=False, keep_whole=None):
+        assert compact and keep_whole is None  # a status query keeps only ids and hostnames
         self.calls.append("list_devices")
         return list(self.records)
 

@@ -164,8 +164,8 @@ class FakeClient:
         self.records, self.statuses, self.list_error = records, statuses, list_error
         self.fired = []
 
-    def list_devices(self, compact=False, whole=None):
-        assert compact and whole is None  # a round keeps only ids and hostnames
+    def list_devices(self, compact=False, keep_whole=None):
+        assert compact and keep_whole is None  # a round keeps only ids and hostnames
         if self.list_error:
             raise self.list_error
         return list(self.records)

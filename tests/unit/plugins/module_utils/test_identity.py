@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_form
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     EXISTING,
@@ -46,9 +46,9 @@ class Client:
         self.records = [dict(r) for r in records]
         self.bodies, self.fired = [], []
 
-    def list_devices(self, compact=False, whole=None):
+    def list_devices(self, compact=False, keep_whole=None):
         records = [dict(r) for r in self.records]
-        return [device_form(whole)(r) for r in records] if compact else records  # as NacClient holds them
+        return [device_keeper(keep_whole)(r) for r in records] if compact else records  # as NacClient holds them
 
     def create_device(self, body):
         self.bodies.append(body)

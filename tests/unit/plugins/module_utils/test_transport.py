@@ -21,7 +21,7 @@ import requests
 import urllib3
 from requests.adapters import BaseAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import transport
+from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
 
 KEY = "s3cr3t-key-value"
@@ -307,7 +307,7 @@ def chunks(raw, pieces):
 )
 def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads, expected_timeouts):
     raw, sock = Closing(reads), Sock()
-    got = list(transport._bounded(chunks(raw, pieces), sock, time.monotonic() + 60, raw))
+    got = list(reply._bounded(chunks(raw, pieces), sock, time.monotonic() + 60, raw))
     assert got == pieces
     assert len(sock.timeouts) == expected_timeouts
     assert all(0 < value <= 60 for value in sock.timeouts)
@@ -316,5 +316,5 @@ def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads
 def test_bounded_raises_once_the_deadline_has_passed_while_the_reply_is_open():
     raw, sock = Closing(99), Sock()
     with pytest.raises(requests.exceptions.ReadTimeout):
-        list(transport._bounded(chunks(raw, [b"a"]), sock, time.monotonic() - 1, raw))
+        list(reply._bounded(chunks(raw, [b"a"]), sock, time.monotonic() - 1, raw))
     assert sock.timeouts == []
