@@ -55,12 +55,13 @@ class Report(collections.namedtuple("Report", "results summary warnings failure"
 
 class BatchStopped(NacAuthError):
     """Credentials refused (HTTP 401/403, or 'Server error' before any success) by a status query
-    mid-batch: no further target is queried. ``results`` still has one entry per target, the
-    answered ones with their answer, the others with ``error``; ``report`` is the whole Report
-    when raised by dot1x_status. Being a NacAuthError, callers that only catch that keep working.
+    mid-batch: no further target is queried. ``report`` is the whole Report (``results`` still has one
+    entry per target, the answered ones with their answer, the others with ``error``; ``failure`` is this
+    error's message), and ``result`` what a task returns with it. Being a NacAuthError, callers that only
+    catch that keep working.
     """
 
-    def __init__(self, error, results):
+    def __init__(self, error, results, warnings=()):
         answered = sum(1 for entry in results if "error" not in entry)
         message = (
             "%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
@@ -70,8 +71,8 @@ class BatchStopped(NacAuthError):
             message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
         )
         self.cause = error
-        self.results = results
-        self.report = None
+        self.report = Report(results, summarize(results), list(warnings), message)
+        self.result = dict(results=results, summary=self.report.summary, stopped=True)
 
 
 def dot1x_status(
@@ -100,11 +101,9 @@ def dot1x_status(
     if check_access:
         require_access(client)
     targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
-    try:
-        results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
-    except BatchStopped as stopped:
-        stopped.report = Report(stopped.results, summarize(stopped.results), warnings, stopped.message)
-        raise
+    results, refused = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    if refused is not None:
+        raise BatchStopped(refused, results, warnings)
     return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
 
 
@@ -267,14 +266,15 @@ def poll(
     clock=time.monotonic,
     sleep=time.sleep,
 ):
-    """One result entry per target, in the targets' order; targets that share an id (``shared_ids``) are
-    queried once, and each gets that answer.
+    """``(results, refused)``: one result entry per target, in the targets' order, and the NacAuthError that
+    stopped the polling (None when none did); targets that share an id (``shared_ids``) are queried once, and
+    each gets that answer.
 
     Without ``wait_for``, every known target is queried once. With it, each round queries the
     targets that do not have that status yet (an error counts as not yet: it may be transient),
     then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
-    the deadline. Each entry is the target's latest answer. Refused credentials end the polling:
-    BatchStopped, with the entries so far (the targets not queried have ``error``).
+    the deadline. Each entry is the target's latest answer. Refused credentials end the polling, with the
+    entries so far (the targets not queried have ``error``).
     """
     refused = []
     copies = shared_ids(targets)
@@ -289,7 +289,7 @@ def poll(
         for index, first in copies.items():
             results[index] = copy_entry(results[first], targets[index])
         if refused:
-            raise BatchStopped(refused[0], results)
+            return results, refused[0]
         if wait_for is None:
             break
         pending = [
@@ -303,7 +303,7 @@ def poll(
         pause = min(started + wait_interval, deadline) - now
         if pause > 0:
             sleep(pause)
-    return results
+    return results, None
 
 
 def query(client, targets, concurrency, refused=None):

@@ -74,12 +74,15 @@ class _AnsibleModule(AnsibleModule):
         super(_AnsibleModule, self).warn(mask(shown(warning), self._forms()), **kwargs)
 
 
-class TaskFailed(Exception):
-    """Raised by a module's action to fail the task while still returning ``result``."""
+class TaskFailed(NacError):
+    """Raised by a module's action to fail the task while still returning ``result``: a NacError (the one
+    failure channel of ``NacModule.run``) without a structured ``failure`` of its own, since what failed is
+    in the result (each entry's ``error`` and ``failure``)."""
+
+    failure = None
 
     def __init__(self, message, **result):
         super(TaskFailed, self).__init__(message)
-        self.message = message
         self.result = result
 
 
@@ -126,16 +129,15 @@ class NacModule:
         self._diffs.append(dict(before=before or {}, after=after or {}, before_header=name, after_header=name))
 
     def run(self, action):
-        """Run ``action(self)``, merge the dict it returns into the result and exit; every
-        NacError or TaskFailed becomes a clean failure, and any other exception (a bug) a failure
-        naming it, with its traceback for ``exception`` (shown when Ansible shows tracebacks)."""
+        """Run ``action(self)``, merge the dict it returns into the result and exit; every NacError
+        (TaskFailed among them) becomes a clean failure with what it still returns (``result``) and its
+        ``failure``, and any other exception (a bug) a failure naming it, with its traceback for
+        ``exception`` (shown when Ansible shows tracebacks)."""
         try:
             self.result.update(action(self) or {})
-        except TaskFailed as failed:
-            self.result.update(failed.result)
-            self.fail(failed.message)
         except NacError as error:
-            self.fail(error.message, failure=error.failure)
+            self.result.update(error.result)
+            self.fail(error.message, **({} if error.failure is None else dict(failure=error.failure)))
         except Exception as error:  # pylint: disable=broad-except
             self.fail(
                 "Internal error in %s: %s: %s \u2014 please report it"

@@ -285,13 +285,10 @@ OPTIONS = (
 def query_status(nac):
     try:
         report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
-    except BatchStopped as stopped:
-        report = stopped.report
-        for warning in report.warnings:
+    except BatchStopped as stopped:  # fails the task with its result (NacModule.run), once its warnings are shown
+        for warning in stopped.report.warnings:
             nac.warn(warning)
-        raise TaskFailed(
-            report.failure, results=report.results, summary=report.summary, stopped=True, failure=stopped.failure
-        ) from None
+        raise
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:
