@@ -34,15 +34,15 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidde
 def connection_argument_spec():
     """The options of the ``netaccess.nac.connection`` doc fragment, from options.CONNECTION_OPTIONS."""
     spec = {}
-    for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
-        option = dict(type=kind)  # none is required: api_url may come from NAC_API_URL (connection_values checks it)
-        if default is not None:
-            option["default"] = default
-        if secret:
+    for declared in CONNECTION_OPTIONS.values():
+        option = dict(type=declared.type)  # none is required: api_url may come from NAC_API_URL (checked by the client)
+        if declared.default is not None:
+            option["default"] = declared.default
+        if declared.secret:
             option["no_log"] = True
-        if variable:
-            option["fallback"] = (env_fallback, [variable])
-        spec[name] = option
+        if declared.env:
+            option["fallback"] = (env_fallback, [declared.env])
+        spec[declared.name] = option
     return spec
 
 

@@ -43,6 +43,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     ReadOnlyViolation,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    CONNECTION_DEFAULTS as DEFAULTS,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     MAX_CONCURRENCY,
     MAX_RETRIES_CAP,
     boolean,
@@ -75,24 +78,25 @@ class Transport:
 
     Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
     ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
-    sending and receiving the complete reply.
+    sending and receiving the complete reply. The connection options' defaults are their records'
+    (options.CONNECTION_OPTIONS).
     """
 
     def __init__(
         self,
         api_url,
-        api_key=None,
-        username=None,
-        password=None,
-        tenant=None,
-        validate_certs=True,
-        ca_path=None,
-        timeout=30.0,
-        max_retries=3,
-        unreachable_timeout=60.0,
-        max_reply_mb=256,
-        max_list_items=2000000,
-        max_list_mb=1024,
+        api_key=DEFAULTS["api_key"],
+        username=DEFAULTS["username"],
+        password=DEFAULTS["password"],
+        tenant=DEFAULTS["tenant"],
+        validate_certs=DEFAULTS["validate_certs"],
+        ca_path=DEFAULTS["ca_path"],
+        timeout=DEFAULTS["timeout"],
+        max_retries=DEFAULTS["max_retries"],
+        unreachable_timeout=DEFAULTS["unreachable_timeout"],
+        max_reply_mb=DEFAULTS["max_reply_mb"],
+        max_list_items=DEFAULTS["max_list_items"],
+        max_list_mb=DEFAULTS["max_list_mb"],
         pool_size=16,
         read_only=False,
         should_stop=None,

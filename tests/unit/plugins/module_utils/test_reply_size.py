@@ -158,7 +158,8 @@ def test_max_reply_mb_must_be_a_whole_number_of_mib(value):
 
 
 def test_max_reply_mb_is_a_connection_option_with_its_environment_variable():
-    assert options.CONNECTION_OPTIONS["max_reply_mb"] == ("NAC_MAX_REPLY_MB", "int", 256, False)
+    declared = options.CONNECTION_OPTIONS["max_reply_mb"]
+    assert (declared.env, declared.type, declared.default, declared.secret) == ("NAC_MAX_REPLY_MB", "int", 256, False)
     client, dummy = source_options({}, {"NAC_API_URL": URL, "NAC_API_KEY": KEY, "NAC_MAX_REPLY_MB": "64"})
     assert client["max_reply_mb"] == 64
     assert NacClient(**client).max_reply_mb == 64
