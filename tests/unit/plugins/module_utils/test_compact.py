@@ -30,14 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of, select
 from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import (
-    DEVICES,
-    PAGE2,
-    SIGNS,
-    URL,
-    client_for,
-    paged,
-)
+from ansible_collections.netaccess.nac.tests.unit.fakes import DEVICES, PAGE2, SIGNS, URL, paged, site_client
 
 FIELDS = dict(group="Cameras", profile="cam", macs=["00:11:22:33:44:55"], ips=["10.0.0.1"], status="ok")
 
@@ -49,7 +42,7 @@ def pairs(records):
 def listed(body, content_type="application/json", **kwargs):
     """list_devices(**kwargs) of a one-page list whose body is ``body`` (bytes as they are, else JSON)."""
     body = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": content_type})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": content_type})})
     return client.list_devices(**kwargs)
 
 
@@ -141,7 +134,7 @@ def test_a_device_reads_as_a_record_and_nothing_else():
 
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_pages_of_a_compact_list_are_read_in_order_and_joined(relative):
-    client, site = client_for(paged(relative=relative, headers={"X-Total-Count": "150"}))
+    client, site = site_client(paged(relative=relative, headers={"X-Total-Count": "150"}))
     assert pairs(client.list_devices(compact=True)) == pairs(DEVICES)
     assert site.urls() == [URL + "/api/device", URL + "/api/device?page=2"]
 
@@ -150,7 +143,7 @@ def test_the_pages_of_a_compact_list_are_read_in_order_and_joined(relative):
 def test_each_sign_of_a_partial_list_fails_the_same_when_compact(headers, fragment):
     messages = []
     for kwargs in (dict(), dict(compact=True)):
-        client, site = client_for({URL + "/api/device": (200, DEVICES[:100], headers)})
+        client, site = site_client({URL + "/api/device": (200, DEVICES[:100], headers)})
         with pytest.raises(NacResponseError) as raised:
             client.list_devices(**kwargs)
         messages.append(str(raised.value))
@@ -160,7 +153,7 @@ def test_each_sign_of_a_partial_list_fails_the_same_when_compact(headers, fragme
 def test_a_bad_record_on_a_later_page_is_named_with_its_place_in_the_whole_compact_list():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2[:3] + [{"hostname": "no-id"}], {})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="item 103 has no int 'id'"):
         client.list_devices(compact=True)
 
@@ -168,7 +161,7 @@ def test_a_bad_record_on_a_later_page_is_named_with_its_place_in_the_whole_compa
 def test_a_loop_of_pages_fails_the_same_when_compact():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2, {"Link": '<%s/api/device>; rel="next"' % URL})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="a page already read"):
         client.list_devices(compact=True)
 
@@ -264,7 +257,7 @@ def test_a_compact_list_takes_a_fraction_of_the_memory_of_whole_records():
 
 def test_how_a_list_is_decoded_is_the_calls_own_even_while_another_thread_reads_it_whole():
     body = json.dumps([dict(FIELDS, id=n, hostname="d-%d" % n) for n in range(50)]).encode()
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
     kinds = {}
 
     def read(compactly):

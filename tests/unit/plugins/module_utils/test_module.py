@@ -12,11 +12,11 @@ import json
 
 import pytest
 from ansible.module_utils import basic
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
+from ansible_collections.netaccess.nac.tests.unit.fakes import NothingMayBeSent
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -290,19 +290,6 @@ def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, 
 
 
 # -- check mode: the read-only client is the backstop ---------------------------------------------
-
-
-class NothingMayBeSent(BaseAdapter):
-    def __init__(self):
-        super(NothingMayBeSent, self).__init__()
-        self.sent = []
-
-    def send(self, request, **kwargs):
-        self.sent.append("%s %s" % (request.method, request.path_url))
-        raise AssertionError("a request was sent: %s %s" % (request.method, request.path_url))
-
-    def close(self):
-        pass
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
 from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import URL, client_for
+from ansible_collections.netaccess.nac.tests.unit.fakes import URL, site_client
 
 SMALL = (
     '[{"id": 1, "hostname": "caf\\u00e9 \\"q\\" \\\\ \\ud83d\\ude00 é😀"},'
@@ -169,7 +169,7 @@ def test_a_small_body_that_fails_here_is_left_whole_to_fail_as_before(body):
 
 
 def listed(body, content_type="application/json", **kwargs):
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": content_type})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": content_type})})
     return client.list_devices(**kwargs)
 
 
@@ -265,7 +265,7 @@ def test_a_list_read_by_the_client_holds_neither_its_body_nor_its_text(monkeypat
     body = ("[" + ", ".join(many(20000, note=400)) + "]").encode()
     readers = []
     monkeypatch.setattr(compact, "ArrayReader", lambda *args: readers.append(ArrayReader(*args)) or readers[-1])
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
     gc.collect()
     tracemalloc.start()
     records = client.list_devices(compact=True)

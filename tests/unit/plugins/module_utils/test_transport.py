@@ -10,7 +10,6 @@ __metaclass__ = type
 
 import gzip
 import http.server
-import io
 import json
 import socket
 import threading
@@ -19,35 +18,14 @@ import time
 import pytest
 import requests
 import urllib3
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
+from ansible_collections.netaccess.nac.tests.unit.fakes import Scripted
 
 KEY = "s3cr3t-key-value"
 TIMEOUT = 7.0  # what urllib3 sets on the socket (connecting, the headers); a deadline's rest is below it
 PROXY = "http://proxy.example:3128"
-
-
-class Recording(BaseAdapter):
-    """Answers every request with 200 and an empty JSON list; keeps the keyword arguments of each send."""
-
-    def __init__(self):
-        super(Recording, self).__init__()
-        self.sends, self.requests = [], []
-
-    def send(self, request, **kwargs):
-        self.sends.append(kwargs)
-        self.requests.append(request)
-        headers = {"Content-Type": "application/json"}
-        response = requests.Response()
-        response.status_code, response.request, response.url = 200, request, request.url
-        response.headers = requests.structures.CaseInsensitiveDict(headers)
-        response.raw = urllib3.HTTPResponse(body=io.BytesIO(b"[]"), headers=headers, status=200, preload_content=False)
-        return response
-
-    def close(self):
-        pass
 
 
 @pytest.fixture
@@ -66,7 +44,7 @@ def merges(monkeypatch):
 
 def recorded_client(url, **kwargs):
     client = NacClient(url, api_key=KEY, **kwargs)
-    adapter = Recording()
+    adapter = Scripted((200, [], {"Content-Type": "application/json"}))
     client.session.mount("https://", adapter)
     client.session.mount("http://", adapter)
     return client, adapter
