@@ -20,7 +20,8 @@ import contextlib
 import math
 import os
 
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import failure_message
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (

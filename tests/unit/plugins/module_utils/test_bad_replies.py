@@ -29,7 +29,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import ERROR, dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import ERROR
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
 from ansible_collections.netaccess.nac.tests.unit.fakes import Routes, raw

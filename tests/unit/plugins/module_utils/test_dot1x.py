@@ -24,16 +24,18 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
-    ERROR,
     NOT_QUERIED,
-    UNKNOWN,
     BatchStopped,
     Target,
     check_options,
     dot1x_status,
-    failure_message,
     ordered_map,
     resolve,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
+    ERROR,
+    UNKNOWN,
+    failure_message,
     shape,
     summarize,
 )
