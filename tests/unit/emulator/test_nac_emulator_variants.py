@@ -89,7 +89,7 @@ def test_defaults_are_the_plain_emulator(emu, api):
         "pad_list_chunked": False,
         **UNCONFIRMED_OFF,
     }
-    reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as before
+    reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as by the default emulator
     assert len(reply.json()) == 4 and "Link" not in reply.headers and "X-Total-Count" not in reply.headers
     assert reply.headers["Content-Length"] == str(len(reply.content))
     snapshot = emu.faults()

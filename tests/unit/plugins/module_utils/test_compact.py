@@ -76,7 +76,7 @@ BODIES = [
     b'[{"hostname": "no-id", "parent": {"id": 2, "hostname": "b"}}]',
     b'[["id", 1]]',
     b"[null]",
-    # not one JSON array: decoded as before, for the same message
+    # not one JSON array: decoded whole (replies.decode_json), for the same message
     b'{"items": [], "next": "?page=2"}',
     b'{"id": 1}',
     b'"just a string"',

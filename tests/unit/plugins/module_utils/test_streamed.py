@@ -139,7 +139,7 @@ def test_items_asked_for_whole_and_devices_within_items_are_as_today():
     assert kept(reader.result())[3] == records[3] and kept(reader.result())[10] == [records[0]]
 
 
-# -- what is not read here: read as before --------------------------------------------------------
+# -- what is not read here: read whole ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -150,7 +150,7 @@ def test_items_asked_for_whole_and_devices_within_items_are_as_today():
         b"<html>[</html>",
         b"",
         b" \n ",
-        b'\xef\xbb\xbf[{"id": 1, "hostname": "bom"}]',  # the BOM of a declared utf-8: an error, as before
+        b'\xef\xbb\xbf[{"id": 1, "hostname": "bom"}]',  # the BOM of a declared utf-8: an error, as when read whole
     ],
 )
 def test_a_body_that_does_not_begin_with_a_bracket_is_left_whole_to_be_read_as_before(body):
