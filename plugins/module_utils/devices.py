@@ -18,7 +18,6 @@ __metaclass__ = type
 
 import ipaddress
 import re
-import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.apply import DONE, FAILED, PENDING, Action, apply
 from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation
@@ -32,7 +31,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
 
 # The verbs of a plan: CREATE is carried out by the operation creation.creation; LEAVE is nothing to do.
@@ -248,19 +246,7 @@ def _existing(outcome, record):
         )
 
 
-def ensure_devices(
-    specs,
-    list_devices,
-    create,
-    concurrency=8,
-    check_mode=False,
-    settle_timeout=SETTLE_TIMEOUT,
-    max_resends=3,
-    should_stop=None,
-    clock=time.monotonic,
-    sleep=time.sleep,
-    warn=None,
-):
+def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False, warn=None, **settling):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -269,8 +255,9 @@ def ensure_devices(
     reported CREATED with the would-be body as their record.
 
     Every creation is decided from the server's state, never guessed from an error: the apply engine
-    (apply.apply) with its arguments of the same names. ``warn(message)`` is told of ids the list shows
-    for several devices.
+    (apply.apply), given ``concurrency``, ``check_mode`` and ``settling``, its other arguments of the same
+    names (``settle_timeout``, ``max_resends``, ``should_stop``, ``clock``, ``sleep``). ``warn(message)`` is
+    told of ids the list shows for several devices.
     """
     if not specs:
         return []
@@ -280,18 +267,7 @@ def ensure_devices(
         warn(repeated)
     outcomes = plan(specs, records)
     _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
-    return apply(
-        outcomes,
-        {CREATE: creation(create)},
-        list_devices,
-        concurrency,
-        check_mode,
-        settle_timeout,
-        max_resends,
-        should_stop,
-        clock,
-        sleep,
-    )
+    return apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
 
 
 def _check_complete(pending):
