@@ -1,3 +1,6 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The apply engine (no Ansible imports; I/O only through the callables given): carry out the actions of a
 plan (``Action``: what to do to one object, decided by a pure ``plan`` such as devices.plan), each by the
 ``Operation`` of its verb, ``concurrency`` at a time, and decide every uncertain write from the server's state,
