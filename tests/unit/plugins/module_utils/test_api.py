@@ -36,7 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     backoff,
     retry_after,
 )
-from ansible_collections.netaccess.nac.tests.unit.fakes import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"

@@ -66,7 +66,7 @@ class Deletions:
 
     def run(self, items, **kwargs):
         deletion = Operation(
-            write=lambda item: self.delete(item),
+            write=self.delete,
             index=lambda present: present,
             shows=lambda item, present: [{"id": item.id, "name": item.name}] if item.name in present else [],
             settled=lambda item, shown: not shown,  # the id is gone
@@ -77,7 +77,7 @@ class Deletions:
         apply(
             items,
             {DELETE: deletion},
-            lambda: self.listed(),
+            self.listed,
             clock=lambda: self.now,
             sleep=self.sleep,
             **kwargs,

@@ -33,7 +33,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_s
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import ERROR
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
-from ansible_collections.netaccess.nac.tests.unit.fakes import Routes, raw
+from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, raw
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"

@@ -30,7 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of, select
 from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
-from ansible_collections.netaccess.nac.tests.unit.fakes import DEVICES, PAGE2, SIGNS, URL, paged, site_client
+from ansible_collections.netaccess.nac.tests.unit.helpers import DEVICES, PAGE2, SIGNS, URL, paged, site_client
 
 FIELDS = dict(group="Cameras", profile="cam", macs=["00:11:22:33:44:55"], ips=["10.0.0.1"], status="ok")
 
@@ -261,7 +261,7 @@ def test_how_a_list_is_decoded_is_the_calls_own_even_while_another_thread_reads_
     kinds = {}
 
     def read(compactly):
-        kinds[compactly] = set(type(r) for _ in range(20) for r in client.list_devices(compact=compactly))
+        kinds[compactly] = set(type(r) for dummy in range(20) for r in client.list_devices(compact=compactly))
 
     threads = [threading.Thread(target=read, args=(flag,)) for flag in (True, False)]
     for thread in threads:

@@ -45,7 +45,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     select,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
-from ansible_collections.netaccess.nac.tests.unit.fakes import dropped, server_fault
+from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault
 
 RECORDS = [
     {

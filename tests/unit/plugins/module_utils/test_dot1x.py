@@ -40,7 +40,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import
     summarize,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
-from ansible_collections.netaccess.nac.tests.unit.fakes import FakeClient
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 FIRE = "POST /api/intent/dot1x_status/fire"
 RECORDS = [

@@ -26,7 +26,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     source_options,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_DEFAULTS
-from ansible_collections.netaccess.nac.tests.unit.fakes import FakeClient
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 KEY = "k3y-that-must-never-show"
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fakes the unit tests use (tests/unit/fakes.py) stay true to what they stand in for: the fake client has
+"""The fakes the unit tests use (tests/unit/helpers.py) stay true to what they stand in for: the fake client has
 NacClient's methods with NacClient's signatures, so that a change of the real client fails here rather than
 leaving tests that pass against a client that no longer exists; the fake transport answers under the real
 client, its replies built by requests' own adapter (HTTPAdapter.build_response) from the bytes given."""
@@ -15,7 +15,7 @@ import inspect
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.tests.unit.fakes import FakeClient, Scripted, mounted
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient, Scripted, mounted
 
 PUBLIC = sorted(name for name in vars(FakeClient) if not name.startswith("_"))
 

@@ -25,7 +25,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import NOT_LIS
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once
 from ansible_collections.netaccess.nac.plugins.module_utils.options import settle_seconds
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
-from ansible_collections.netaccess.nac.tests.unit.fakes import FakeClient
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 STRASSE = "stra\u00dfe-01"
 KELVIN = "\u212aiosk-01"

@@ -27,7 +27,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     partial_sign,
     path_under,
 )
-from ansible_collections.netaccess.nac.tests.unit.fakes import (
+from ansible_collections.netaccess.nac.tests.unit.helpers import (
     DEVICES,
     KEY,
     PAGE1,

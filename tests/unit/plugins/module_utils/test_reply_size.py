@@ -20,7 +20,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils import options, repl
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import source_options
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import MIB
-from ansible_collections.netaccess.nac.tests.unit.fakes import FakeTransport
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"

@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import CREATED, FAILED, device_specs, ensure_devices
-from ansible_collections.netaccess.nac.tests.unit.fakes import dropped, server_fault
+from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault
 
 NAME = "new-01"
 SIBLING = "sib-01"  # an uncertain creation beside the item answered with an id: it makes the task list the devices

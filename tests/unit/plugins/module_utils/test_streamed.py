@@ -29,7 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
 from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
-from ansible_collections.netaccess.nac.tests.unit.fakes import URL, site_client
+from ansible_collections.netaccess.nac.tests.unit.helpers import URL, site_client
 
 SMALL = (
     '[{"id": 1, "hostname": "caf\\u00e9 \\"q\\" \\\\ \\ud83d\\ude00 é😀"},'

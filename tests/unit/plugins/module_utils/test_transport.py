@@ -21,7 +21,7 @@ import urllib3
 
 from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
-from ansible_collections.netaccess.nac.tests.unit.fakes import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 KEY = "s3cr3t-key-value"
 TIMEOUT = 7.0  # what urllib3 sets on the socket (connecting, the headers); a deadline's rest is below it

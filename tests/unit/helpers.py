@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one set of test fakes: a fake transport under the real client (``FakeTransport`` and its ways of
-answering, each a small subclass), a fake client in place of the real one (``FakeClient``, whose methods have
-NacClient's signatures: tests/unit/plugins/module_utils/test_fakes.py fails when they drift apart), and the
-errors and pages that several test files share. No test file imports another; each imports from here."""
+"""The one helper module of the unit tests, what several test files share. The fakes: a fake transport under the
+real client (``FakeTransport`` and its ways of answering, each a small subclass) and a fake client in place of
+the real one (``FakeClient``, whose methods have NacClient's signatures: tests/unit/plugins/module_utils/
+test_fakes.py fails when they drift apart); the errors and pages that several tests read; and running an entry
+point as Ansible does (a module's main(), the inventory plugin's parse()). No test file imports another; each
+imports from here (the emulator's tests from tests/unit/emulator/emulator_api.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,8 +16,10 @@ import io
 import json
 import threading
 
+import pytest
 import requests
 import urllib3
+from ansible.module_utils import basic
 from requests.adapters import BaseAdapter, HTTPAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
@@ -26,8 +30,19 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_keeper
 
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core < 2.19
+
+    def patch_module_args(args):
+        from unittest import mock
+
+        return mock.patch.object(basic, "_ANSIBLE_ARGS", json.dumps(dict(ANSIBLE_MODULE_ARGS=args)).encode())
+
+
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
+NOWHERE = "http://127.0.0.1:9"  # the api_url of a module run that must fail before any request
 
 # -- the fake transport: requests' adapter, under the real client ---------------------------------------------
 
@@ -79,7 +94,7 @@ def reply(request, status, body=None, headers=None, json_type=True):
         data = body.encode("utf-8") if isinstance(body, str) else body or b""
     pairs = list(headers.items()) if isinstance(headers, dict) else list(headers or ())
     fields = urllib3.HTTPHeaderDict()
-    if encoded and json_type and not any(name.lower() == "content-type" for name, _ in pairs):
+    if encoded and json_type and not any(pair[0].lower() == "content-type" for pair in pairs):
         fields.add("Content-Type", "application/json")
     for name, value in pairs:
         fields.add(name, value)
@@ -304,3 +319,44 @@ class FakeClient:
 
     def close(self):
         pass
+
+
+# -- running an entry point as Ansible does ----------------------------------------------------------------
+
+
+def run_module(main, **args):
+    """Run a module's main() with these arguments (``api_url`` NOWHERE unless given); it prints its result and
+    exits."""
+    args.setdefault("api_url", NOWHERE)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            main()
+
+
+def printed(capsys):
+    """The result a module printed, decoded and as text."""
+    out = capsys.readouterr().out
+    return json.loads(out), out
+
+
+def inventory_source(tmp_path, name="test.nac.yml", **options):
+    """The path of an inventory source file for the plugin netaccess.nac.nac with these options."""
+    lines = ["plugin: netaccess.nac.nac"] + ["%s: %s" % (key, value) for key, value in options.items()]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def parse_inventory(path, cache=True):
+    """The InventoryData the plugin netaccess.nac.nac makes of the source at ``path``."""
+    # Imported here: the controller's code, which the module_utils tests (ansible-test's module context) lack.
+    from ansible.inventory.data import InventoryData
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.plugins.loader import inventory_loader
+
+    inventory = InventoryData()
+    plugin = inventory_loader.get("netaccess.nac.nac")
+    plugin.parse(inventory, DataLoader(), path, cache=cache)
+    if getattr(plugin, "_cache", None) is not None:
+        plugin.update_cache_if_changed()
+    return inventory
