@@ -12,8 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import asyncio
+import importlib.util
 import io
 import json
+import os
 import threading
 
 import pytest
@@ -43,6 +46,8 @@ except ImportError:  # ansible-core < 2.19
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
 NOWHERE = "http://127.0.0.1:9"  # the api_url of a module run that must fail before any request
+COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_source", "dot1x_status.py")
 
 # -- the fake transport: requests' adapter, under the real client ---------------------------------------------
 
@@ -360,3 +365,54 @@ def parse_inventory(path, cache=True):
     if getattr(plugin, "_cache", None) is not None:
         plugin.update_cache_if_changed()
     return inventory
+
+
+def inventory_members(inventory, group):
+    """The names of the hosts of ``group``, sorted."""
+    return sorted(host.name for host in inventory.groups[group].get_hosts())
+
+
+def load_source():
+    """The event source netaccess.nac.dot1x_status, loaded from its file as ansible-rulebook loads it."""
+    spec = importlib.util.spec_from_file_location("dot1x_status_source", EVENT_SOURCE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class ListQueue:
+    """The queue ansible-rulebook hands the source, keeping every event put."""
+
+    def __init__(self):
+        self.events = []
+
+    async def put(self, event):
+        self.events.append(event)
+
+
+def run_source(args, steps, timeout=30.0):
+    """Run the source's main until each step ``(condition(events), then)`` has been met in turn
+    (``then`` runs once its condition holds); return the events. Fails after ``timeout`` seconds."""
+    main = load_source().main
+
+    async def scenario():
+        queue = ListQueue()
+        task = asyncio.ensure_future(main(queue, args))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        try:
+            for condition, then in steps:
+                while not condition(queue.events):
+                    if task.done():
+                        task.result()
+                        raise AssertionError("the source ended: %s" % queue.events)
+                    assert loop.time() < deadline, "timed out; events so far: %s" % queue.events
+                    await asyncio.sleep(0.02)
+                if then:
+                    then()
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return queue.events
+
+    return asyncio.run(scenario())

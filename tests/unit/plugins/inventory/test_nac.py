@@ -15,6 +15,7 @@ from ansible.plugins.loader import inventory_loader
 
 from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_members as members
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
 from ansible_collections.netaccess.nac.tests.unit.helpers import parse_inventory as parse
 
@@ -48,10 +49,6 @@ OVERRIDES = {
 def emulator():
     with Emulator(config=dict(devices=DEVICES, dot1x=dict(overrides=OVERRIDES))).start() as emu:
         yield emu
-
-
-def members(inventory, group):
-    return sorted(host.name for host in inventory.groups[group].get_hosts())
 
 
 def hostvars(inventory, host):
