@@ -266,33 +266,25 @@ def settle_seconds(settle_timeout, timeout):
     return seconds
 
 
-def check_connection(
-    api_url,
-    api_key,
-    username,
-    password,
-    tenant,
-    validate_certs,
-    ca_path,
-    timeout,
-    max_retries,
-    max_reply_mb,
-    max_list_items,
-    max_list_mb,
-):
-    """Raise NacConfigError naming the first unusable connection option (never showing a secret). Every value
-    is given (transport.Transport passes its own, whose defaults are CONNECTION_DEFAULTS)."""
+def check_connection(api_url, **given):
+    """Raise NacConfigError naming the first unusable connection option (never showing a secret). ``given``: the
+    other connection options by name; one not given is its record's default (CONNECTION_DEFAULTS)."""
+    unknown = sorted(set(given) - set(CONNECTION_OPTIONS))
+    if unknown:
+        raise TypeError("check_connection() takes no option %s" % ", ".join(unknown))
+    option = dict(CONNECTION_DEFAULTS, **given)
     _check_api_url(api_url)
-    _check_credentials(api_key, username, password, tenant)
-    validate_certs = boolean(validate_certs, "validate_certs")
+    _check_credentials(option["api_key"], option["username"], option["password"], option["tenant"])
+    validate_certs = boolean(option["validate_certs"], "validate_certs")
+    max_retries = option["max_retries"]
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise NacConfigError("max_retries must be a whole number, 0 or more, got %r" % (max_retries,))
-    check_number("timeout", timeout, 0, TIMEOUT_MAX, low_open=True)
-    check_number("max_reply_mb", max_reply_mb, 1, REPLY_MB_MAX, whole=True, unit="MiB")
-    check_number("max_list_items", max_list_items, 1, LIST_ITEMS_MAX, whole=True, unit="items")
-    check_number("max_list_mb", max_list_mb, 1, LIST_MB_MAX, whole=True, unit="MiB")
-    if validate_certs and ca_path:
-        check_ca_path(ca_path)
+    check_number("timeout", option["timeout"], 0, TIMEOUT_MAX, low_open=True)
+    check_number("max_reply_mb", option["max_reply_mb"], 1, REPLY_MB_MAX, whole=True, unit="MiB")
+    check_number("max_list_items", option["max_list_items"], 1, LIST_ITEMS_MAX, whole=True, unit="items")
+    check_number("max_list_mb", option["max_list_mb"], 1, LIST_MB_MAX, whole=True, unit="MiB")
+    if validate_certs and option["ca_path"]:
+        check_ca_path(option["ca_path"])
 
 
 def _check_api_url(api_url):

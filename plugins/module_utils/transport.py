@@ -14,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import io
 import threading
 import time
@@ -59,13 +58,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
     backoff,
-    connect_reason,
-    refused_before_sending,
+    connection_failure,
     retry_after,
     unreachable,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import authorization, hidden_forms, strip_userinfo
 
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
@@ -107,17 +104,17 @@ class Transport:
             raise NacConfigError("the Python library 'requests' is required")
         check_connection(
             api_url,
-            api_key,
-            username,
-            password,
-            tenant,
-            validate_certs,
-            ca_path,
-            timeout,
-            max_retries,
-            max_reply_mb,
-            max_list_items,
-            max_list_mb,
+            api_key=api_key,
+            username=username,
+            password=password,
+            tenant=tenant,
+            validate_certs=validate_certs,
+            ca_path=ca_path,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_reply_mb=max_reply_mb,
+            max_list_items=max_list_items,
+            max_list_mb=max_list_mb,
         )
         validate_certs = boolean(validate_certs, "validate_certs")
         self.base_url = api_url.rstrip("/")
@@ -134,12 +131,8 @@ class Transport:
         self._sleep = sleep
         # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
         self._outage = Outage(check_unreachable_timeout(unreachable_timeout), self._probe, timeout, clock, sleep)
-        if api_key:
-            authorization = "Bearer %s" % api_key
-        else:  # UTF-8, not the latin-1 of requests' own HTTPBasicAuth
-            credentials = ("%s:%s" % (username, password)).encode("utf-8")
-            authorization = "Basic %s" % base64.b64encode(credentials).decode("ascii")
-        self._secrets = hidden_forms((api_key, password, authorization.split(" ", 1)[1]))
+        header = authorization(api_key, username, password)
+        self._secrets = hidden_forms((api_key, password, header.split(" ", 1)[1]))
         if not validate_certs and Urllib3InsecureRequestWarning is not None:
             # The entry point says it once (options.INSECURE_TLS), not urllib3 at every request.
             urllib3.disable_warnings(Urllib3InsecureRequestWarning)
@@ -150,7 +143,7 @@ class Transport:
         # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
         self.verify = (ca_path or True) if validate_certs else False
         self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
-        self.session.auth = _Authorization(authorization)  # set as auth, so that no ~/.netrc entry replaces it
+        self.session.auth = _Authorization(header)  # set as auth, so that no ~/.netrc entry replaces it
         if tenant:
             self.session.headers["X-Tenant"] = tenant
         # What requests would merge from the environment into every request (Session.request): the proxies
@@ -380,29 +373,11 @@ class Transport:
 
     def connection_error(self, method, path, exc):
         """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
-        request may have reached the server (``outcome_unknown``)."""
-        exceptions = requests.exceptions
+        request may have reached the server (``outcome_unknown``): retries.connection_failure says which."""
         url = self.display_url
-        unknown = False
-        if isinstance(exc, exceptions.SSLError):
-            text = tls_failure(exc, url, self.base_url, self.verify, self.timeout)
-        elif isinstance(exc, exceptions.ConnectTimeout):
-            text = "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, self.timeout)
-        elif isinstance(exc, exceptions.Timeout):
-            unknown = True
-            text = "No reply from the NAC API at %s within %ss to %s %s" % (url, self.timeout, method, path)
-        elif isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
-            text = "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc))
-        elif isinstance(exc, exceptions.ConnectionError):
-            unknown = True
-            text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
-                url,
-                method,
-                path,
-                excerpt(str(exc), 200, self._secrets),
-            )
-        else:
-            text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, self._secrets))
+        text, unknown = connection_failure(
+            exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
+        )
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def scrubbed(self, error):
