@@ -64,13 +64,13 @@ class Deletions:
     def sleep(self, seconds):
         self.now += seconds
 
-    def run(self, items, **kwargs):
+    def run(self, items, confirm=lambda item: item.attempts > 1, **kwargs):
         deletion = Operation(
             write=self.delete,
             index=lambda present: present,
             shows=lambda item, present: [{"id": item.id, "name": item.name}] if item.name in present else [],
             settled=lambda item, shown: not shown,  # the id is gone
-            confirm=lambda item: item.attempts > 1,
+            confirm=confirm,
             preview=lambda item: None,
             wording=DELETION_WORDING,
         )
@@ -125,6 +125,27 @@ def test_a_definite_refusal_fails_the_item_with_the_servers_error_and_no_list():
     server.listed = lambda: listed.append(1) or set()
     item = server.run([_deleting("a")])[0]
     assert (item.state, item.error, listed) == (FAILED, "HTTP 409: in use", [])
+
+
+def test_the_confirm_step_reads_one_fresh_list_for_the_actions_the_operation_asks_to_confirm():
+    server = Deletions(["a", "b"])
+    lists = []
+    server.listed = lambda: lists.append(set(server.present)) or set(server.present)
+    items = server.run([_deleting("a"), _deleting("b")], confirm=lambda item: True)
+    assert lists == [set()]  # answered at once: no settle window, one list after every write has ended
+    assert [(item.state, item.warnings) for item in items] == [(DONE, []), (DONE, [])]
+
+
+def test_a_confirming_list_that_fails_leaves_each_action_as_decided_with_a_warning_in_its_words():
+    server = Deletions(["a"])
+    server.listed = _failing_list
+    item = server.run([_deleting("a")], confirm=lambda item: True)[0]
+    assert (item.state, item.id) == (DONE, 7)
+    assert item.warnings == ["a: 1 deletions, the last list failed: listing failed"]
+
+
+def _failing_list():
+    raise NacConnectionError("listing failed")
 
 
 def _always(server, failure):
