@@ -75,62 +75,36 @@ class Transport:
 
     Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
     ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
-    sending and receiving the complete reply. The connection options' defaults are their records'
-    (options.CONNECTION_OPTIONS).
+    sending and receiving the complete reply. The connection options (options.CONNECTION_OPTIONS) are given
+    by name; one not given is its record's default.
     """
 
     def __init__(
-        self,
-        api_url,
-        api_key=DEFAULTS["api_key"],
-        username=DEFAULTS["username"],
-        password=DEFAULTS["password"],
-        tenant=DEFAULTS["tenant"],
-        validate_certs=DEFAULTS["validate_certs"],
-        ca_path=DEFAULTS["ca_path"],
-        timeout=DEFAULTS["timeout"],
-        max_retries=DEFAULTS["max_retries"],
-        unreachable_timeout=DEFAULTS["unreachable_timeout"],
-        max_reply_mb=DEFAULTS["max_reply_mb"],
-        max_list_items=DEFAULTS["max_list_items"],
-        max_list_mb=DEFAULTS["max_list_mb"],
-        pool_size=16,
-        read_only=False,
-        should_stop=None,
-        sleep=time.sleep,
-        clock=time.monotonic,
+        self, api_url, pool_size=16, read_only=False, should_stop=None, sleep=time.sleep, clock=time.monotonic, **given
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
-        check_connection(
-            api_url,
-            api_key=api_key,
-            username=username,
-            password=password,
-            tenant=tenant,
-            validate_certs=validate_certs,
-            ca_path=ca_path,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_reply_mb=max_reply_mb,
-            max_list_items=max_list_items,
-            max_list_mb=max_list_mb,
-        )
-        validate_certs = boolean(validate_certs, "validate_certs")
+        check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
+        option = dict(DEFAULTS, **given)
+        api_key, username, password = option["api_key"], option["username"], option["password"]
+        timeout, max_retries, ca_path = option["timeout"], option["max_retries"], option["ca_path"]
+        validate_certs = boolean(option["validate_certs"], "validate_certs")
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
         self.max_retries = min(max_retries, MAX_RETRIES_CAP)
-        self.max_reply_mb = max_reply_mb  # the size limit of one reply's body, in MiB (as decoded)
-        self.max_list_items = max_list_items  # the items of one list, all its pages together, at most
-        self.max_list_mb = max_list_mb  # the size limit of one list's bodies, all its pages together, in MiB
+        self.max_reply_mb = option["max_reply_mb"]  # the size limit of one reply's body, in MiB (as decoded)
+        self.max_list_items = option["max_list_items"]  # the items of one list, all its pages together, at most
+        self.max_list_mb = option["max_list_mb"]  # the size limit of one list's bodies, all its pages together, in MiB
         # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
         self.should_stop = should_stop
         self.read_only = read_only
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
         # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
-        self._outage = Outage(check_unreachable_timeout(unreachable_timeout), self._probe, timeout, clock, sleep)
+        self._outage = Outage(
+            check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
+        )
         header = authorization(api_key, username, password)
         self._secrets = hidden_forms((api_key, password, header.split(" ", 1)[1]))
         if not validate_certs and Urllib3InsecureRequestWarning is not None:
@@ -144,8 +118,8 @@ class Transport:
         self.verify = (ca_path or True) if validate_certs else False
         self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
         self.session.auth = _Authorization(header)  # set as auth, so that no ~/.netrc entry replaces it
-        if tenant:
-            self.session.headers["X-Tenant"] = tenant
+        if option["tenant"]:
+            self.session.headers["X-Tenant"] = option["tenant"]
         # What requests would merge from the environment into every request (Session.request): the proxies
         # (HTTP(S)_PROXY, NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE /
         # CURL_CA_BUNDLE. They depend on the URL's scheme and host alone, the same for every request of the
