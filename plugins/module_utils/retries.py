@@ -22,6 +22,7 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
     requests = None
 
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
 RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
 WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
@@ -88,3 +89,27 @@ def connect_reason(exc):
     if "Connection refused" in text or "ConnectionRefused" in text:
         return "connection refused (is the service running and the port right?)"
     return excerpt(text, 200)
+
+
+def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
+    """What a failed exchange (``exc``, a requests exception, of ``method path`` to the service at ``url``) says,
+    and whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is
+    quoted with every form of the client's ``secrets`` masked before it is cut (replies.excerpt)."""
+    exceptions = requests.exceptions
+    if isinstance(exc, exceptions.SSLError):
+        return tls_failure(exc, url, base_url, verify, timeout), False
+    if isinstance(exc, exceptions.ConnectTimeout):
+        return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
+    if isinstance(exc, exceptions.Timeout):
+        return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
+    if isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
+        return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc)), False
+    if isinstance(exc, exceptions.ConnectionError):
+        text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
+            url,
+            method,
+            path,
+            excerpt(str(exc), 200, secrets),
+        )
+        return text, True
+    return "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, secrets)), False

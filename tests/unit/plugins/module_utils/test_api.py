@@ -9,7 +9,6 @@ __metaclass__ = type
 
 import base64
 import http.server
-import io
 import json
 import os
 import socket
@@ -18,8 +17,6 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
-import urllib3
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import options, secrets, tls
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
@@ -39,44 +36,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     backoff,
     retry_after,
 )
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
 PASSWORD = "pa55-word-value"
 TENANT = "tenant-token-value"
 SECRETS = (KEY, PASSWORD)  # the tenant is an identifier, not a secret
-
-
-class Scripted(BaseAdapter):
-    """A transport that answers from a script: each item a (status, body, headers) or an exception."""
-
-    def __init__(self, *script):
-        super(Scripted, self).__init__()
-        self.script = list(script)
-        self.sent = []
-
-    def send(self, request, **kwargs):
-        self.sent.append(request)
-        self.verify = kwargs.get("verify")
-        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(item, Exception):
-            raise item
-        status, body, headers = (item + ({},))[:3] if len(item) == 2 else item
-        response = requests.Response()
-        response.status_code = status
-        response.request = request
-        response.url = request.url
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body)
-            headers = dict({"Content-Type": "application/json"}, **headers)
-        response.headers = requests.structures.CaseInsensitiveDict(headers)
-        response.raw = urllib3.HTTPResponse(
-            body=io.BytesIO((body or "").encode("utf-8")), headers=headers, status=status, preload_content=False
-        )  # as requests' HTTPAdapter gives it
-        return response
-
-    def close(self):
-        pass
 
 
 def make_client(*script, **kwargs):
