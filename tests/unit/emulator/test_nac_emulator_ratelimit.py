@@ -15,13 +15,7 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, RateLimit, complete_config
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
-    ADMIN_KEY,
-    Api,
-    api,
-    emu,
-    start_cli,
-)
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, Api, start_cli
 
 
 class Clock:
