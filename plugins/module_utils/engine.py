@@ -32,13 +32,16 @@ class Throttle:
     """The shared pause and the adaptive limit of one client's requests (thread-safe); ``clock`` (monotonic) and
     ``sleep`` are the transport's.
 
-    On the first refusal of a pause the limit drops to what the service admitted (Little's law: its successes of
-    the last ``WINDOW`` seconds times a request's time), at most half of what was in flight; it grows back by one
-    every ``limit`` successes up to one below the limit that was refused, and beyond that by one every ``PROBE``
-    seconds without a refusal (a service whose limit was lifted gets the callers' whole concurrency back)."""
+    The first refusal of a pause (``refused`` requests allowed in flight then) drops the limit to what the service
+    admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most half of
+    ``refused`` (multiplicative decrease), and sets the ceiling one below ``refused``; a refused probe of the
+    ceiling goes back to the ceiling below it. The limit grows back by one (additive increase) once it had
+    ``limit`` successes and as long a time without a refusal as the last pause was (a service that asks for long
+    pauses is approached slowly), up to the ceiling; the ceiling itself is probed again after ``PROBE_PAUSES``
+    pauses' time without a refusal (a service whose limit was lifted gets the callers' concurrency back)."""
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
-    PROBE = 5.0  # seconds without a refusal before the limit may exceed the refused one again
+    PROBE_PAUSES = 10  # pauses' time without a refusal before the limit may exceed the refused one (at least 5 s)
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
@@ -52,7 +55,8 @@ class Throttle:
         self._successes = 0
         self._recent = collections.deque()  # clock times of the successes of the last WINDOW seconds
         self._took = None  # a request's time, smoothed
-        self._probe_at = 0.0
+        self._probe_at = self._grow_at = self._step = 0.0
+        self._probed = False  # the ceiling was raised by a probe since the last refusal
 
     def enter(self):
         """Wait until no pause is on and fewer than ``limit`` requests are in flight; then one more is."""
@@ -79,7 +83,7 @@ class Throttle:
             if refused_for is not None:
                 self.refusals += 1
                 if now >= self.resume_at:  # the first refusal of this pause: the limit drops, once
-                    self._drop(min(self.limit, in_flight), now)
+                    self._drop(min(self.limit, in_flight), now, refused_for)
                 self.resume_at = max(self.resume_at, now + refused_for)
                 self._slot.notify_all()  # every waiter waits for resume_at now, the limit checked again then
                 return
@@ -95,24 +99,32 @@ class Throttle:
                 self._grow(now)
             self._slot.notify()
 
-    def _drop(self, refused, now):
-        admitted = len(self._recent) / self.WINDOW * (self._took or 0.0)
-        self.limit = max(1, min(refused // 2, int(admitted + 0.5)))
-        self.ceiling = max(self.limit, refused - 1)
-        self._successes = 0
-        self._probe_at = now + self.PROBE
+    def _drop(self, refused, now, pause):
+        if self._probed and refused >= self.ceiling:  # the probe above the last refused limit was refused
+            self.limit = self.ceiling = max(1, self.ceiling - 1)
+        else:
+            admitted = len(self._recent) / self.WINDOW * (self._took or 0.0)
+            self.limit = max(1, min(refused // 2, int(admitted + 0.5)))
+            self.ceiling = max(self.limit, refused - 1)
+        self._successes, self._probed = 0, False
+        self._step = pause
+        self._grow_at = now + pause + pause  # the pause, then as long without a refusal
+        self._probe_at = now + max(5.0, self.PROBE_PAUSES * pause)
 
     def _grow(self, now):
         self._successes += 1
+        if self._successes < self.limit or now < self._grow_at:
+            return
         if self.limit >= self.ceiling:
             if now < self._probe_at:
                 return
             self.ceiling += 1
-            self._probe_at = now + self.PROBE
-        if self._successes >= self.limit:
-            self._successes = 0
-            self.limit += 1
-            self._slot.notify()
+            self._probed = True
+            self._probe_at = now + max(5.0, self.PROBE_PAUSES * self._step)
+        self._successes = 0
+        self._grow_at = now + self._step
+        self.limit += 1
+        self._slot.notify()
 
 
 def ordered_map(function, items, workers):

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import threading
 
 import pytest
@@ -19,6 +20,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_s
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import REFUSALS, summarize
 from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle, ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_PAUSE,
+    RETRY_AFTER_CAP,
+)
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
 
@@ -140,29 +146,35 @@ def test_refusals_within_one_pause_lengthen_it_but_cut_the_limit_once():
     assert (throttle.limit, throttle.resume_at, throttle.refusals) == (limit, 1.5, 2)
 
 
-def test_the_limit_grows_back_by_one_per_limit_successes_up_to_below_the_refused_one():
+def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_probes():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     for _ in range(8):
         throttle.enter()
-    throttle.leave(refused_for=1.0)
+    throttle.leave(refused_for=1.0)  # refused with 8 in flight: Retry-After 1
     for _ in range(7):
-        throttle.leave(took=0.02)
-    assert throttle.limit == 1  # nothing was admitted in the last second: one at a time
+        throttle.leave(took=0.02)  # answers that come in during the pause: no growth
+    assert (throttle.limit, throttle.ceiling) == (1, 7)  # nothing admitted in the last second: one at a time
     clock.now = 1.0
-    limits = []
-    for _ in range(60):
+    grown = []
+    while clock.now < 9.9:
         throttle.enter()
         clock.now += 0.01
         throttle.leave(took=0.01)
-        limits.append(throttle.limit)
-    assert limits[0] == 2 and limits[1] == 2 and limits[2] == 3  # additive increase: one per limit successes
-    assert max(limits) == 7  # one below the refused limit (8) until PROBE seconds pass without a refusal
-    clock.now += Throttle.PROBE
-    for _ in range(20):
+        if not grown or throttle.limit != grown[-1][1]:
+            grown.append((clock.now, throttle.limit))
+    steps = [at for at, _limit in grown[1:]]
+    assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
+    assert steps[0] >= 2.0 and all(b - a >= 1.0 - 1e-9 for a, b in zip(steps, steps[1:]))  # one step a pause
+    clock.now = 10.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
+    for _ in range(10):
         throttle.enter()
         throttle.leave(took=0.01)
-    assert throttle.limit == 8
+    assert (throttle.limit, throttle.ceiling) == (8, 8)
+    for _ in range(8):
+        throttle.enter()
+    throttle.leave(refused_for=1.0)  # the probe was refused: back to the ceiling below it, not halved
+    assert (throttle.limit, throttle.ceiling) == (7, 7)
 
 
 def test_a_waiter_blocked_by_the_limit_wakes_when_a_request_leaves():
@@ -233,3 +245,17 @@ def test_a_status_named_like_the_refusals_key_is_never_taken_for_it():
     results = [dict(status=REFUSALS), dict(status="AUTHENTICATED")]
     assert summarize(results) == {"AUTHENTICATED": 1, REFUSALS: 1}  # no refusals: the status as it is
     assert summarize(results, 3) == {"AUTHENTICATED": 1, REFUSALS: 3, REFUSALS + " (status)": 1}
+
+
+def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
+    """The API guide's "A rate limit" is the one home of the policy: its figures are the code's."""
+    guide = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), *[".."] * 4 + ["docs", "docsite", "rst", "api.rst"]
+    )
+    with open(guide, encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    section = text[text.index("A rate limit ~~~") : text.index("A service that cannot be reached ~~~")]
+    assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
+    assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
+    assert "only after ten pauses' time (at least 5 s)" in section and Throttle.PROBE_PAUSES == 10
+    assert "under the key ``%s``" % REFUSALS in section
