@@ -34,14 +34,14 @@ class Throttle:
 
     The first refusal of a pause (``refused`` requests allowed in flight then) drops the limit to what the service
     admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most half of
-    ``refused`` (multiplicative decrease), and sets the ceiling one below ``refused``; a refused probe of the
+    ``refused`` (rounded up) (multiplicative decrease), and sets the ceiling one below ``refused``; a refused probe of the
     ceiling goes back to the ceiling below it. The limit grows back by one (additive increase) once it had
     ``limit`` successes and as long a time without a refusal as the last pause was (a service that asks for long
     pauses is approached slowly), up to the ceiling; the ceiling itself is probed again after ``PROBE_PAUSES``
     pauses' time without a refusal (a service whose limit was lifted gets the callers' concurrency back)."""
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
-    PROBE_PAUSES = 10  # pauses' time without a refusal before the limit may exceed the refused one (at least 5 s)
+    PROBE_PAUSES = 30  # pauses' time without a refusal before the limit may exceed the refused one (at least 10 s)
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
@@ -104,12 +104,12 @@ class Throttle:
             self.limit = self.ceiling = max(1, self.ceiling - 1)
         else:
             admitted = len(self._recent) / self.WINDOW * (self._took or 0.0)
-            self.limit = max(1, min(refused // 2, int(admitted + 0.5)))
+            self.limit = max(1, min((refused + 1) // 2, int(admitted + 0.5)))
             self.ceiling = max(self.limit, refused - 1)
         self._successes, self._probed = 0, False
         self._step = pause
         self._grow_at = now + pause + pause  # the pause, then as long without a refusal
-        self._probe_at = now + max(5.0, self.PROBE_PAUSES * pause)
+        self._probe_at = now + max(10.0, self.PROBE_PAUSES * pause)
 
     def _grow(self, now):
         self._successes += 1
@@ -120,7 +120,7 @@ class Throttle:
                 return
             self.ceiling += 1
             self._probed = True
-            self._probe_at = now + max(5.0, self.PROBE_PAUSES * self._step)
+            self._probe_at = now + max(10.0, self.PROBE_PAUSES * self._step)
         self._successes = 0
         self._grow_at = now + self._step
         self.limit += 1

@@ -11,6 +11,7 @@ __metaclass__ = type
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -157,7 +158,7 @@ def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_
     assert (throttle.limit, throttle.ceiling) == (1, 7)  # nothing admitted in the last second: one at a time
     clock.now = 1.0
     grown = []
-    while clock.now < 9.9:
+    while clock.now < 29.9:
         throttle.enter()
         clock.now += 0.01
         throttle.leave(took=0.01)
@@ -166,7 +167,7 @@ def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_
     steps = [at for at, _limit in grown[1:]]
     assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
     assert steps[0] >= 2.0 and all(b - a >= 1.0 - 1e-9 for a, b in zip(steps, steps[1:]))  # one step a pause
-    clock.now = 10.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
+    clock.now = 30.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
     for _ in range(10):
         throttle.enter()
         throttle.leave(took=0.01)
@@ -217,6 +218,34 @@ def test_waiting_out_a_refusal_spends_no_retry(limited):
     assert limited.rate_limit()["refused"] == 1 and client.refusals == 1
 
 
+def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
+    """4 workers firing against a bucket of 4: after a 429 (Retry-After 1) no worker sends anything for 1 s (before:
+    each refused worker slept on its own while the others kept sending and being refused)."""
+    sends, lock = [], threading.Lock()
+    real_send = NacClient._send
+
+    def send(self, method, url, body, decoder=None):
+        started = time.monotonic()
+        reply = real_send(self, method, url, body, decoder)
+        with lock:
+            sends.append((started, time.monotonic(), reply.status_code))
+        return reply
+
+    monkeypatch.setattr(NacClient, "_send", send)
+    limited.rate_limit(rate=2.0, burst=4, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
+    try:
+        answers = list(ordered_map(lambda _n: client.fire_intent(1), range(12), 4))
+    finally:
+        client.close()
+    assert len(answers) == 12
+    refusals = [answered for _started, answered, status in sends if status == 429]
+    assert refusals
+    for refused_at in refusals:
+        too_soon = [started for started, _answered, _status in sends if refused_at < started < refused_at + 0.9]
+        assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
+
+
 def test_the_status_summary_says_how_many_refusals_were_waited_out(limited):
     limited.rate_limit(rate=1.0, burst=2, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
@@ -257,5 +286,5 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     section = text[text.index("A rate limit ~~~") : text.index("A service that cannot be reached ~~~")]
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
-    assert "only after ten pauses' time (at least 5 s)" in section and Throttle.PROBE_PAUSES == 10
+    assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
     assert "under the key ``%s``" % REFUSALS in section
