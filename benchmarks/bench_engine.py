@@ -101,11 +101,7 @@ def status_table(args):
             % ("conc.", "side", "wall ms/device", "CPU ms/request", "switches/request", "requests")
         )
         for concurrency in args.concurrency:
-            runs = dict(aiohttp=[], module=[])
-            sides = [("aiohttp", aio), ("module", module)]
-            for index in range(args.repeat):
-                for name, run in sides[index % 2 :] + sides[: index % 2]:
-                    runs[name].append(run())
+            runs = in_turns(aio, module, args.repeat)
             for name in ("aiohttp", "module"):
                 samples = runs[name]
                 print(
@@ -135,6 +131,15 @@ def status_table(args):
                     show(switches, "%.2f"),
                 )
             )
+
+
+def in_turns(aio, module, repeat):
+    """{"aiohttp": [Sample], "module": [Sample]}: each side run ``repeat`` times, in turns (who goes first rotates)."""
+    runs, sides = dict(aiohttp=[], module=[]), [("aiohttp", aio), ("module", module)]
+    for index in range(repeat):
+        for name, run in sides[index % 2 :] + sides[: index % 2]:
+            runs[name].append(run())
+    return runs
 
 
 def per(value, sample):
@@ -340,11 +345,7 @@ def bulk_table(args):
             assert result["created"] == args.bulk, result
             return sample
 
-        runs = dict(aiohttp=[], module=[])
-        sides = [("aiohttp", aio), ("module", module)]
-        for index in range(args.repeat):
-            for name, run in sides[index % 2 :] + sides[: index % 2]:
-                runs[name].append(run())
+        runs = in_turns(aio, module, args.repeat)
         for name in ("aiohttp", "module"):
             samples = runs[name]
             print(
