@@ -43,6 +43,11 @@ from bench_dot1x_status import ADMIN_KEY, COLLECTIONS, client_for, config  # noq
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs, ensure_devices, summary
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
 
+try:
+    from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
+except ImportError:  # the code before the plan/apply engine (issue 24), for figures of that code
+    from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body
+
 Sample = collections.namedtuple("Sample", "wall cpu switches requests")
 STATUS_TARGETS = (1.2, 1.5)  # wall, CPU per request: module / aiohttp
 RATE_TARGET = 1.15  # wall / ideal against the token bucket
@@ -318,8 +323,6 @@ def bulk_table(args):
         % (args.bulk, args.bulk_concurrency, args.latency * 1000)
     )
     items = bulk_items(args.bulk)
-    from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body
-
     specs = device_specs(items)
     bodies = [creation_body(spec) for spec in specs]
     with EmulatorProcess(config(0), args.latency) as emulator:
