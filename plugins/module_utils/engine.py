@@ -36,8 +36,8 @@ class Throttle:
     admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most half of
     ``refused`` (rounded up) (multiplicative decrease), and sets the ceiling one below ``refused``; a refused probe of the
     ceiling goes back to the ceiling below it. The limit grows back by one (additive increase) once it had
-    ``limit`` successes and as long a time without a refusal as the last pause was (a service that asks for long
-    pauses is approached slowly), up to the ceiling; the ceiling itself is probed again after ``PROBE_PAUSES``
+    ``limit`` successes and half as long a time without a refusal as the last pause was (a service that asks for
+    long pauses is approached slowly), up to the ceiling; the ceiling itself is probed again after ``PROBE_PAUSES``
     pauses' time without a refusal (a service whose limit was lifted gets the callers' concurrency back)."""
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
@@ -107,8 +107,8 @@ class Throttle:
             self.limit = max(1, min((refused + 1) // 2, int(admitted + 0.5)))
             self.ceiling = max(self.limit, refused - 1)
         self._successes, self._probed = 0, False
-        self._step = pause
-        self._grow_at = now + pause + pause  # the pause, then as long without a refusal
+        self._step = pause / 2.0
+        self._grow_at = now + pause + self._step  # the pause, then half as long without a refusal
         self._probe_at = now + max(10.0, self.PROBE_PAUSES * pause)
 
     def _grow(self, now):
@@ -120,7 +120,7 @@ class Throttle:
                 return
             self.ceiling += 1
             self._probed = True
-            self._probe_at = now + max(10.0, self.PROBE_PAUSES * self._step)
+            self._probe_at = now + max(10.0, self.PROBE_PAUSES * 2.0 * self._step)
         self._successes = 0
         self._grow_at = now + self._step
         self.limit += 1

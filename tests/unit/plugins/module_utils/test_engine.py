@@ -166,7 +166,7 @@ def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_
             grown.append((clock.now, throttle.limit))
     steps = [at for at, _limit in grown[1:]]
     assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
-    assert steps[0] >= 2.0 and all(b - a >= 1.0 - 1e-9 for a, b in zip(steps, steps[1:]))  # one step a pause
+    assert steps[0] >= 1.5 and all(b - a >= 0.5 - 1e-9 for a, b in zip(steps, steps[1:]))  # a step a half pause
     clock.now = 30.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
     for _ in range(10):
         throttle.enter()
