@@ -32,13 +32,14 @@ class Throttle:
     """The shared pause and the adaptive limit of one client's requests (thread-safe); ``clock`` (monotonic) and
     ``sleep`` are the transport's.
 
-    The first refusal of a pause (``refused`` requests allowed in flight then) drops the limit to what the service
-    admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most half of
-    ``refused`` (rounded up) (multiplicative decrease), and sets the ceiling one below ``refused``; a refused probe of the
-    ceiling goes back to the ceiling below it. The limit grows back by one (additive increase) once it had
-    ``limit`` successes and half as long a time without a refusal as the last pause was (a service that asks for
-    long pauses is approached slowly), up to the ceiling; the ceiling itself is probed again after ``PROBE_PAUSES``
-    pauses' time without a refusal (a service whose limit was lifted gets the callers' concurrency back)."""
+    The first refusal of a pause (``refused`` requests allowed in flight then) drops the limit to what the
+    service admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most
+    half of ``refused``, rounded up (multiplicative decrease), and sets the ceiling one below ``refused``; a
+    refused probe of the ceiling goes back to the ceiling below it. The limit grows back by one (additive
+    increase) once it had ``limit`` successes and half as long a time without a refusal as the last pause was (a
+    service that asks for long pauses is approached slowly), up to the ceiling; the ceiling itself is probed again
+    after ``PROBE_PAUSES`` pauses' time without a refusal (a service whose limit was lifted gets the callers'
+    concurrency back)."""
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
     PROBE_PAUSES = 30  # pauses' time without a refusal before the limit may exceed the refused one (at least 10 s)
