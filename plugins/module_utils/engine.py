@@ -24,6 +24,8 @@ import collections
 import threading
 import time
 
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import RATE_LIMIT_PATIENCE, refusal
+
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
 UNLIMITED = 1 << 30
 
@@ -74,6 +76,30 @@ class Throttle:
                 wait = until - self._clock()
             self._sleep(wait)  # a later refusal may make the pause longer meanwhile: looked at again after
             slept_to = until
+
+    def send(self, send, *args):
+        """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
+        that raises leaves the gate here; a reply is told to ``answered``."""
+        self.enter()
+        started = self._clock()
+        try:
+            return send(*args), started
+        except BaseException:
+            self.leave()
+            raise
+
+    def answered(self, reply, started, write, paused):
+        """The reply of a request sent at ``started`` leaves the gate. True when it is a refusal to wait out
+        (retries.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
+        request's refusals so far, as long as they stay within RATE_LIMIT_PATIENCE; False for any other reply, or
+        a refusal past that (retried as the policy says)."""
+        pause = refusal(reply.status_code, reply.headers, write)
+        if pause is not None and sum(paused) + pause <= RATE_LIMIT_PATIENCE:
+            self.leave(refused_for=pause)
+            paused.append(pause)
+            return True
+        self.leave(took=self._clock() - started)
+        return False
 
     def leave(self, refused_for=None, took=None):
         """The request is over: refused, asking ``refused_for`` seconds (every sender pauses), or answered in

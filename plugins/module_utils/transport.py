@@ -56,12 +56,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVE
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply, body_chunks
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
-    RATE_LIMIT_PATIENCE,
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
     backoff,
     connection_failure,
-    refusal,
     retry_after,
     unreachable,
 )
@@ -161,14 +159,13 @@ class Transport:
             )
         url = self.base_url + path
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
-        attempt, paused = 0, 0.0
+        attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
         while True:
             delay = None
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
-            started = time.monotonic()
             try:
-                reply = self._gated_send(method, url, body, decoder, limit)
+                reply, started = self.throttle.send(self._send, method, url, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -180,12 +177,8 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                pause = refusal(reply.status_code, reply.headers, write)
-                if pause is not None and paused + pause <= RATE_LIMIT_PATIENCE:
-                    self.throttle.leave(refused_for=pause)  # every sender of the client pauses; no retry spent
-                    paused += pause
+                if self.throttle.answered(reply, started, write, paused):  # refused: all paused, sent again, no retry
                     continue
-                self.throttle.leave(took=time.monotonic() - started)
                 if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
                 if reply.status_code not in retryable or last:
@@ -194,22 +187,6 @@ class Transport:
                 delay = retry_after(reply.headers.get("Retry-After"))
             attempt += 1
             self._sleep(delay if delay is not None else backoff(attempt))
-
-    def _gated_send(self, method, url, body, decoder, limit):
-        """``_send`` through the client's throttle (engine.Throttle): after a shared pause, within the limit of
-        requests in flight. The caller tells the throttle how a reply ended (``leave``); a failure without a
-        reply is told here."""
-        self.throttle.enter()
-        try:
-            return self._send(method, url, body, decoder, limit)
-        except BaseException:
-            self.throttle.leave()
-            raise
-
-    @property
-    def refusals(self):
-        """Rate-limit refusals waited out by this client's requests so far (each sent again after the pause)."""
-        return self.throttle.refusals
 
     def limit_waiting(self, seconds, why):
         """A context in which waiting for an unreachable service ends once nothing has answered for

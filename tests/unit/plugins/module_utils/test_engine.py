@@ -224,9 +224,9 @@ def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
     sends, lock = [], threading.Lock()
     real_send = NacClient._send
 
-    def send(self, method, url, body, decoder=None):
+    def send(self, *args, **kwargs):
         started = time.monotonic()
-        reply = real_send(self, method, url, body, decoder)
+        reply = real_send(self, *args, **kwargs)
         with lock:
             sends.append((started, time.monotonic(), reply.status_code))
         return reply
@@ -258,7 +258,7 @@ def test_the_status_summary_says_how_many_refusals_were_waited_out(limited):
 
 
 def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
-    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.transport.RATE_LIMIT_PATIENCE", 0.0)
+    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.engine.RATE_LIMIT_PATIENCE", 0.0)
     limited.rate_limit(rate=0.001, burst=1, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
     try:
