@@ -85,6 +85,11 @@ class NacClient(Transport):
     ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
     "Retries and outcomes"."""
 
+    @property
+    def refusals(self):
+        """Rate-limit refusals this client's requests waited out so far (engine.Throttle; each was sent again)."""
+        return self.throttle.refusals
+
     def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
         """Send one request (transport.Transport.exchange, retried as the policy says; ``limit`` as it takes it)
         and return its JSON (None for an empty body; a JSON array as a pages.Page, which keeps the reply's

@@ -32,8 +32,8 @@ __metaclass__ = type
 import collections
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import body_reason
@@ -148,8 +148,8 @@ def apply(
     lists = _Lists(list_records)
     to_send = todo
     while to_send:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(to_send)))) as pool:
-            list(pool.map(lambda action: _attempt(action, stop), to_send))
+        for _done in ordered_map(lambda action: _attempt(action, stop), to_send, concurrency):  # engine.py's workers
+            pass
         written = [action for action in todo if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]

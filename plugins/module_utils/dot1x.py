@@ -17,7 +17,6 @@ import collections
 import itertools
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT, DOT1X_INTENT_NAMES
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
@@ -28,6 +27,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import
     shape,
     summarize,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     by_hostname,
@@ -45,7 +45,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
-WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
 NOT_LISTED = "not in the device list (GET /api/device)"
 NOT_QUERIED = "not queried: the batch stopped when the credentials were refused (see the task's message)"
 
@@ -104,11 +103,13 @@ def dot1x_status(
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
     if check_access:
         require_access(client)
+    refusals = client.refusals
     targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
     results, refused = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
     if refused is not None:
         raise BatchStopped(refused, results, warnings)
-    return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
+    summary = summarize(results, client.refusals - refusals)
+    return Report(results, summary, warnings, failure_message(results, wait_for, wait_timeout))
 
 
 def require_access(client):
@@ -298,24 +299,3 @@ def query_all(client, targets, concurrency):
     for index, target in enumerate(targets):
         entries.append(copy_entry(entries[copies[index]], target) if index in copies else next(answers))
     return entries
-
-
-def ordered_map(function, items, workers):
-    """``map(function, items)`` on ``workers`` threads, yielding in the items' order.
-
-    At most ``WINDOW_PER_WORKER * workers`` items are taken from ``items`` ahead of the consumer,
-    so memory does not grow with the number of items. When a call raises, the queued calls are
-    cancelled and the exception propagates.
-    """
-    items = iter(items)
-    window = collections.deque()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            window.extend(pool.submit(function, item) for item in itertools.islice(items, WINDOW_PER_WORKER * workers))
-            while window:
-                result = window.popleft().result()
-                window.extend(pool.submit(function, item) for item in itertools.islice(items, 1))
-                yield result
-        finally:
-            for future in window:
-                future.cancel()

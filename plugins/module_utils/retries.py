@@ -29,12 +29,27 @@ WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
 RETRY_AFTER_CAP = 30.0
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
+RATE_LIMIT_PATIENCE = 300.0  # seconds one request may be paused by its own refusals in all, its retries untouched
+REFUSAL_PAUSE = 1.0  # a 429 without a usable Retry-After pauses this long
+REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
 
 
 def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
     """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
     ceiling = min(cap, base * (2 ** (attempt - 1)))
     return random.uniform(ceiling / 2, ceiling)
+
+
+def refusal(status, headers, write=False):
+    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: a
+    ``429`` (its Retry-After, else REFUSAL_PAUSE), or for a read a ``503`` with a Retry-After."""
+    if status == 429:
+        seconds = retry_after(headers.get("Retry-After"))
+        return max(REFUSAL_FLOOR, REFUSAL_PAUSE if seconds is None else seconds)
+    if status == 503 and not write:
+        seconds = retry_after(headers.get("Retry-After"))
+        return None if seconds is None else max(REFUSAL_FLOOR, seconds)
+    return None
 
 
 def retry_after(value, cap=RETRY_AFTER_CAP, now=None):

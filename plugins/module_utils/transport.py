@@ -35,6 +35,7 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacConfigError,
     NacConnectionError,
@@ -99,6 +100,7 @@ class Transport:
         # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
         self.should_stop = should_stop
         self.read_only = read_only
+        self.throttle = Throttle(clock, sleep)  # every request passes it: one pause for all after a refusal
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
         # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
@@ -157,13 +159,13 @@ class Transport:
             )
         url = self.base_url + path
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
-        attempt = 0
+        attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
         while True:
             delay = None
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                reply = self._send(method, url, body, decoder, limit)
+                reply, started = self.throttle.send(self._send, method, url, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -175,6 +177,8 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
+                if self.throttle.answered(reply, started, write, paused):  # refused: all paused, sent again, no retry
+                    continue
                 if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
                 if reply.status_code not in retryable or last:

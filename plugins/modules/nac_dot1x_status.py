@@ -253,6 +253,9 @@ stopped:
 summary:
   description:
     - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
+    - When the service refused requests for its rate limit (HTTP 429) and the batch waited them out, the key
+      C(refusals_waited_out) says how many (a device status of that very name is then counted under
+      C(refusals_waited_out (status))); see "A rate limit" in the API guide.
   returned: success and when the task fails after the devices were queried
   type: dict
   sample:

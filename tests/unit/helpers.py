@@ -283,6 +283,7 @@ class FakeClient:
         self.default_reply = default_reply
         self.intents, self.list_error, self.on_fire, self.compact_only = intents, list_error, on_fire, compact_only
         self.calls, self.fired, self.bodies = [], [], []
+        self.refusals = 0  # rate-limit refusals waited out (NacClient.refusals): a scripted test may set it
         self.lock = threading.Lock()
 
     def list_intents(self):

@@ -99,6 +99,13 @@ class Emulator(OutageMixin):
             raise ValueError("settings: " + describe(problems))
         return self.model.settings_snapshot()
 
+    def rate_limit(self, **changes):
+        """Change the token bucket (as POST /_emulator/rate_limit) and return its settings and counts (as its GET)."""
+        problems = self.model.rate_limit.configure(changes)
+        if problems:
+            raise ValueError("rate_limit: " + describe(problems))
+        return self.model.rate_limit.snapshot()
+
     def seed(self, records):
         """Insert raw records as given (as POST /_emulator/devices); returns their ids."""
         try:

@@ -34,6 +34,7 @@ from .common import (
 from .config import BULK_MAX, CREATION_REPLIES, RESULT_KEYS, SETTINGS, SETTLED_AGE, complete_config, settings_problems
 from .creation import device_fields, free_ips
 from .faults import Faults
+from .ratelimit import RateLimit
 from .store import StateFile
 from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
@@ -59,6 +60,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
     def __init__(self, config=None, state_path=None, faults=None):
         self.config = config = complete_config(config)
         self.faults = Faults(faults)
+        self.rate_limit = RateLimit(config.get("rate_limit"))
         self.lock = threading.Lock()
         self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
         self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])
@@ -108,6 +110,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
     def reset(self):
         """Back to the configured devices, settings, clock, counters and faults (and rewrite the state file)."""
         self.faults.reset()
+        self.rate_limit.reset()
         with self.lock:
             self.counts.clear()
             self.fires.clear()

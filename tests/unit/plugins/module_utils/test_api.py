@@ -32,6 +32,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     BACKOFF_CAP,
+    RATE_LIMIT_PATIENCE,
     RETRY_AFTER_CAP,
     backoff,
     retry_after,
@@ -325,7 +326,7 @@ def test_retry_after_is_honoured_and_capped():
         (429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, [])
     )
     client.list_devices()
-    assert sleeps == [2.0, RETRY_AFTER_CAP]
+    assert sleeps == [pytest.approx(2.0, abs=0.5), pytest.approx(RETRY_AFTER_CAP, abs=0.5)]
 
 
 def test_retries_stop_after_max_retries_with_the_last_error():
@@ -356,15 +357,18 @@ def test_a_creation_answered_with_5xx_is_not_resent_and_its_outcome_is_unknown(s
     assert len(transport.sent) == 2 and sleeps == []
 
 
-def test_a_creation_refused_with_429_is_resent_after_its_retry_after_bounded_by_max_retries():
-    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, ""), (201, {"id": 7}))
+def test_a_creation_refused_with_429_is_resent_after_the_pause_without_spending_retries():
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, ""), (201, {"id": 7}), max_retries=0)
     assert client.create_device(BODY) == {"id": 7}
-    assert [r.method for r in transport.sent] == ["POST"] * 3 and sleeps[0] == 2.0 and len(sleeps) == 2
-    client, transport, sleeps = make_client((429, "", {"Retry-After": "1"}), max_retries=2)
+    assert [r.method for r in transport.sent] == ["POST"] * 3 and client.refusals == 2
+    assert len(sleeps) == 2 and sleeps[0] == pytest.approx(2.0, abs=0.5)  # (this fake sleep stops no clock)
+    # Refused for longer than RATE_LIMIT_PATIENCE: the refusals that follow spend retries, as any 429 did.
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "30"}), max_retries=2)
     with pytest.raises(NacHTTPError) as raised:
         client.create_device(BODY)
     assert raised.value.status == 429 and raised.value.outcome_unknown is False
-    assert len(transport.sent) == 3 and sleeps == [1.0, 1.0]
+    waited_out = int(RATE_LIMIT_PATIENCE // 30)
+    assert client.refusals == waited_out and len(transport.sent) == waited_out + 3
 
 
 def test_a_creation_whose_connection_was_never_made_is_resent():

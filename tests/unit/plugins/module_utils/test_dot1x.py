@@ -29,7 +29,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
     Target,
     check_options,
     dot1x_status,
-    ordered_map,
     resolve,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
@@ -390,34 +389,6 @@ def test_results_keep_the_targets_order_when_later_targets_answer_first():
     client = fake_client(records=records, on_fire=hold_first)
     report = status(client, device_id=[6, 1, 5, 2, 4, 3], concurrency=6)
     assert [e["id"] for e in report.results] == [6, 1, 5, 2, 4, 3]
-
-
-def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
-    taken = []
-
-    def items():
-        for number in range(10000):
-            taken.append(number)
-            yield number
-
-    results = ordered_map(lambda n: n * 2, items(), 4)
-    assert next(results) == 0
-    assert len(taken) <= dot1x.WINDOW_PER_WORKER * 4 + 1
-    assert list(results) == [n * 2 for n in range(1, 10000)]
-
-
-def test_ordered_map_raises_the_first_error_and_cancels_queued_work():
-    calls = []
-
-    def work(number):
-        calls.append(number)
-        if number == 0:
-            raise ValueError("boom")
-        return number
-
-    with pytest.raises(ValueError, match="boom"):
-        list(ordered_map(work, range(1000), 1))
-    assert len(calls) <= dot1x.WINDOW_PER_WORKER + 1
 
 
 # -- waiting (fake clock) --------------------------------------------------------------------------
