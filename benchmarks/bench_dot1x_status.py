@@ -113,7 +113,7 @@ def memory(devices, latency, concurrency):
         targets, _warnings = resolve(nac.list_devices(), all_devices=True)
         tracemalloc.reset_peak()
         before, _peak = tracemalloc.get_traced_memory()
-        results = poll(nac, targets, concurrency)
+        results, _refused = poll(nac, targets, concurrency)
         after, fire_peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         nac.close()

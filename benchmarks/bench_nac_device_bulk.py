@@ -216,7 +216,8 @@ def side_by_side(args, items):
         EmulatorProcess(config, args.latency) as emulator,
     ):
         engine = engine_runner(workdir, emulator, items, args.concurrency)
-        from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body, device_specs
+        from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
+        from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs
 
         bodies = [creation_body(spec) for spec in device_specs(items)]  # what the module sends, prepared untimed
 

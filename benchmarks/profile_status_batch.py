@@ -74,13 +74,13 @@ def short(frame):
 
 
 def report(raw, top):
-    """Top functions of the stacks that run in a pool's worker thread (the requests)."""
+    """Top functions of the stacks that run in a worker thread (the requests): a thread pool's, or engine.py's."""
     cumulative, own, total = collections.Counter(), collections.Counter(), 0
     with open(raw) as handle:
         for line in handle:
             stack, _space, count = line.rstrip("\n").rpartition(" ")
             frames = [short(frame) for frame in stack.split(";")]
-            if not any(frame.startswith("_worker (") for frame in frames):
+            if not any(frame.startswith(("_worker (", "_OrderedMap._work (")) for frame in frames):
                 continue
             total += int(count)
             for frame in set(frames):

@@ -240,7 +240,7 @@ def host_names(records):
 
 
 def host_vars(record, entry=None):
-    """The ``nac_*`` variables of one device: its record, and its status entry (dot1x.shape) if any."""
+    """The ``nac_*`` variables of one device: its record, and its status entry (dot1x_results.shape) if any."""
     hostvars = dict(nac_id=record["id"], nac_hostname=record["hostname"], nac_record=record)
     for key in ("group", "profile"):
         value = record.get(key)
@@ -320,7 +320,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
-        """{devices: the device list, dot1x: one status entry per device (dot1x.shape) or None}."""
+        """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
         if not self.get_option("validate_certs"):

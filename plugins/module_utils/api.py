@@ -18,7 +18,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, device_form, keeping
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, ListDecoder, device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacAuthError,
     NacConfigError,
@@ -72,13 +72,35 @@ __all__ = (
 )
 
 DOT1X_INTENT = "dot1x_status"
-DOT1X_INTENT_NAMES = "'Check 802.1x' / '802.1x status'"
+DOT1X_INTENT_NAMES = "'Check 802.1x' / '802.1x status'"  # what the NAC's user interface calls the intent
+# What an account needs to be allowed a request, for the message of a refusal (HTTP 401/403): a request that
+# needs more names it (``request``'s ``needs``), as firing an intent the API guide names does.
+ACCESS_NEEDED = "the privilege public_api (and the feature's own privilege)"
+INTENT_ACCESS_NEEDED = "the privilege public_api and access to the intent %s (%s)"
+INTENT_NAMES = {DOT1X_INTENT: DOT1X_INTENT_NAMES}  # the intents the API guide names, by tag
 
 
 class NacClient(Transport):
     """The NAC API over one keep-alive ``requests.Session`` (see transport.Transport for the arguments;
     ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
     "Retries and outcomes"."""
+
+    @property
+    def refusals(self):
+        """Rate-limit refusals this client's requests waited out so far (engine.Throttle; each was sent again)."""
+        return self.throttle.refusals
+
+    def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
+        """Send one request (transport.Transport.exchange, retried as the policy says; ``limit`` as it takes it)
+        and return its JSON (None for an empty body; a JSON array as a pages.Page, which keeps the reply's
+        headers, address and size for the next page). A reply that is not a success is raised as the NacError
+        ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for the message
+        of a refusal."""
+        reply = self.exchange(method, path, body=body, write=write, decoder=decoder, limit=limit)
+        if reply.status_code >= 300:
+            raise self.http_error(method, path, reply, write=write, attempts=reply.attempts, needs=needs)
+        value = self.decoded(method, path, reply, write=write, decoder=decoder)
+        return Page(value, reply.headers, reply.url, reply.size) if isinstance(value, list) else value
 
     # -- the API (API guide section 4, docs/docsite/rst/api.rst) -----------------------
 
@@ -89,13 +111,13 @@ class NacClient(Transport):
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
-    def list_devices(self, compact=False, whole=None):
+    def list_devices(self, compact=False, keep_whole=None):
         """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
         ``compact``: each record held as a compact.Device (its id and hostname only; about a seventh of the
-        memory of a record), except those ``whole(record)`` is true of, kept whole."""
-        form = device_form(whole) if compact else None
-        return self._records("/api/device", "id", int, "devices", name="hostname", form=form)
+        memory of a record), except those ``keep_whole(record)`` is true of, kept whole."""
+        decoder = ListDecoder(device_keeper(keep_whole)) if compact else None
+        return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder)
 
     def create_device(self, body):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
@@ -107,7 +129,9 @@ class NacClient(Transport):
     def fire_intent(self, target_id, tag=DOT1X_INTENT):
         """POST /api/intent/<tag>/fire with ``additionalPayload`` {json: true}: a read, retried."""
         path = "/api/intent/%s/fire" % tag
-        reply = self.request("POST", path, body={"targetId": target_id, "additionalPayload": {"json": True}})
+        needs = INTENT_ACCESS_NEEDED % (tag, INTENT_NAMES[tag]) if tag in INTENT_NAMES else None
+        body = {"targetId": target_id, "additionalPayload": {"json": True}}
+        reply = self.request("POST", path, body=body, needs=needs)
         if not isinstance(reply, dict):
             raise self._shape_error(
                 "POST", path, "expected a JSON object for target %s, got %s" % (target_id, json_type(reply))
@@ -116,12 +140,12 @@ class NacClient(Transport):
 
     # -- what the API's replies mean ----------------------------------------------------
 
-    def _records(self, path, key, key_type, noun, name=None, form=None):
+    def _records(self, path, key, key_type, noun, name=None, decoder=None):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
-        in one pass: the whole list, or a NacResponseError. ``form``: what is kept of each item (compact.py)."""
-        reply = self._read_list(path, noun, form, key)
+        in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (compact.py)."""
+        reply = self._read_list(path, noun, decoder, key)
         for index, record in enumerate(reply):
-            if isinstance(record, Device):  # kept compactly: it had both (compact.device_form)
+            if isinstance(record, Device):  # kept compactly: it had both (compact.device_keeper)
                 if len(record.hostname) > HOSTNAME_MAX:
                     raise self._implausible(path, index, record.id, record.hostname)
                 continue
@@ -148,13 +172,13 @@ class NacClient(Transport):
             "device name, so the list is not used" % (index, ident, len(hostname), HOSTNAME_MAX, shown(hostname, 40)),
         )
 
-    def _read_list(self, path, noun, form=None, key="id"):
+    def _read_list(self, path, noun, decoder=None, key="id"):
         """GET ``path`` and every page after it (``_read_pages``). A list whose pages shifted while they were
         read (pages.Shifts: the same record on two pages, a count that changed) is read again from the start,
         once: a list that shifts again is a NacResponseError saying so."""
         shifted = None
         while True:
-            records, shift = self._read_pages(path, noun, form, key)
+            records, shift = self._read_pages(path, noun, decoder, key)
             if shift is None:
                 return records
             records = None  # not held while the list is read again
@@ -166,7 +190,7 @@ class NacClient(Transport):
                 )
             shifted = shift
 
-    def _read_pages(self, path, noun, form, key):
+    def _read_pages(self, path, noun, decoder, key):
         """GET ``path`` and every page after it: (the pages' arrays joined, in order; None), or (None, what
         shows that the pages shifted while they were read: pages.Shifts).
 
@@ -188,8 +212,7 @@ class NacClient(Transport):
                 if pages_read
                 else "its pages together",
             )
-            with keeping(form):
-                page = self.request("GET", path, limit=(budget - size, left))
+            page = self.request("GET", path, decoder=decoder, limit=(budget - size, left))
             pages_read += 1
             if not isinstance(page, Page):
                 raise self._not_a_list(path, page)
@@ -280,11 +303,12 @@ class NacClient(Transport):
             )
         )
 
-    def http_error(self, method, path, response, write=False, attempts=1):
-        """The NacError of a non-success reply, as the API guide reads each status. A write's error
-        states ``outcome_unknown``: true for a server fault or a redirect (it may have been committed)."""
-        status = response.status_code
-        reason = server_reason(response, self.secrets)
+    def http_error(self, method, path, reply, write=False, attempts=1, needs=None):
+        """The NacError of a non-success reply (a reply.Reply, after ``attempts`` requests), as the API guide
+        reads each status. A write's error states ``outcome_unknown``: true for a server fault or a redirect (it may
+        have been committed). ``needs``: what the account needs to be allowed the request (ACCESS_NEEDED)."""
+        status = reply.status_code
+        reason = server_reason(reply, self.secrets)
         where = "%s %s" % (method, path)
         said = " The server said: %s" % reason if reason else ""
         tries = " (%d attempts)" % attempts if attempts > 1 else ""
@@ -300,7 +324,7 @@ class NacClient(Transport):
                 % (
                     where,
                     status,
-                    strip_userinfo(response.headers.get("Location") or "nowhere"),
+                    strip_userinfo(reply.headers.get("Location") or "nowhere"),
                     " (the write may have been processed all the same)" if write else "",
                 ),
                 **details,
@@ -324,7 +348,8 @@ class NacClient(Transport):
             )
         elif status in (401, 403):
             error = NacAuthError(
-                "Access refused (HTTP %d) to %s: the account needs %s.%s" % (status, where, _access_needed(path), said),
+                "Access refused (HTTP %d) to %s: the account needs %s.%s"
+                % (status, where, needs or ACCESS_NEEDED, said),
                 **details,
             )
         elif status == 404:
@@ -332,9 +357,3 @@ class NacClient(Transport):
         else:
             error = NacHTTPError("The NAC API refused %s with HTTP %d.%s" % (where, status, said), **details)
         return self.scrubbed(error)
-
-
-def _access_needed(path):
-    if path.startswith("/api/intent/%s/" % DOT1X_INTENT):
-        return "the privilege public_api and access to the intent %s (%s)" % (DOT1X_INTENT, DOT1X_INTENT_NAMES)
-    return "the privilege public_api (and the feature's own privilege)"

@@ -4,15 +4,16 @@
 """Device lists held compactly (no Ansible imports).
 
 A caller that needs only the ``id`` and ``hostname`` of most devices (a status query by hostname, the
-identity lookup of nac_device, a round of the event source) reads the list in a ``keeping(form)``
-context: ``form`` turns each object of the reply's array into what is kept of it as soon as it is
-decoded (``device_form``: a ``Device(id, hostname)``, about 150 bytes, instead of a dict of every field,
-about 1 KB). The transport feeds a successful GET's body to an ``ArrayReader`` as it arrives (``reader``),
-so neither the reply's whole body nor its whole text is held; a body decoded whole (``decode_reply``)
-drops its bytes once they are decoded to text. Anything that is not a well-formed JSON array is decoded
-as before (replies.decode_json), so errors read the same; an item
-without an integer id and a string hostname is kept as it is, for the client's shape checks
-(api.NacClient._records) to name it, and so is every item kept whole, to the last nested object.
+identity lookup of nac_device, a round of the event source) reads the list with a ``ListDecoder``: its
+``keep`` turns each object of the reply's array into what is kept of it as soon as it is decoded
+(``device_keeper``: a ``Device(id, hostname)``, about 150 bytes, instead of a dict of every field, about
+1 KB). The decoder is an argument of the request (transport.Transport.exchange): the transport feeds a
+successful GET's body to the decoder's ``ArrayReader`` as it arrives, so neither the reply's whole body
+nor its whole text is held; a body decoded whole (``decode_reply``) drops its bytes once they are decoded
+to text. Anything that is not a well-formed JSON array is decoded by replies.decode_json, so its errors
+read the same whichever way the list is decoded; an item without an integer id and a string hostname is
+kept as it is, for the client's shape checks (api.NacClient._records) to name it, and so is every item
+kept whole, to the last nested object.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,12 +21,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import codecs
-import contextlib
 import gc
-import io
 import json
 import re
-import threading
 
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import LARGE_BODY, decode_json
 
@@ -34,7 +32,6 @@ try:
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     guess_json_utf = None
 
-_FORM = threading.local()  # the form of the list read by this thread, if any (``keeping``)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = frozenset("0123456789.eE+-")
 HEAD = 65536  # a streamed reply's first characters, kept for messages (and its first bytes, for a fallback)
@@ -67,75 +64,78 @@ class Device:
         return "Device(id=%r, hostname=%r)" % (self.id, self.hostname)
 
 
-def device_form(whole=None):
-    """The form of a device list's items: a ``Device`` for each record with an integer id and a string hostname,
-    except those ``whole(record)`` is true of, kept whole (as is every other item)."""
+def device_keeper(keep_whole=None):
+    """What a device list keeps of each item: a ``Device`` for each record with an integer id and a string
+    hostname, except those ``keep_whole(record)`` is true of, kept whole (as is every other item)."""
 
-    def form(item):
+    def keep(item):
         if isinstance(item, dict):
             ident, hostname = item.get("id"), item.get("hostname")
             named = isinstance(ident, int) and not isinstance(ident, bool) and isinstance(hostname, str)
-            if named and not (whole is not None and whole(item)):
+            if named and not (keep_whole is not None and keep_whole(item)):
                 return Device(ident, hostname)
         return item
 
-    return form
+    return keep
 
 
-@contextlib.contextmanager
-def keeping(form):
-    """A context in which the JSON array replies this thread decodes (``decode_reply``) keep ``form(item)`` of
-    each item."""
-    previous = getattr(_FORM, "form", None)
-    _FORM.form = form
-    try:
-        yield
-    finally:
-        _FORM.form = previous
+class ListDecoder:
+    """How the transport decodes a list's reply that keeps ``keep(item)`` of each item of its JSON array
+    (transport.Transport.exchange's ``decoder``): as it arrives (``reader``), or from the whole body (``decode``)."""
+
+    def __init__(self, keep):
+        self.keep = keep
+
+    def reader(self, response):
+        """An ArrayReader to feed the body of ``response`` as it arrives, when it is a success; else None (the
+        body is read whole)."""
+        if guess_json_utf is None or not 200 <= response.status_code < 300:
+            return None
+        return ArrayReader(self.keep, response.encoding)
+
+    def decode(self, reply):
+        """The JSON of a reply read whole (decode_reply)."""
+        return decode_reply(reply, self.keep)
 
 
-def decode_reply(response):
-    """The JSON of a successful reply's body: as replies.decode_json, but a JSON array read in a ``keeping``
-    context holds the form of each item, and the reply's body is dropped once decoded to text."""
-    form = getattr(_FORM, "form", None)
-    if form is None:
-        return decode_json(response)
-    content = response.content
+def decode_reply(reply, keep):
+    """The JSON of a successful reply's body (a transport's ``Reply``): as replies.decode_json, but a JSON array
+    holds ``keep(item)`` of each item, and the reply's bytes are dropped once decoded to text."""
+    content = reply.content
     start = _SPACE.match(content[:64].decode("latin-1")).end()
     encoding = None
     if guess_json_utf is not None and content[start : start + 1] == b"[":
-        encoding = response.encoding or guess_json_utf(content)
+        encoding = reply.encoding or guess_json_utf(content)
     if encoding is None:
-        return _whole(response, form)
+        return _whole(reply, keep)
     try:
-        text = content.decode(encoding)  # as response.json() decodes it, strictly
+        text = content.decode(encoding)  # as requests' .json() decodes it, strictly
     except (UnicodeDecodeError, LookupError):
-        return _whole(response, form)
+        return _whole(reply, keep)
     del content
-    response._content, response.raw = None, io.BytesIO()  # the bytes go: only the text is read from here on
+    reply.content = None  # the bytes go: only the text is read from here on
     paused = len(text) >= LARGE_BODY and gc.isenabled()
     if paused:
         gc.disable()  # decoding makes no reference cycles (see replies.decode_json)
     try:
-        # Each object is formed as soon as it is decoded, so no record is held whole for long; an object
-        # within an item is formed too, which is right only where its item is formed into a Device itself.
-        items = json.loads(text, object_hook=form)
+        # Each object is kept as soon as it is decoded, so no record is held whole for long; an object
+        # within an item is passed to ``keep`` too, which is right only where its item becomes a Device itself.
+        items = json.loads(text, object_hook=keep)
         if all(isinstance(item, Device) or not _holds_device(item) for item in items):
             return items
     except (ValueError, RecursionError):
-        pass  # not JSON: decoded as before, for its error
+        pass  # not JSON: replies.decode_json decodes it again, for the error it reports
     finally:
         if paused:
             gc.enable()
     items = None
-    response._content = text.encode(encoding)
-    response.raw = io.BytesIO(response._content)
+    reply.content = text.encode(encoding)
     del text
-    return _whole(response, form)
+    return _whole(reply, keep)
 
 
 def _holds_device(value):
-    """Whether a Device is anywhere within ``value`` (an item kept whole, where nothing may be formed)."""
+    """Whether a Device is anywhere within ``value`` (an item kept whole, where nothing may be kept compactly)."""
     pending = [value]
     while pending:
         value = pending.pop()
@@ -148,49 +148,40 @@ def _holds_device(value):
     return False
 
 
-def _whole(response, form):
-    """The reply decoded whole (replies.decode_json), a JSON array's items then in their ``form``."""
-    value = decode_json(response)
-    return [form(item) for item in value] if isinstance(value, list) else value
-
-
-def reader(response):
-    """An ArrayReader for the body of ``response``, to be fed as it arrives, when this thread reads lists in a
-    ``keeping`` context and the reply is a success; else None (the body is read whole, as before)."""
-    form = getattr(_FORM, "form", None)
-    if form is None or guess_json_utf is None or not 200 <= response.status_code < 300:
-        return None
-    return ArrayReader(form, response.encoding)
+def _whole(reply, keep):
+    """The reply decoded whole (replies.decode_json), a JSON array's items then each as ``keep(item)``."""
+    value = decode_json(reply)
+    return [keep(item) for item in value] if isinstance(value, list) else value
 
 
 class ArrayReader:
-    """A JSON array reply decoded as it arrives, each item held in its ``form`` at once: neither the whole body
+    """A JSON array reply decoded as it arrives, each item held as ``keep(item)`` at once: neither the whole body
     nor its whole text is ever held (decode_reply holds both, one after the other).
 
     ``feed`` each chunk of the body, then ``finish``: each returns the bytes that the body is to be read from
-    as before (none while the reply is read here). What is not read here is decoded as before: a body that
+    whole (none while the reply is read here). What is not read here is read whole, by the transport: a body that
     does not begin with ``[`` (decided on its first characters), an encoding requests would not decode as it
-    is, and any body of at most HEAD bytes that is not a well-formed array (so that it fails or succeeds as
-    before). A larger body that fails here is not held: ``result()`` raises ValueError, and ``head`` (its first
-    HEAD characters) is what a message quotes.
+    is, and any body of at most HEAD bytes that is not a well-formed array (so that it fails or succeeds
+    exactly as when read whole). A larger body that fails here is not held: ``result()`` raises ValueError,
+    and ``head`` (its first HEAD characters) is what a message quotes.
 
     The text is decoded incrementally (``codecs``), as requests' ``.json()`` decodes it: the charset of the
     Content-Type (``response.encoding``, its errors replaced as in ``.text``), else the encoding guessed from
     the first bytes (``guess_json_utf``, strictly). Each item is taken from a rolling buffer with ``raw_decode``
     and its text dropped. An item cut off by the end of a chunk fails to decode and is tried again only once
     the text from its start has doubled (or the body has ended), so the work stays linear in the body's size
-    even for one huge item. The items are those of decode_reply: ``form`` applied to every object as it is
-    decoded, and an item that is not formed itself but holds a formed object decoded again without it."""
+    even for one huge item. The items are those of decode_reply: ``keep`` applied to every object as it is
+    decoded, and an item that is not kept compactly itself but holds a compact object decoded again without it."""
 
-    def __init__(self, form, encoding):
-        self.form = form
+    def __init__(self, keep, encoding):
+        self.keep = keep
         self.items = []
         self.head = ""
-        self.streaming = None  # None until decided, then True (read here) or False (read as before)
+        self.streaming = None  # None until decided, then True (read here) or False (read whole)
         self.failed = False
         self._encoding, self._errors = (encoding, "replace") if encoding else (None, "strict")
         self._decoder = None
-        self._hooked = json.JSONDecoder(object_hook=form)
+        self._hooked = json.JSONDecoder(object_hook=keep)
         self._raw, self._size = [], 0  # the bytes as read, while they are few (or not yet decided on)
         self._pieces, self._length = [], 0  # the text not yet taken
         self._retry_at = 0  # the length of the text not yet taken at which to decode again
@@ -199,7 +190,7 @@ class ArrayReader:
         self._done = False  # whether the array's ']' has been taken
 
     def feed(self, chunk, final=False):
-        """Take one chunk of the body (``final``: the body has ended); the bytes to read as before."""
+        """Take one chunk of the body (``final``: the body has ended); the bytes to read whole."""
         if self.streaming is False:
             return chunk
         if self.failed:
@@ -240,7 +231,7 @@ class ArrayReader:
         return self._fail(decided=True) if self.failed else b""
 
     def finish(self):
-        """The body has ended: the bytes to read as before (those held while undecided, or of a small body
+        """The body has ended: the bytes to read whole (those held while undecided, or of a small body
         that failed here)."""
         return self.feed(b"", final=True)
 
@@ -257,13 +248,13 @@ class ArrayReader:
                     return ""
                 self._encoding = guess_json_utf(b"".join(self._raw)) if self._size > 3 else None
                 if self._encoding is None:
-                    raise LookupError("no encoding")  # decoded as before (requests guesses it from the text)
+                    raise LookupError("no encoding")  # read whole (requests guesses it from the text)
             self._decoder = codecs.getincrementaldecoder(self._encoding)(self._errors)
             chunk = b"".join(self._raw)
         return self._decoder.decode(chunk, final)
 
     def _fail(self, decided):
-        """A body not read here: decoded as before where its bytes are all held, else a failure."""
+        """A body not read here: read whole where its bytes are all held, else a failure."""
         if not decided or self._raw is not None:
             return self._fallback()
         self.failed = True
@@ -317,7 +308,7 @@ class ArrayReader:
         except (ValueError, RecursionError):
             return None
         if not all(isinstance(value, Device) or not _holds_device(value) for value in values):
-            return None  # an item that holds a formed object: taken again one by one
+            return None  # an item that holds a compact object: taken again one by one
         self.items.extend(values)
         return last + 1
 
@@ -333,6 +324,6 @@ class ArrayReader:
         if not final and (end == len(text) or text[end] in _NUMBER) and text[end - 1] in _NUMBER:
             return None  # a number may go on in the next chunk ("-6" of "-6.5e-1")
         if not isinstance(value, Device) and _holds_device(value):
-            value = self.form(json.JSONDecoder().raw_decode(text, pos)[0])
+            value = self.keep(json.JSONDecoder().raw_decode(text, pos)[0])
         self.items.append(value)
         return end

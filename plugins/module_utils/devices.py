@@ -2,14 +2,14 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Devices to ensure (no Ansible imports; I/O only through the callables given): validating and
-normalising the requested devices, comparing them with the device list, and creating the missing
-ones through the settle engine (settle.py), with the results and messages of nac_device.
+normalising the requested devices, planning against the device list, and the results and messages
+of nac_device.
 
 The flow of ``ensure_devices``: validate every requested item (no request yet), list the devices once,
-classify each item (existing / to create / error), then create the missing ones and settle what is
-uncertain from the device list. Every item ends existing, created (or "would be created" in check
-mode) or failed with its error. What each failure of ``POST /api/device`` becomes: the table
-"Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+``plan`` an action for each (leave an existing device, create a missing one, or fail), then let the
+apply engine (apply.py) carry out the creations (creation.py: the operation of the verb CREATE) and
+settle what is uncertain from the device list. Every item ends existing, created (or "would be
+created" in check mode) or failed with its error.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,8 +18,9 @@ __metaclass__ = type
 
 import ipaddress
 import re
-import time
 
+from ansible_collections.netaccess.nac.plugins.module_utils.apply import DONE, FAILED, PENDING, Action, apply
+from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_key,
     hostname_problem,
@@ -31,54 +32,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids_warning,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
-from ansible_collections.netaccess.nac.plugins.module_utils.settle import (
-    DONE,
-    FAILED,
-    PENDING,
-    SETTLE_TIMEOUT,
-    Item,
-    Wording,
-    Written,
-    settle,
-)
 
-DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
+# The verbs of a plan: CREATE is carried out by the operation creation.creation; LEAVE is nothing to do.
+# A deletion would be one more verb and its operation (docs/docsite/rst/developing.rst).
+CREATE, LEAVE = "create", "leave"
 CREATED, EXISTING = DONE, "existing"
 MESSAGE_HOSTS = 10
 
-# What the settle engine says about a creation (nac_device's messages). An item's error never says the list
-# "did not show" it while the list shows it: the engine reports what the last list shows (settle._report).
-CREATION_WORDING = Wording(
-    not_attempted="not attempted: {reason}",
-    stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
-    "was not sent again: {reason}",
-    refused_access="a creation was refused for lack of access, so no other was sent ({error})",
-    several_known="created {name} (id {id}), but the device list shows {count} devices named {name} (ids {ids}): "
-    "another client created one too (the API cannot prevent it); remove the extra device in the NAC",
-    several_unidentified="POST /api/device was answered as a success without a device id, and the device list shows "
-    "{count} devices named {name} (ids {ids}): one of them was created by this task, which one is unknown (another "
-    "client created the other); remove the extra device in the NAC",
-    several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
-    "{attempts} times because it was missing from the device list for a whole settle window of {window}, "
-    "so an earlier attempt was probably committed later than that (or another client created "
-    "one meanwhile); remove the extra device in the NAC",
-    several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
-    "them in the NAC",
-    not_listed="created {name} (id {id} in the reply), but the device list read afterwards does not list it yet",
-    unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
-    "list did not show {name} during the settle window of {window}: whether it was created is "
-    "unknown. Check the NAC; a later run looks for it before creating anything",
-    unidentified_list_failed="created, but its id is unknown: the reply carried none and listing the devices failed "
-    "({list_error})",
-    unknown_list_failed="{error}; whether the device was created is unknown, and listing the devices to find out "
-    "failed too ({list_error}). Check the NAC; a later run looks for {name} before creating "
-    "anything",
-    unknown_not_shown="{error}; the outcome is unknown: the device list did not show {name} during the settle window "
-    "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
-    "anything",
-    final_list_failed="{name} was sent {attempts} times; listing the devices once more at the end, to find a "
-    "duplicate, failed ({list_error}): check {name} in the NAC",
-)
 LOOKALIKE_NOT_CREATED = (
     "%s; not created: a NAC that compares names loosely would refuse it or confuse the two. Rename one of them, "
     "or create it in the NAC"
@@ -179,11 +139,6 @@ def device_specs(items, name="devices"):
     return specs
 
 
-def creation_body(spec):
-    """The POST /api/device body: hostname, group, profile, and macs / ips only when given."""
-    return dict((key, spec[key]) for key in DEVICE_KEYS if key in spec)
-
-
 def differences(spec, record):
     """How a listed record visibly differs from the request, as readable phrases.
 
@@ -223,11 +178,11 @@ def _shown_values(value, normalise):
     return shown
 
 
-class Outcome(Item):
-    """What became of one requested device."""
+class Outcome(Action):
+    """What to do to one requested device (``verb``, from ``plan``), and what became of it."""
 
-    def __init__(self, spec):
-        super(Outcome, self).__init__(spec["hostname"])
+    def __init__(self, spec, verb=None):
+        super(Outcome, self).__init__(spec["hostname"], verb)
         self.spec = spec
 
     @property
@@ -247,7 +202,8 @@ class Outcome(Item):
 
 
 def plan(specs, records):
-    """Classify each spec against the device list: existing, to create (pending), or failed.
+    """One action per spec against the device list (pure): LEAVE an existing device, CREATE a missing one
+    (pending until applied), or fail.
 
     A device exists when a listed device has the same name (hostnames.hostname_key). A listed name that
     matches only by a looser rule (a lookalike) is never taken for it: a device to create whose name has
@@ -257,7 +213,7 @@ def plan(specs, records):
     alike = lookalikes(records, [spec["hostname"] for spec in specs])
     outcomes = []
     for spec in specs:
-        outcome = Outcome(spec)
+        outcome = Outcome(spec, CREATE)
         found = index.get(hostname_key(spec["hostname"]), [])
         similar = alike.get(spec["hostname"])
         if len(found) > 1:
@@ -280,7 +236,7 @@ def plan(specs, records):
 
 
 def _existing(outcome, record):
-    outcome.state, outcome.id, outcome.record = EXISTING, record["id"], record
+    outcome.verb, outcome.state, outcome.id, outcome.record = LEAVE, EXISTING, record["id"], record
     differ = differences(outcome.spec, record)
     if differ:
         outcome.warnings.append(
@@ -290,19 +246,7 @@ def _existing(outcome, record):
         )
 
 
-def ensure_devices(
-    specs,
-    list_devices,
-    create,
-    concurrency=8,
-    check_mode=False,
-    settle_timeout=SETTLE_TIMEOUT,
-    max_resends=3,
-    should_stop=None,
-    clock=time.monotonic,
-    sleep=time.sleep,
-    warn=None,
-):
+def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False, warn=None, **settling):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -310,9 +254,10 @@ def ensure_devices(
     anything is written). In check mode ``create`` is never called: the devices to create are
     reported CREATED with the would-be body as their record.
 
-    Every creation is decided from the server's state, never guessed from an error: the settle
-    engine (settle.settle) with its arguments of the same names; a device is shown by the list when a
-    listed device has its hostname. ``warn(message)`` is told of ids the list shows for several devices.
+    Every creation is decided from the server's state, never guessed from an error: the apply engine
+    (apply.apply), given ``concurrency``, ``check_mode`` and ``settling``, its other arguments of the same
+    names (``settle_timeout``, ``max_resends``, ``should_stop``, ``clock``, ``sleep``). ``warn(message)`` is
+    told of ids the list shows for several devices.
     """
     if not specs:
         return []
@@ -321,26 +266,8 @@ def ensure_devices(
     if repeated and warn is not None:
         warn(repeated)
     outcomes = plan(specs, records)
-    pending = [outcome for outcome in outcomes if outcome.state == PENDING]
-    _check_complete(pending)
-    if check_mode:
-        for outcome in pending:
-            outcome.state, outcome.record = CREATED, creation_body(outcome.spec)
-        return outcomes
-    settle(
-        pending,
-        _creation(create),
-        lambda: index_by_hostname(list_devices()),
-        _shows,
-        CREATION_WORDING,
-        concurrency,
-        settle_timeout,
-        max_resends,
-        should_stop,
-        clock,
-        sleep,
-    )
-    return outcomes
+    _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
+    return apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
 
 
 def _check_complete(pending):
@@ -352,27 +279,6 @@ def _check_complete(pending):
     ]
     if incomplete:
         raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
-
-
-def _creation(create):
-    """The settle engine's write for ``create(body)``: the new device's id from the reply when it has an integer one,
-    and the body sent merged with the reply as its record."""
-
-    def write(outcome):
-        body = creation_body(outcome.spec)
-        reply = create(body)
-        new_id = reply.get("id") if isinstance(reply, dict) else None
-        new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
-        record = dict(body, **(reply or {}))
-        record["id"] = new_id
-        return Written(new_id, record, reply)
-
-    return write
-
-
-def _shows(outcome, index):
-    """The listed devices that have the outcome's hostname (the index of hostnames.index_by_hostname)."""
-    return index.get(hostname_key(outcome.hostname), [])
 
 
 def summary(outcomes):

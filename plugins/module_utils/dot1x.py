@@ -15,12 +15,19 @@ __metaclass__ = type
 
 import collections
 import itertools
-import json
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT, DOT1X_INTENT_NAMES
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
+    copy_entry,
+    error_entry,
+    failure_message,
+    reached,
+    shape,
+    summarize,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     by_hostname,
@@ -36,12 +43,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     check_number,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
-UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
-ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
-NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
-WINDOW_PER_WORKER = 4  # queued work per worker: keeps the workers busy, memory flat
 NOT_LISTED = "not in the device list (GET /api/device)"
 NOT_QUERIED = "not queried: the batch stopped when the credentials were refused (see the task's message)"
 
@@ -55,12 +58,13 @@ class Report(collections.namedtuple("Report", "results summary warnings failure"
 
 class BatchStopped(NacAuthError):
     """Credentials refused (HTTP 401/403, or 'Server error' before any success) by a status query
-    mid-batch: no further target is queried. ``results`` still has one entry per target, the
-    answered ones with their answer, the others with ``error``; ``report`` is the whole Report
-    when raised by dot1x_status. Being a NacAuthError, callers that only catch that keep working.
+    mid-batch: no further target is queried. ``report`` is the whole Report (``results`` still has one
+    entry per target, the answered ones with their answer, the others with ``error``; ``failure`` is this
+    error's message), and ``result`` what a task returns with it. Being a NacAuthError, callers that only
+    catch that keep working.
     """
 
-    def __init__(self, error, results):
+    def __init__(self, error, results, warnings=()):
         answered = sum(1 for entry in results if "error" not in entry)
         message = (
             "%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
@@ -70,8 +74,8 @@ class BatchStopped(NacAuthError):
             message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
         )
         self.cause = error
-        self.results = results
-        self.report = None
+        self.report = Report(results, summarize(results), list(warnings), message)
+        self.result = dict(results=results, summary=self.report.summary, stopped=True)
 
 
 def dot1x_status(
@@ -99,13 +103,13 @@ def dot1x_status(
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
     if check_access:
         require_access(client)
+    refusals = client.refusals
     targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
-    try:
-        results = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
-    except BatchStopped as stopped:
-        stopped.report = Report(stopped.results, summarize(stopped.results), warnings, stopped.message)
-        raise
-    return Report(results, summarize(results), warnings, failure_message(results, wait_for, wait_timeout))
+    results, refused = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    if refused is not None:
+        raise BatchStopped(refused, results, warnings)
+    summary = summarize(results, client.refusals - refusals)
+    return Report(results, summary, warnings, failure_message(results, wait_for, wait_timeout))
 
 
 def require_access(client):
@@ -208,55 +212,6 @@ def shared_ids(targets):
     return copies
 
 
-def copy_entry(entry, target):
-    """The answer for another target with the same id: the same entry under the target's own hostname."""
-    return dict(entry, hostname=target.hostname)
-
-
-def shape(target, reply, secrets=()):
-    """The result entry of one target from its fire reply (API guide 2, 802.1x status result):
-    every field a string or null; a reply with no status but an ``error`` is that target's error (its text
-    quoted with the client's ``secrets`` masked before it is cut)."""
-    unexpected = "unexpected reply to POST /api/intent/%s/fire for target %s: " % (DOT1X_INTENT, target.id)
-    for key in ("status", "authMethod", "username", "message"):
-        value = reply.get(key)
-        if value is not None and not isinstance(value, str):
-            return error_entry(
-                target,
-                unexpected
-                + "%r is %s %s, expected a string"
-                % (key, type(value).__name__, excerpt(json.dumps(value), 80, secrets)),
-            )
-    status = reply.get("status")
-    if status is None and reply.get("error"):
-        return error_entry(
-            target, unexpected + "the reply has no status but an error: %s" % excerpt(str(reply["error"]), 200, secrets)
-        )
-    return dict(
-        id=target.id,
-        hostname=target.hostname,
-        status=status or UNKNOWN,
-        auth_method=reply.get("authMethod"),
-        username=reply.get("username"),
-        message=reply.get("message"),
-    )
-
-
-def error_entry(target, error):
-    return dict(
-        id=target.id, hostname=target.hostname, status=ERROR, auth_method=None, username=None, message=None, error=error
-    )
-
-
-def summarize(results):
-    """{status: number of results with it}, sorted by status; failed targets count under ERROR."""
-    return dict(sorted(collections.Counter(entry["status"] for entry in results).items()))
-
-
-def reached(entry, wait_for):
-    return "error" not in entry and entry["status"].casefold() == wait_for.casefold()
-
-
 def poll(
     client,
     targets,
@@ -267,14 +222,15 @@ def poll(
     clock=time.monotonic,
     sleep=time.sleep,
 ):
-    """One result entry per target, in the targets' order; targets that share an id (``shared_ids``) are
-    queried once, and each gets that answer.
+    """``(results, refused)``: one result entry per target, in the targets' order, and the NacAuthError that
+    stopped the polling (None when none did); targets that share an id (``shared_ids``) are queried once, and
+    each gets that answer.
 
     Without ``wait_for``, every known target is queried once. With it, each round queries the
     targets that do not have that status yet (an error counts as not yet: it may be transient),
     then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
-    the deadline. Each entry is the target's latest answer. Refused credentials end the polling:
-    BatchStopped, with the entries so far (the targets not queried have ``error``).
+    the deadline. Each entry is the target's latest answer. Refused credentials end the polling, with the
+    entries so far (the targets not queried have ``error``).
     """
     refused = []
     copies = shared_ids(targets)
@@ -289,7 +245,7 @@ def poll(
         for index, first in copies.items():
             results[index] = copy_entry(results[first], targets[index])
         if refused:
-            raise BatchStopped(refused[0], results)
+            return results, refused[0]
         if wait_for is None:
             break
         pending = [
@@ -303,7 +259,7 @@ def poll(
         pause = min(started + wait_interval, deadline) - now
         if pause > 0:
             sleep(pause)
-    return results
+    return results, None
 
 
 def query(client, targets, concurrency, refused=None):
@@ -343,66 +299,3 @@ def query_all(client, targets, concurrency):
     for index, target in enumerate(targets):
         entries.append(copy_entry(entries[copies[index]], target) if index in copies else next(answers))
     return entries
-
-
-def ordered_map(function, items, workers):
-    """``map(function, items)`` on ``workers`` threads, yielding in the items' order.
-
-    At most ``WINDOW_PER_WORKER * workers`` items are taken from ``items`` ahead of the consumer,
-    so memory does not grow with the number of items. When a call raises, the queued calls are
-    cancelled and the exception propagates.
-    """
-    items = iter(items)
-    window = collections.deque()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            window.extend(pool.submit(function, item) for item in itertools.islice(items, WINDOW_PER_WORKER * workers))
-            while window:
-                result = window.popleft().result()
-                window.extend(pool.submit(function, item) for item in itertools.islice(items, 1))
-                yield result
-        finally:
-            for future in window:
-                future.cancel()
-
-
-def failure_message(results, wait_for=None, wait_timeout=None):
-    """Why the task fails, naming the devices (up to NAMED_IN_MESSAGE of each kind), or None."""
-    failed = [entry for entry in results if "error" in entry]
-    late = [entry for entry in results if "error" not in entry and not reached(entry, wait_for)] if wait_for else []
-    parts = []
-    if late:
-        parts.append(
-            "%d of %d devices did not reach %s within %s s: %s."
-            % (len(late), len(results), wait_for, _seconds(wait_timeout), _listing(late, _late_entry))
-        )
-    if failed:
-        parts.append(
-            "%d of %d targets could not be queried: %s."
-            % (len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), shown(e["error"]))))
-        )
-    return " ".join(parts) or None
-
-
-def _late_entry(entry):
-    message = " (%s)" % shown(entry["message"]) if entry["message"] else ""
-    return "%s: %s%s" % (_name(entry), shown(entry["status"]), message)
-
-
-def _name(entry):
-    if entry["id"] is None:
-        return "hostname %s" % shown(entry["hostname"])
-    if entry["hostname"] is None:
-        return "id %s" % entry["id"]
-    return "%s (id %s)" % (shown(entry["hostname"]), entry["id"])
-
-
-def _listing(entries, describe):
-    text = "; ".join(describe(entry) for entry in entries[:NAMED_IN_MESSAGE])
-    if len(entries) > NAMED_IN_MESSAGE:
-        text += "; and %d more (see results)" % (len(entries) - NAMED_IN_MESSAGE)
-    return text
-
-
-def _seconds(value):
-    return ("%g" % value) if isinstance(value, float) else str(value)

@@ -20,7 +20,8 @@ import contextlib
 import math
 import os
 
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import failure_message, query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import failure_message
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
@@ -37,8 +38,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidde
 # The source's connection options: name -> (environment variable, kind, default), from options.CONNECTION_OPTIONS
 # with the kind of a secret set to "secret" (its value is never shown, not even in a message about its type).
 CONNECTION_OPTIONS = collections.OrderedDict(
-    (name, (variable, "secret" if secret else kind, default))
-    for name, (variable, kind, default, secret) in ALL_CONNECTION_OPTIONS.items()
+    (option.name, (option.env, "secret" if option.secret else option.type, option.default))
+    for option in ALL_CONNECTION_OPTIONS.values()
 )
 SOURCE_OPTIONS = collections.OrderedDict(
     (

@@ -36,6 +36,9 @@ class NacError(Exception):
         self.url = url
         self.outcome_unknown = bool(outcome_unknown)  # true when a write may have been processed although it failed
         self._outcome_stated = outcome_unknown is not None
+        # What the task still returns beside its failure (a batch's entries): module.NacModule.run merges it into
+        # the result, so that every failure of a module, the client's or the task's own, takes one path.
+        self.result = {}
 
     def __str__(self):
         return self.message

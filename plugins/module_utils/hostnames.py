@@ -120,9 +120,9 @@ def index_by_hostname(records):
     return index
 
 
-def records_of(hostnames=(), ids=(), loosely=False):
-    """Whether a record is one of ``hostnames`` (the same name; with ``loosely``, also a lookalike) or ``ids``: the
-    records a compact device list keeps whole (api.NacClient.list_devices)."""
+def is_one_of(hostnames=(), ids=(), loosely=False):
+    """A predicate: whether a record is one of ``hostnames`` (the same name; with ``loosely``, also a lookalike)
+    or ``ids``: the records a compact device list keeps whole (api.NacClient.list_devices' ``keep_whole``)."""
     key = loose_key if loosely else hostname_key
     names, ids = frozenset(key(name) for name in hostnames), frozenset(ids)
     return lambda record: record["id"] in ids or key(record["hostname"]) in names

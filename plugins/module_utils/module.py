@@ -34,15 +34,15 @@ from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidde
 def connection_argument_spec():
     """The options of the ``netaccess.nac.connection`` doc fragment, from options.CONNECTION_OPTIONS."""
     spec = {}
-    for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items():
-        option = dict(type=kind)  # none is required: api_url may come from NAC_API_URL (connection_values checks it)
-        if default is not None:
-            option["default"] = default
-        if secret:
+    for declared in CONNECTION_OPTIONS.values():
+        option = dict(type=declared.type)  # none is required: api_url may come from NAC_API_URL (checked by the client)
+        if declared.default is not None:
+            option["default"] = declared.default
+        if declared.secret:
             option["no_log"] = True
-        if variable:
-            option["fallback"] = (env_fallback, [variable])
-        spec[name] = option
+        if declared.env:
+            option["fallback"] = (env_fallback, [declared.env])
+        spec[declared.name] = option
     return spec
 
 
@@ -74,12 +74,15 @@ class _AnsibleModule(AnsibleModule):
         super(_AnsibleModule, self).warn(mask(shown(warning), self._forms()), **kwargs)
 
 
-class TaskFailed(Exception):
-    """Raised by a module's action to fail the task while still returning ``result``."""
+class TaskFailed(NacError):
+    """Raised by a module's action to fail the task while still returning ``result``: a NacError (the one
+    failure channel of ``NacModule.run``) without a structured ``failure`` of its own, since what failed is
+    in the result (each entry's ``error`` and ``failure``)."""
+
+    failure = None
 
     def __init__(self, message, **result):
         super(TaskFailed, self).__init__(message)
-        self.message = message
         self.result = result
 
 
@@ -126,16 +129,15 @@ class NacModule:
         self._diffs.append(dict(before=before or {}, after=after or {}, before_header=name, after_header=name))
 
     def run(self, action):
-        """Run ``action(self)``, merge the dict it returns into the result and exit; every
-        NacError or TaskFailed becomes a clean failure, and any other exception (a bug) a failure
-        naming it, with its traceback for ``exception`` (shown when Ansible shows tracebacks)."""
+        """Run ``action(self)``, merge the dict it returns into the result and exit; every NacError
+        (TaskFailed among them) becomes a clean failure with what it still returns (``result``) and its
+        ``failure``, and any other exception (a bug) a failure naming it, with its traceback for
+        ``exception`` (shown when Ansible shows tracebacks)."""
         try:
             self.result.update(action(self) or {})
-        except TaskFailed as failed:
-            self.result.update(failed.result)
-            self.fail(failed.message)
         except NacError as error:
-            self.fail(error.message, failure=error.failure)
+            self.result.update(error.result)
+            self.fail(error.message, **({} if error.failure is None else dict(failure=error.failure)))
         except Exception as error:  # pylint: disable=broad-except
             self.fail(
                 "Internal error in %s: %s: %s \u2014 please report it"

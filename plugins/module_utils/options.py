@@ -3,10 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The options shared by every entry point, declared once, and their bounds (no Ansible imports).
 
-``CONNECTION_OPTIONS`` is the table of the connection options: the modules' argument spec
-(module.py), the inventory plugin and the event source (dot1x_events.py) are built from it, and
-a unit test checks that the doc fragment ``netaccess.nac.connection``, the inventory plugin's and
-the event source's documentation match it. ``check_connection`` and ``check_concurrency`` are
+``CONNECTION_OPTIONS`` is the table of the connection options, one ``Option`` record each: the
+modules' argument spec (module.py), the inventory plugin, the event source (dot1x_events.py) and the
+client's own defaults (transport.Transport, ``check_connection``) are built from it, and a unit test
+checks that the doc fragment ``netaccess.nac.connection``, the inventory plugin's and the event
+source's documentation match it. ``check_connection`` and ``check_concurrency`` are
 the one check of each bound, raising NacConfigError with one wording wherever the option is given.
 """
 
@@ -19,32 +20,147 @@ import re
 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import USERINFO, credential_problem, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.settle import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import check_ca_path
 
-# name -> (environment variable, type, default, secret). Each is a NacClient argument.
+Option = collections.namedtuple("Option", "name type env default secret doc")
+Option.__doc__ = """One connection option: its ``name`` (a NacClient argument), its Ansible ``type``, the environment
+variable ``env`` it falls back to (None: none), its ``default``, whether it is a ``secret`` (masked in every
+output), and ``doc``, the first line of its description in the doc fragment netaccess.nac.connection."""
+
 CONNECTION_OPTIONS = collections.OrderedDict(
-    (
-        ("api_url", ("NAC_API_URL", "str", None, False)),
-        ("api_key", ("NAC_API_KEY", "str", None, True)),
-        ("username", ("NAC_USERNAME", "str", None, False)),
-        ("password", ("NAC_PASSWORD", "str", None, True)),
-        ("tenant", ("NAC_TENANT", "str", None, False)),  # an identifier, not a secret: never masked
-        ("validate_certs", ("NAC_VALIDATE_CERTS", "bool", True, False)),
-        ("ca_path", ("NAC_CA_PATH", "path", None, False)),
-        ("timeout", ("NAC_TIMEOUT", "float", 30.0, False)),
-        ("max_retries", (None, "int", 3, False)),
-        ("unreachable_timeout", ("NAC_UNREACHABLE_TIMEOUT", "float", 60.0, False)),
-        ("max_reply_mb", ("NAC_MAX_REPLY_MB", "int", 256, False)),  # MiB of one reply, at most
-        ("max_list_items", ("NAC_MAX_LIST_ITEMS", "int", 2000000, False)),  # items of one list, all pages
-        ("max_list_mb", ("NAC_MAX_LIST_MB", "int", 1024, False)),  # MiB of one list, all pages
+    (option.name, option)
+    for option in (
+        Option(
+            "api_url",
+            "str",
+            "NAC_API_URL",
+            None,
+            False,
+            "Base address of the NAC service, for example V(https://nac.example.com).",
+        ),
+        Option(
+            "api_key",
+            "str",
+            "NAC_API_KEY",
+            None,
+            True,
+            "API key of an account with the privilege C(public_api), sent as C(Authorization: Bearer <key>).",
+        ),
+        Option(
+            "username",
+            "str",
+            "NAC_USERNAME",
+            None,
+            False,
+            "Name of the account for HTTP Basic authentication, the real product's documented scheme.",
+        ),
+        Option(
+            "password",
+            "str",
+            "NAC_PASSWORD",
+            None,
+            True,
+            "Password of O(username).",
+        ),
+        # An identifier, not a secret: masking it would also mask every equal value in the results.
+        Option(
+            "tenant",
+            "str",
+            "NAC_TENANT",
+            None,
+            False,
+            "Tenant token identifying the site, sent as the C(X-Tenant) header on every request when given.",
+        ),
+        Option(
+            "validate_certs",
+            "bool",
+            "NAC_VALIDATE_CERTS",
+            True,
+            False,
+            "Whether to verify the TLS certificate of the service.",
+        ),
+        Option(
+            "ca_path",
+            "path",
+            "NAC_CA_PATH",
+            None,
+            False,
+            (
+                "PEM bundle of certificate authorities to trust for the service's certificate (or a directory of them"
+                " prepared with C(c_rehash))."
+            ),
+        ),
+        Option(
+            "timeout",
+            "float",
+            "NAC_TIMEOUT",
+            30.0,
+            False,
+            (
+                "Seconds that each attempt of a request may take as a whole, greater than 0 and at most 86400 - "
+                "connecting, sending and receiving the complete reply (a reply that trickles in slowly does not "
+                "extend it)."
+            ),
+        ),
+        Option(
+            "max_retries",
+            "int",
+            None,
+            3,
+            False,
+            (
+                "How often a request that failed in a retryable way is tried again, with backoff. At most 10; a "
+                "larger value counts as 10."
+            ),
+        ),
+        Option(
+            "unreachable_timeout",
+            "float",
+            "NAC_UNREACHABLE_TIMEOUT",
+            60.0,
+            False,
+            (
+                "Seconds to wait for a service that stops answering in the middle of a task (connections refused or "
+                "timing out, no reply to anything, as during a restart), from 0 (never wait) to 3600."
+            ),
+        ),
+        Option(
+            "max_reply_mb",
+            "int",
+            "NAC_MAX_REPLY_MB",
+            256,
+            False,
+            "The largest reply the collection reads, in MiB (1 MiB is 1,048,576 bytes), from 1 to 65536.",
+        ),
+        Option(
+            "max_list_items",
+            "int",
+            "NAC_MAX_LIST_ITEMS",
+            2000000,
+            False,
+            (
+                "The most items one list (the device list, the intents) may have, all its pages together, from 1 to "
+                "1,000,000,000. A list that has more fails the task, naming this option, before anything is done with"
+                " it."
+            ),
+        ),
+        Option(
+            "max_list_mb",
+            "int",
+            "NAC_MAX_LIST_MB",
+            1024,
+            False,
+            (
+                "The most MiB of replies one list may take, all its pages together, from 1 to 1048576. Each page is "
+                "read with what is left of it as its limit (or O(max_reply_mb), when that is less), so reading stops "
+                "as soon as the list passes it; the message names this option."
+            ),
+        ),
     )
 )
-SECRET_OPTIONS = tuple(name for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items() if secret)
-# name -> default: the connection options of a client when none is given.
-CONNECTION_DEFAULTS = collections.OrderedDict(
-    (name, default) for name, (variable, kind, default, secret) in CONNECTION_OPTIONS.items()
-)
+SECRET_OPTIONS = tuple(option.name for option in CONNECTION_OPTIONS.values() if option.secret)
+# name -> default: the connection options of a client when none is given (the defaults of transport.Transport too).
+CONNECTION_DEFAULTS = collections.OrderedDict((option.name, option.default) for option in CONNECTION_OPTIONS.values())
 
 # The bounds of every number an option may be (a larger one is refused, naming the option and its range):
 # each is far beyond any use, and small enough for what it feeds (a socket timeout, a sleep, a deadline).
@@ -65,7 +181,10 @@ INSECURE_TLS = (
 )
 MAX_CONCURRENCY = 256  # requests in flight at once, at most: the modules' concurrency, the connection pool
 MAX_RETRIES_CAP = 10  # max_retries above this is capped: with the backoff of transport.py, at most about a minute
-SETTLE_TIMEOUT_MAX = 3600  # nac_device's settle_timeout
+# How long (seconds) an uncertain write is looked for in the list before it may be sent again (apply.py),
+# when nac_device's settle_timeout is not given; and its bound.
+SETTLE_TIMEOUT = 60.0
+SETTLE_TIMEOUT_MAX = 3600
 UNREACHABLE_TIMEOUT_MAX = 3600  # unreachable_timeout
 URL_FORM = re.compile(r"^https?://[^/?#\s\x00-\x1f\x7f]+(/[^?#\s\x00-\x1f\x7f]*)?\Z", re.IGNORECASE)
 
@@ -135,7 +254,7 @@ def check_unreachable_timeout(value):
 
 
 def settle_seconds(settle_timeout, timeout):
-    """nac_device's settle window: ``settle_timeout``; by default settle.SETTLE_TIMEOUT (60 s), or ``timeout`` when
+    """nac_device's settle window: ``settle_timeout``; by default SETTLE_TIMEOUT (60 s), or ``timeout`` when
     that is longer (at most SETTLE_TIMEOUT_MAX). A short ``timeout`` (to fail fast) never shortens the window: a
     commit may land long after its reply was lost, whatever the client waited for that reply."""
     default = max(SETTLE_TIMEOUT, min(timeout, SETTLE_TIMEOUT_MAX))
@@ -147,32 +266,25 @@ def settle_seconds(settle_timeout, timeout):
     return seconds
 
 
-def check_connection(
-    api_url,
-    api_key=None,
-    username=None,
-    password=None,
-    tenant=None,
-    validate_certs=True,
-    ca_path=None,
-    timeout=30.0,
-    max_retries=3,
-    max_reply_mb=256,
-    max_list_items=2000000,
-    max_list_mb=1024,
-):
-    """Raise NacConfigError naming the first unusable connection option (never showing a secret)."""
+def check_connection(api_url, **given):
+    """Raise NacConfigError naming the first unusable connection option (never showing a secret). ``given``: the
+    other connection options by name; one not given is its record's default (CONNECTION_DEFAULTS)."""
+    unknown = sorted(set(given) - set(CONNECTION_OPTIONS))
+    if unknown:
+        raise TypeError("check_connection() takes no option %s" % ", ".join(unknown))
+    option = dict(CONNECTION_DEFAULTS, **given)
     _check_api_url(api_url)
-    _check_credentials(api_key, username, password, tenant)
-    validate_certs = boolean(validate_certs, "validate_certs")
+    _check_credentials(option["api_key"], option["username"], option["password"], option["tenant"])
+    validate_certs = boolean(option["validate_certs"], "validate_certs")
+    max_retries = option["max_retries"]
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise NacConfigError("max_retries must be a whole number, 0 or more, got %r" % (max_retries,))
-    check_number("timeout", timeout, 0, TIMEOUT_MAX, low_open=True)
-    check_number("max_reply_mb", max_reply_mb, 1, REPLY_MB_MAX, whole=True, unit="MiB")
-    check_number("max_list_items", max_list_items, 1, LIST_ITEMS_MAX, whole=True, unit="items")
-    check_number("max_list_mb", max_list_mb, 1, LIST_MB_MAX, whole=True, unit="MiB")
-    if validate_certs and ca_path:
-        check_ca_path(ca_path)
+    check_number("timeout", option["timeout"], 0, TIMEOUT_MAX, low_open=True)
+    check_number("max_reply_mb", option["max_reply_mb"], 1, REPLY_MB_MAX, whole=True, unit="MiB")
+    check_number("max_list_items", option["max_list_items"], 1, LIST_ITEMS_MAX, whole=True, unit="items")
+    check_number("max_list_mb", option["max_list_mb"], 1, LIST_MB_MAX, whole=True, unit="MiB")
+    if validate_certs and option["ca_path"]:
+        check_ca_path(option["ca_path"])
 
 
 def _check_api_url(api_url):

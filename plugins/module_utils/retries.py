@@ -22,18 +22,34 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
     requests = None
 
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
 RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
 WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
 RETRY_AFTER_CAP = 30.0
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
+RATE_LIMIT_PATIENCE = 300.0  # seconds one request may be paused by its own refusals in all, its retries untouched
+REFUSAL_PAUSE = 1.0  # a 429 without a usable Retry-After pauses this long
+REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
 
 
 def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
     """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
     ceiling = min(cap, base * (2 ** (attempt - 1)))
     return random.uniform(ceiling / 2, ceiling)
+
+
+def refusal(status, headers, write=False):
+    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: a
+    ``429`` (its Retry-After, else REFUSAL_PAUSE), or for a read a ``503`` with a Retry-After."""
+    if status == 429:
+        seconds = retry_after(headers.get("Retry-After"))
+        return max(REFUSAL_FLOOR, REFUSAL_PAUSE if seconds is None else seconds)
+    if status == 503 and not write:
+        seconds = retry_after(headers.get("Retry-After"))
+        return None if seconds is None else max(REFUSAL_FLOOR, seconds)
+    return None
 
 
 def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
@@ -88,3 +104,27 @@ def connect_reason(exc):
     if "Connection refused" in text or "ConnectionRefused" in text:
         return "connection refused (is the service running and the port right?)"
     return excerpt(text, 200)
+
+
+def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
+    """What a failed exchange (``exc``, a requests exception, of ``method path`` to the service at ``url``) says,
+    and whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is
+    quoted with every form of the client's ``secrets`` masked before it is cut (replies.excerpt)."""
+    exceptions = requests.exceptions
+    if isinstance(exc, exceptions.SSLError):
+        return tls_failure(exc, url, base_url, verify, timeout), False
+    if isinstance(exc, exceptions.ConnectTimeout):
+        return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
+    if isinstance(exc, exceptions.Timeout):
+        return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
+    if isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
+        return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc)), False
+    if isinstance(exc, exceptions.ConnectionError):
+        text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
+            url,
+            method,
+            path,
+            excerpt(str(exc), 200, secrets),
+        )
+        return text, True
+    return "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, secrets)), False

@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import re
 import unicodedata
@@ -76,6 +77,15 @@ def hidden_forms(values, api_url=None):
         )
     forms.update([" ".join(form.split()) for form in forms])
     return sorted((form for form in forms if form), key=len, reverse=True)
+
+
+def authorization(api_key, username, password):
+    """The ``Authorization`` header of the credentials: ``Bearer <api_key>``, else HTTP Basic of ``username`` and
+    ``password`` in UTF-8 (not the latin-1 of requests' own HTTPBasicAuth). Its credential part is a secret too."""
+    if api_key:
+        return "Bearer %s" % api_key
+    credentials = ("%s:%s" % (username, password)).encode("utf-8")
+    return "Basic %s" % base64.b64encode(credentials).decode("ascii")
 
 
 def strip_userinfo(url):

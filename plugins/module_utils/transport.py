@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The HTTP exchange with the NAC service (no Ansible imports): one keep-alive ``requests.Session``,
 authentication, retries with backoff and ``Retry-After``, a reply read against a deadline, and
-transport failures turned into NacConnectionError. What a status means for this API is api.py's.
+transport failures turned into NacConnectionError. ``exchange`` returns what was read (reply.Reply),
+whatever its status; what a status means for this API is api.py's alone (NacClient.request).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
 of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
@@ -13,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import io
 import threading
 import time
@@ -35,12 +35,15 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import decode_reply, reader
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacConfigError,
     NacConnectionError,
     NacResponseError,
     ReadOnlyViolation,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+    CONNECTION_DEFAULTS as DEFAULTS,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     MAX_CONCURRENCY,
@@ -50,21 +53,18 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_unreachable_timeout,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import Page
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply, body_chunks
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
     backoff,
-    connect_reason,
-    refused_before_sending,
+    connection_failure,
     retry_after,
     unreachable,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import authorization, hidden_forms, strip_userinfo
 
-READ_CHUNK = 65536
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
 TEMPLATES = 64  # prepared requests kept per client, one per method and URL (_prepare)
@@ -76,67 +76,39 @@ class Transport:
 
     Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
     ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
-    sending and receiving the complete reply.
+    sending and receiving the complete reply. The connection options (options.CONNECTION_OPTIONS) are given
+    by name; one not given is its record's default.
     """
 
     def __init__(
-        self,
-        api_url,
-        api_key=None,
-        username=None,
-        password=None,
-        tenant=None,
-        validate_certs=True,
-        ca_path=None,
-        timeout=30.0,
-        max_retries=3,
-        unreachable_timeout=60.0,
-        max_reply_mb=256,
-        max_list_items=2000000,
-        max_list_mb=1024,
-        pool_size=16,
-        read_only=False,
-        should_stop=None,
-        sleep=time.sleep,
-        clock=time.monotonic,
+        self, api_url, pool_size=16, read_only=False, should_stop=None, sleep=time.sleep, clock=time.monotonic, **given
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
-        check_connection(
-            api_url,
-            api_key,
-            username,
-            password,
-            tenant,
-            validate_certs,
-            ca_path,
-            timeout,
-            max_retries,
-            max_reply_mb,
-            max_list_items,
-            max_list_mb,
-        )
-        validate_certs = boolean(validate_certs, "validate_certs")
+        check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
+        option = dict(DEFAULTS, **given)
+        api_key, username, password = option["api_key"], option["username"], option["password"]
+        timeout, max_retries, ca_path = option["timeout"], option["max_retries"], option["ca_path"]
+        validate_certs = boolean(option["validate_certs"], "validate_certs")
         self.base_url = api_url.rstrip("/")
         self.display_url = strip_userinfo(self.base_url)
         self.timeout = timeout
         self.max_retries = min(max_retries, MAX_RETRIES_CAP)
-        self.max_reply_mb = max_reply_mb  # the size limit of one reply's body, in MiB (as decoded)
-        self.max_list_items = max_list_items  # the items of one list, all its pages together, at most
-        self.max_list_mb = max_list_mb  # the size limit of one list's bodies, all its pages together, in MiB
+        self.max_reply_mb = option["max_reply_mb"]  # the size limit of one reply's body, in MiB (as decoded)
+        self.max_list_items = option["max_list_items"]  # the items of one list, all its pages together, at most
+        self.max_list_mb = option["max_list_mb"]  # the size limit of one list's bodies, all its pages together, in MiB
         # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
         self.should_stop = should_stop
         self.read_only = read_only
+        self.throttle = Throttle(clock, sleep)  # every request passes it: one pause for all after a refusal
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
         # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
-        self._outage = Outage(check_unreachable_timeout(unreachable_timeout), self._probe, timeout, clock, sleep)
-        if api_key:
-            authorization = "Bearer %s" % api_key
-        else:  # UTF-8, not the latin-1 of requests' own HTTPBasicAuth
-            credentials = ("%s:%s" % (username, password)).encode("utf-8")
-            authorization = "Basic %s" % base64.b64encode(credentials).decode("ascii")
-        self._secrets = hidden_forms((api_key, password, authorization.split(" ", 1)[1]))
+        self._outage = Outage(
+            check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
+        )
+        header = authorization(api_key, username, password)
+        self._secrets = hidden_forms((api_key, password, header.split(" ", 1)[1]))
         if not validate_certs and Urllib3InsecureRequestWarning is not None:
             # The entry point says it once (options.INSECURE_TLS), not urllib3 at every request.
             urllib3.disable_warnings(Urllib3InsecureRequestWarning)
@@ -147,9 +119,9 @@ class Transport:
         # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
         self.verify = (ca_path or True) if validate_certs else False
         self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
-        self.session.auth = _Authorization(authorization)  # set as auth, so that no ~/.netrc entry replaces it
-        if tenant:
-            self.session.headers["X-Tenant"] = tenant
+        self.session.auth = _Authorization(header)  # set as auth, so that no ~/.netrc entry replaces it
+        if option["tenant"]:
+            self.session.headers["X-Tenant"] = option["tenant"]
         # What requests would merge from the environment into every request (Session.request): the proxies
         # (HTTP(S)_PROXY, NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE /
         # CURL_CA_BUNDLE. They depend on the URL's scheme and host alone, the same for every request of the
@@ -169,10 +141,12 @@ class Transport:
         """Whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def request(self, method, path, body=None, write=False, limit=None):
-        """Send one request, retried as the policy says; return the decoded JSON (None for an empty body).
-        ``limit``: (bytes, why) when the reply may be no larger than that, for the reason ``why`` (what is left
-        of a list's max_list_mb), where that is less than max_reply_mb.
+    def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
+        """Send one request, retried as the policy says; return the last reply read (a reply.Reply, whatever its
+        status: api.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
+        arrives, see compact.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
+        be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that is less
+        than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
@@ -185,13 +159,13 @@ class Transport:
             )
         url = self.base_url + path
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
-        attempt = 0
+        attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
         while True:
             delay = None
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                response = self._send(method, url, body, limit)
+                reply, started = self.throttle.send(self._send, method, url, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -203,11 +177,14 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                if response.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
+                if self.throttle.answered(reply, started, write, paused):  # refused: all paused, sent again, no retry
+                    continue
+                if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
-                if response.status_code not in retryable or last:
-                    return self._decode(method, path, response, write=write, attempts=attempt + 1)
-                delay = retry_after(response.headers.get("Retry-After"))
+                if reply.status_code not in retryable or last:
+                    reply.attempts = attempt + 1
+                    return reply
+                delay = retry_after(reply.headers.get("Retry-After"))
             attempt += 1
             self._sleep(delay if delay is not None else backoff(attempt))
 
@@ -276,13 +253,13 @@ class Transport:
             prepared.prepare_body(None, None, body)
         return prepared
 
-    def _send(self, method, url, body, list_limit=None):
+    def _send(self, method, url, body, decoder=None, list_limit=None):
         """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
         deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
         as a ReadTimeout once the deadline passes, never later than one read after it. A reply that
         arrives in one read costs one deadline check: once the whole body has come, what is left to
-        read is in memory (_bounded). The response returned holds the body as read, in place of the
-        stream (``raw``).
+        read is in memory (reply.body_chunks). Returns the Reply: the body as read, or, for a list that
+        ``decoder`` read as it arrived, its items.
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
@@ -298,12 +275,12 @@ class Transport:
             response.close()
             raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
         body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
-        # A list read in a compact.keeping context is decoded as it arrives, its body and text never held whole.
-        streamed = reader(response) if method == "GET" else None
+        # A list read with a decoder is decoded as it arrives, its body and text never held whole.
+        streamed = decoder.reader(response) if decoder is not None and method == "GET" else None
         size = 0
         try:
             sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            for chunk in _bounded(_chunks(response), sock, deadline, response.raw):
+            for chunk in body_chunks(response, sock, deadline):
                 size += len(chunk)
                 if size > limit:
                     response.close()
@@ -320,12 +297,9 @@ class Transport:
             raise requests.exceptions.ConnectionError(exc) from None
         if streamed is not None:
             body.write(streamed.finish())
-            response.streamed = streamed if streamed.streaming else None  # its items, for _decode
-        # The body as read, without a copy: as response.content (what .text and .json() read) and as raw.
-        response._content, response._content_consumed = body.getvalue(), True
-        response.raw = io.BytesIO(response._content)
-        response.size = size  # the body's bytes as read (decoded): what counts towards a list's max_list_mb
-        return response
+            streamed = streamed if streamed.streaming else None  # its items, for ``decoded``
+        # getvalue: the body as read, without a copy; size: its bytes as read (decoded), towards a list's max_list_mb
+        return Reply(response, body.getvalue(), streamed, size=size)
 
     def _too_large(self, method, url, what, done, why=None):
         """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
@@ -345,68 +319,43 @@ class Transport:
             )
         )
 
-    def _decode(self, method, path, response, write=False, attempts=1):
-        if response.status_code >= 300:
-            raise self.http_error(method, path, response, write=write, attempts=attempts)
-        streamed = getattr(response, "streamed", None)  # a list decoded as it arrived (compact.ArrayReader)
-        if streamed is None and (not response.content or response.content.isspace()):  # (strip() would copy)
+    def decoded(self, method, path, reply, write=False, decoder=None):
+        """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
+        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
+        NacResponseError, but for a write (its reply body is not documented: None, and the caller re-reads)."""
+        streamed = reply.items  # a list decoded as it arrived (compact.ArrayReader)
+        if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
             return None
         try:
-            # In a compact.keeping context: a list's items in their kept form.
-            value = decode_reply(response) if streamed is None else streamed.result()
+            if streamed is not None:
+                return streamed.result()
+            return decode_json(reply) if decoder is None else decoder.decode(reply)
         except ValueError:
             if write:
-                return None  # a write's reply body is not documented: the caller re-reads
+                return None
             raise self.scrubbed(
                 NacResponseError(
                     "%s %s: expected a JSON reply but got %s: %r"
                     % (
                         method,
                         path,
-                        response.headers.get("Content-Type", "no content type"),
-                        excerpt(response.text if streamed is None else streamed.head, secrets=self._secrets),
+                        reply.headers.get("Content-Type", "no content type"),
+                        excerpt(reply.text if streamed is None else streamed.head, secrets=self._secrets),
                     ),
                     method=method,
                     path=path,
-                    status=response.status_code,
+                    status=reply.status_code,
                     url=self.display_url,
                 )
             ) from None
-        # An array keeps the reply's headers, address and size: a list endpoint reads its pages from them (api.py).
-        if isinstance(value, list):
-            return Page(value, response.headers, response.url, getattr(response, "size", len(response.content or b"")))
-        return value
-
-    def http_error(self, method, path, response, write=False, attempts=1):
-        """The NacError of a non-success reply (``attempts`` requests were sent): what each status means
-        is the API's, so api.NacClient defines it."""
-        raise NotImplementedError
 
     def connection_error(self, method, path, exc):
         """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
-        request may have reached the server (``outcome_unknown``)."""
-        exceptions = requests.exceptions
+        request may have reached the server (``outcome_unknown``): retries.connection_failure says which."""
         url = self.display_url
-        unknown = False
-        if isinstance(exc, exceptions.SSLError):
-            text = tls_failure(exc, url, self.base_url, self.verify, self.timeout)
-        elif isinstance(exc, exceptions.ConnectTimeout):
-            text = "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, self.timeout)
-        elif isinstance(exc, exceptions.Timeout):
-            unknown = True
-            text = "No reply from the NAC API at %s within %ss to %s %s" % (url, self.timeout, method, path)
-        elif isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
-            text = "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc))
-        elif isinstance(exc, exceptions.ConnectionError):
-            unknown = True
-            text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
-                url,
-                method,
-                path,
-                excerpt(str(exc), 200, self._secrets),
-            )
-        else:
-            text = "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, self._secrets))
+        text, unknown = connection_failure(
+            exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
+        )
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def scrubbed(self, error):
@@ -426,48 +375,3 @@ class _Authorization(AuthBase):
     def __call__(self, request):
         request.headers["Authorization"] = self.value
         return request
-
-
-def _chunks(response):
-    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
-    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
-    raw = response.raw
-    if hasattr(raw, "read1"):
-        return _reads(raw, not response.headers.get("Content-Encoding"))
-    return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
-
-
-def _reads(raw, plain):
-    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
-    once _complete, without the empty read that would say so."""
-    while True:
-        chunk = raw.read1(READ_CHUNK, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-        if plain and _complete(raw):
-            return
-
-
-def _complete(raw):
-    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
-    if anything, is in memory, and the connection is back in the pool."""
-    return getattr(raw, "length_remaining", None) == 0
-
-
-def _bounded(chunks, sock, deadline, raw=None):
-    """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
-    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
-    on a connection that another request may be using by then."""
-    chunks = iter(chunks)
-    while True:
-        if raw is None or not _complete(raw):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
-            if sock is not None:
-                sock.settimeout(left)
-        try:
-            yield next(chunks)
-        except StopIteration:
-            return

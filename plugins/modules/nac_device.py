@@ -294,7 +294,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import records_of
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency, settle_seconds
 
@@ -315,10 +315,10 @@ def ensure(nac):
     try:
         specs = device_specs(params["devices"] if bulk else [params], name="devices" if bulk else None)
         # Held compactly: every device's id and hostname, and whole only the records named (loosely) like a spec.
-        whole = records_of([spec["hostname"] for spec in specs], loosely=True)
+        keep_whole = is_one_of([spec["hostname"] for spec in specs], loosely=True)
         outcomes = ensure_devices(
             specs,
-            lambda: nac.client.list_devices(compact=True, whole=whole),
+            lambda: nac.client.list_devices(compact=True, keep_whole=keep_whole),
             nac.client.create_device,
             concurrency,
             nac.check_mode,

@@ -19,21 +19,13 @@ author:
 options:
   hostname:
     description:
-      - Only devices with one of these hostnames. A device has a hostname when both are the same name, that is
-        canonically equivalent Unicode (equal NFC forms) and equal when ASCII letters are compared without case
-        (RFC 4343), as M(netaccess.nac.nac_device) compares them.
-      - A listed device whose name matches a requested one only by a looser rule (Unicode case folding, so
-        C(strasse-01) for C(straße-01); compatibility forms, NFKC; surrounding whitespace) is not returned for
-        it. A warning names it with its id, and the requested name is in RV(missing) unless a device of that
-        very name is listed.
+      - Only devices with one of these hostnames, compared as the notes say.
+      - A listed device whose name only looks like a requested one (a lookalike, see the notes) is not returned
+        for it; the requested name is in RV(missing) unless a device of that very name is listed.
       - Combined with O(id), a device matching either is returned.
       - An empty list matches no device, as in M(netaccess.nac.nac_dot1x_status); leave the option out to list
         every device.
-      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
-        item that is a list or mapping is refused before any request, rather than turned into text
-        (the option takes items of any type, C(raw), and the module checks each).
-    type: list
-    elements: raw
+      - Each item is one name, checked as the notes say.
   id:
     description:
       - Only devices with one of these ids.
@@ -41,6 +33,7 @@ options:
     elements: int
 extends_documentation_fragment:
   - netaccess.nac.connection
+  - netaccess.nac.hostnames
   - netaccess.nac.attributes
   - netaccess.nac.attributes.read_only
 notes:
@@ -99,9 +92,9 @@ missing:
 
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     check_hostnames,
+    is_one_of,
     lookalike_text,
     lookalikes,
-    records_of,
     repeated_ids,
     repeated_ids_warning,
     select,
@@ -115,7 +108,7 @@ def list_devices(nac):
     if hostnames is None and ids is None:
         records = nac.client.list_devices()
     else:  # held compactly but for the records asked for
-        records = nac.client.list_devices(compact=True, whole=records_of(hostnames or (), ids or ()))
+        records = nac.client.list_devices(compact=True, keep_whole=is_one_of(hostnames or (), ids or ()))
     devices, missing = select(records, hostnames, ids)
     for name, listed in lookalikes(records, hostnames or ()).items():
         nac.warn(

@@ -32,23 +32,16 @@ options:
     elements: int
   hostname:
     description:
-      - Query the devices with these hostnames, looked up in one device list. A device has a hostname when both are
-        the same name, that is canonically equivalent Unicode (equal NFC forms) and equal when ASCII letters are
-        compared without case (RFC 4343), as M(netaccess.nac.nac_device) compares them.
+      - Query the devices with these hostnames, looked up in one device list, compared as the notes say.
       - A hostname that several devices share selects all of them, with a warning naming their ids.
-      - A listed device whose name matches a requested one only by a looser rule (Unicode case folding, so
-        C(strasse-01) for C(straße-01); compatibility forms, NFKC; surrounding whitespace) is never queried for
-        it. A warning names it with its id, and the requested name is reported as not in the device list unless a
-        device of that very name is listed.
+      - A listed device whose name only looks like a requested one (a lookalike, see the notes) is never queried
+        for it; the requested name is reported as not in the device list unless a device of that very name is
+        listed.
       - A hostname that is not in the device list is reported in RV(results) with C(error), and the task
         fails after the other devices were queried.
       - An empty list (of hostnames or of ids) chooses no device; the task then succeeds with empty RV(results).
         An empty hostname in the list is refused.
-      - Each item is one name, a string of at most 253 characters without whitespace or control characters; an
-        item that is a list or mapping is refused before any request, rather than turned into text
-        (the option takes items of any type, C(raw), and the module checks each).
-    type: list
-    elements: raw
+      - Each item is one name, checked as the notes say.
   all_devices:
     description:
       - Query every device of the service (the device list, then one status query per device).
@@ -113,6 +106,7 @@ seealso:
   - module: netaccess.nac.nac_device_info
 extends_documentation_fragment:
   - netaccess.nac.connection
+  - netaccess.nac.hostnames
   - netaccess.nac.attributes
   - netaccess.nac.attributes.read_only
 """
@@ -259,6 +253,9 @@ stopped:
 summary:
   description:
     - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
+    - When the service refused requests for its rate limit (HTTP 429) and the batch waited them out, the key
+      C(refusals_waited_out) says how many (a device status of that very name is then counted under
+      C(refusals_waited_out (status))); see "A rate limit" in the API guide.
   returned: success and when the task fails after the devices were queried
   type: dict
   sample:
@@ -285,13 +282,10 @@ OPTIONS = (
 def query_status(nac):
     try:
         report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
-    except BatchStopped as stopped:
-        report = stopped.report
-        for warning in report.warnings:
+    except BatchStopped as stopped:  # fails the task with its result (NacModule.run), once its warnings are shown
+        for warning in stopped.report.warnings:
             nac.warn(warning)
-        raise TaskFailed(
-            report.failure, results=report.results, summary=report.summary, stopped=True, failure=stopped.failure
-        ) from None
+        raise
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:

@@ -23,9 +23,9 @@ __metaclass__ = type
 import sys
 
 if __package__:  # ansible_collections.netaccess.nac.tests.emulator.nac_emulator (unit tests, ansible-test)
-    from .nac_emu import cli, common, config, emulator, faults, model, outage, server, unconfirmed, variants
+    from .nac_emu import cli, common, config, emulator, faults, model, outage, ratelimit, server, unconfirmed, variants
 else:  # run as a script, or imported with tests/emulator on sys.path (benchmarks)
-    from nac_emu import cli, common, config, emulator, faults, model, outage, server, unconfirmed, variants
+    from nac_emu import cli, common, config, emulator, faults, model, outage, ratelimit, server, unconfirmed, variants
 
 # What other code imports from this module.
 DEFAULT_CONFIG = config.DEFAULT_CONFIG
@@ -50,6 +50,7 @@ FaultSettingsError = faults.FaultSettingsError
 OUTAGE_MODES = outage.OUTAGE_MODES
 OutageError = outage.OutageError
 NacModel = model.NacModel
+RateLimit = ratelimit.RateLimit
 _Handler = server._Handler  # pylint: disable=protected-access
 Emulator = emulator.Emulator
 main = cli.main

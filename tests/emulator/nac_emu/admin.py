@@ -29,6 +29,7 @@ class AdminMixin:
         "/_emulator/fires": {"GET": "admin_fires"},
         "/_emulator/devices": {"GET": "admin_devices", "POST": "admin_seed_devices"},
         "/_emulator/variants": {"GET": "admin_variants"},
+        "/_emulator/rate_limit": {"GET": "admin_rate_limit", "POST": "admin_set_rate_limit"},
         "/_emulator/hostile": {"GET": "admin_hostile", "POST": "admin_set_hostile"},  # hostile.py
     }
 
@@ -96,6 +97,16 @@ class AdminMixin:
         except FaultSettingsError as exc:
             raise validation_error(exc.problems) from None
         return self.faults.snapshot()
+
+    def admin_rate_limit(self, _body):
+        """The token bucket's settings and the refusals it sent (and requests it admitted) since start/reset."""
+        return self.rate_limit.snapshot()
+
+    def admin_set_rate_limit(self, body):
+        problems = self.rate_limit.configure(parse_object(body))
+        if problems:
+            raise validation_error(problems)
+        return self.rate_limit.snapshot()
 
     def admin_settings(self, _body):
         return self.settings_snapshot()

@@ -197,6 +197,14 @@ def parser():
         faults.add_argument(
             option, dest="fault_" + key, default=",".join(default) if isinstance(default, list) else default, **keywords
         )
+    limit = parser.add_argument_group(
+        "a rate limit: one token bucket for all clients (README, Rate limit); off by default"
+    )
+    limit.add_argument(
+        "--rate", type=float, metavar="R", help="admit R /api requests a second, refuse the rest with 429"
+    )
+    limit.add_argument("--burst", type=int, metavar="B", help="the bucket holds B requests (default 1)")
+    limit.add_argument("--retry-after", type=int, metavar="S", help="the Retry-After seconds of a refusal (default 1)")
     outage = parser.add_argument_group("an outage, scheduled at start (README, Outages)")
     outage.add_argument(
         "--outage",
@@ -228,6 +236,11 @@ def emulator_of(args):
     for key in SETTINGS + ("seed_devices",):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
+    limit = dict(config.get("rate_limit") or {})
+    for key in ("rate", "burst", "retry_after"):
+        if getattr(args, key) is not None:
+            limit[key] = getattr(args, key)
+    config["rate_limit"] = limit
     scheduled = None
     if args.outage is not None:
         scheduled = dict(

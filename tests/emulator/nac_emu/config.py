@@ -101,6 +101,8 @@ DEFAULT_CONFIG = {
     "page_shift": "none",
     "page_shifts": 1,
     "seed_devices": 0,
+    # The token bucket in front of the API (README, "Rate limit"): rate 0, off.
+    "rate_limit": {"rate": 0.0, "burst": 1, "retry_after": 1},
 }
 
 CREATION_REPLIES = ("record", "empty", "id")

@@ -100,6 +100,13 @@ class Emulator(OutageMixin):
             raise ValueError("settings: " + describe(problems))
         return self.model.settings_snapshot()
 
+    def rate_limit(self, **changes):
+        """Change the token bucket (as POST /_emulator/rate_limit) and return its settings and counts (as its GET)."""
+        problems = self.model.rate_limit.configure(changes)
+        if problems:
+            raise ValueError("rate_limit: " + describe(problems))
+        return self.model.rate_limit.snapshot()
+
     def hostile(self, **changes):
         """Change the hostile settings (as POST /_emulator/hostile) and return the snapshot (as its GET)."""
         try:

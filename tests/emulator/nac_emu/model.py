@@ -36,6 +36,7 @@ from .config import BULK_MAX, CREATION_REPLIES, RESULT_KEYS, SETTINGS, SETTLED_A
 from .creation import device_fields, free_ips
 from .faults import Faults
 from .hostile import HostileMixin
+from .ratelimit import RateLimit
 from .store import StateFile
 from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
@@ -61,6 +62,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
     def __init__(self, config=None, state_path=None, faults=None, hostile=None):
         self.config = config = complete_config(config)
         self.faults = Faults(faults)
+        self.rate_limit = RateLimit(config.get("rate_limit"))
         self._init_hostile(hostile)
         self.lock = threading.Lock()
         self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
@@ -113,6 +115,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
     def reset(self):
         """Back to the configured devices, settings, clock, counters and faults (and rewrite the state file)."""
         self.faults.reset()
+        self.rate_limit.reset()
         with self.lock:
             self.counts.clear()
             self.fires.clear()

@@ -49,7 +49,7 @@ def stop_serving(server, thread):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
-    request_queue_size = 128
+    request_queue_size = 1024  # the listen backlog: 256 clients connecting at once are all accepted
 
     def __init__(self, address, emulator):
         self.emulator = emulator
@@ -124,10 +124,11 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 emulator.model.count(self.command, path)
                 after = emulator.api_request_counted()
-                fault = emulator.model.faults.draw(self.command, path)
+                refusal = emulator.model.rate_limit.admit()  # the limiter stands in front of the faults
+                fault = None if refusal else emulator.model.faults.draw(self.command, path)
                 if emulator.latency > 0:
                     self._delay(emulator.latency)
-                reply = self._api(fault, path, query, body)
+                reply = refusal or self._api(fault, path, query, body)
             else:
                 raise error(404, "Not found", "No such path %s" % path)
         except ApiError as exc:

@@ -11,102 +11,35 @@ __metaclass__ = type
 import base64
 import copy
 import json
-import os
 import signal
 import ssl
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator, load_config
-
-EMULATOR_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "emulator"))
-SCRIPT = os.path.join(EMULATOR_DIR, "nac_emulator.py")
-INTEGRATION_CONFIG = os.path.join(EMULATOR_DIR, "integration_config.json")
-
-ADMIN_KEY = "nac-demo-admin-key"
-AUDITOR_KEY = "nac-demo-noaccess-key"
-NOPRIV_KEY = "nac-demo-nopriv-key"
-BASIC_USER, BASIC_PASSWORD, TENANT = "svc-ansible", "nac-demo-password", "nac-demo-tenant"
-SECRETS = (ADMIN_KEY, AUDITOR_KEY, NOPRIV_KEY, BASIC_PASSWORD, TENANT)
-SERVER_ERROR_HTML = "<html><head><title>Server error</title></head><body><h1>Server error</h1></body></html>"
-FIRE = "/api/intent/dot1x_status/fire"
-JSON_TRUE = {"json": True}
-
-
-class Api:
-    """A requests.Session bound to one emulator and one credential."""
-
-    def __init__(self, url, key=ADMIN_KEY, basic=None, tenant=None):
-        self.url = url
-        self.session = requests.Session()
-        if key:
-            self.session.headers["Authorization"] = "Bearer " + key
-        if basic:
-            self.session.auth = basic
-        if tenant:
-            self.session.headers["X-Tenant"] = tenant
-
-    def get(self, path, **kwargs):
-        return self.session.get(self.url + path, timeout=10, **kwargs)
-
-    def post(self, path, body=None, **kwargs):
-        return self.session.post(self.url + path, json=body, timeout=10, **kwargs)
-
-    def request(self, method, path, **kwargs):
-        return self.session.request(method, self.url + path, timeout=10, **kwargs)
-
-    def create(self, **fields):
-        return self.post("/api/device", fields)
-
-    def fire(self, target_id, payload=None):
-        body = {"targetId": target_id}
-        if payload is not None:
-            body["additionalPayload"] = payload
-        return self.post(FIRE, body)
-
-    def status(self, target_id):
-        reply = self.fire(target_id, JSON_TRUE)
-        assert reply.status_code == 200, reply.text
-        return reply.json()
-
-    def devices(self):
-        reply = self.get("/api/device")
-        assert reply.status_code == 200, reply.text
-        return reply.json()
-
-
-@pytest.fixture(scope="module")
-def emu():
-    with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
-        yield running
-
-
-@pytest.fixture
-def api(emu):
-    emu.reset()
-    return Api(emu.url)
-
-
-def by_hostname(devices, hostname):
-    return [device for device in devices if device["hostname"] == hostname]
-
-
-def advance(api, seconds):
-    reply = requests.post(api.url + "/_emulator/clock", json={"advance": seconds}, timeout=10)
-    assert reply.status_code == 200, reply.text
-    return reply.json()
-
-
-def config_with(**changes):
-    config = load_config(INTEGRATION_CONFIG)
-    config.update(changes)
-    return config
-
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import (
+    ADMIN_KEY,
+    AUDITOR_KEY,
+    BASIC_PASSWORD,
+    BASIC_USER,
+    FIRE,
+    INTEGRATION_CONFIG,
+    JSON_TRUE,
+    NOPRIV_KEY,
+    SCRIPT,
+    SECRETS,
+    SERVER_ERROR_HTML,
+    TENANT,
+    Api,
+    advance,
+    by_hostname,
+    config_with,
+    start_cli,
+)
 
 # ---- 4.1 GET /api/intent ---------------------------------------------------------------------
 
@@ -845,22 +778,6 @@ def test_emulator_persistence_round_trip_via_sqlite(tmp_path):
 
 
 # ---- command line ----------------------------------------------------------------------------
-
-
-def start_cli(tmp_path, *extra):
-    port_file = tmp_path / "port"
-    process = subprocess.Popen(
-        [sys.executable, SCRIPT, "--port", "0", "--port-file", str(port_file)] + list(extra),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
-    )
-    deadline = time.monotonic() + 10
-    while not (port_file.exists() and port_file.read_text().strip()):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the emulator did not write its port file"
-        time.sleep(0.02)
-    return process, int(port_file.read_text())
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -16,13 +16,11 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import FAULT_MODES, Emulator, Faults, load_config
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import (
     INTEGRATION_CONFIG,
     SCRIPT,
     Api,
-    api,
     by_hostname,
-    emu,
     start_cli,
 )
 

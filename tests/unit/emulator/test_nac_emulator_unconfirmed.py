@@ -19,12 +19,7 @@ from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import (
     VARIANT_EVENTS,
     stored_hostname,
 )
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
-    Api,
-    api,
-    emu,
-    start_cli,
-)
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import Api, start_cli
 
 CAMERA = dict(group="Cameras", profile="Camera")
 NONE_HAPPENED = dict((event, 0) for event in VARIANT_EVENTS)

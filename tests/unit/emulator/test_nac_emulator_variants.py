@@ -27,12 +27,10 @@ from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import (
     hostname_key,
     load_config,
 )
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (  # noqa: F401 (fixtures) pylint: disable=unused-import
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import (
     ADMIN_KEY,
     INTEGRATION_CONFIG,
     Api,
-    api,
-    emu,
     start_cli,
 )
 
@@ -91,7 +89,7 @@ def test_defaults_are_the_plain_emulator(emu, api):
         "pad_list_chunked": False,
         **UNCONFIRMED_OFF,
     }
-    reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as before
+    reply = api.get("/api/device?page=2&per_page=1")  # not paginated: the query is ignored, as by the default emulator
     assert len(reply.json()) == 4 and "Link" not in reply.headers and "X-Total-Count" not in reply.headers
     assert reply.headers["Content-Length"] == str(len(reply.content))
     snapshot = emu.faults()
@@ -763,7 +761,7 @@ def test_cli_bad_variant_flags_exit_with_message(flags, named):
     import subprocess
     import sys
 
-    from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import SCRIPT
+    from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import SCRIPT
 
     result = subprocess.run(
         [sys.executable, SCRIPT, "--port", "0"] + flags,

@@ -16,7 +16,9 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.options import INSECURE_TLS
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
-from ansible_collections.netaccess.nac.tests.unit.extensions.eda.test_dot1x_status_source import KEY, run_source
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_source
+
+KEY = "nac-demo-admin-key"
 
 FORGED = "AUTHENTICATED\n2026-01-01 00:00:00 INFO round 9: 0 devices\x1b]0;pwned\x07"
 HOSTNAME = "cam\x1b[2J-01\u2028"

@@ -8,8 +8,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import asyncio
-import importlib.util
 import logging
 import os
 import subprocess
@@ -20,38 +18,11 @@ import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
+from ansible_collections.netaccess.nac.tests.unit.helpers import EVENT_SOURCE as SOURCE
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_source
 
-SOURCE = os.path.normpath(
-    os.path.join(
-        os.path.dirname(os.path.abspath(__file__)),
-        "..",
-        "..",
-        "..",
-        "..",
-        "extensions",
-        "eda",
-        "plugins",
-        "event_source",
-        "dot1x_status.py",
-    )
-)
 KEY = "nac-demo-admin-key"
 BAD_KEY = "wrong-key-that-must-never-show-0123"
-
-
-def load_source():
-    spec = importlib.util.spec_from_file_location("dot1x_status_source", SOURCE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class ListQueue:
-    def __init__(self):
-        self.events = []
-
-    async def put(self, event):
-        self.events.append(event)
 
 
 @pytest.fixture
@@ -60,34 +31,6 @@ def emulator(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with Emulator().start() as running:  # cam-01, cam-02, printer-01, ws-01: AUTHENTICATED; ws-02: UNAUTHENTICATED
         yield running
-
-
-def run_source(args, steps, timeout=30.0):
-    """Run the source's main until each step ``(condition(events), then)`` has been met in turn
-    (``then`` runs once its condition holds); return the events. Fails after ``timeout`` seconds."""
-    main = load_source().main
-
-    async def scenario():
-        queue = ListQueue()
-        task = asyncio.ensure_future(main(queue, args))
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        try:
-            for condition, then in steps:
-                while not condition(queue.events):
-                    if task.done():
-                        task.result()
-                        raise AssertionError("the source ended: %s" % queue.events)
-                    assert loop.time() < deadline, "timed out; events so far: %s" % queue.events
-                    await asyncio.sleep(0.02)
-                if then:
-                    then()
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        return queue.events
-
-    return asyncio.run(scenario())
 
 
 def changes(events):

@@ -11,7 +11,9 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
-from ansible_collections.netaccess.nac.tests.unit.extensions.eda.test_dot1x_status_source import KEY, run_source
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_source
+
+KEY = "nac-demo-admin-key"
 
 
 @pytest.fixture

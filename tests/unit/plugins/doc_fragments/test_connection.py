@@ -26,7 +26,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNE
 
 COLLECTION = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_source", "dot1x_status.py")
-TABLE = [(name,) + declared for name, declared in CONNECTION_OPTIONS.items()]  # name, variable, kind, default, secret
+TABLE = [
+    (o.name, o.env, o.type, o.default, o.secret) for o in CONNECTION_OPTIONS.values()
+]  # name, variable, kind, default, secret
 
 
 def fragment(part="DOCUMENTATION"):
@@ -67,6 +69,12 @@ def test_the_doc_fragment_documents_each_option_as_declared(name, variable, kind
     assert same_default(documented.get("default"), default)
     assert "required" not in documented  # every option has an environment variable, a default, or is optional
     assert environment_named(documented["description"]) == ([variable] if variable else [])
+
+
+@pytest.mark.parametrize("name", list(CONNECTION_OPTIONS))
+def test_each_options_record_holds_the_first_line_of_its_description_in_the_doc_fragment(name):
+    description = fragment()[name]["description"]
+    assert " ".join(description[0].split()) == CONNECTION_OPTIONS[name].doc
 
 
 def test_the_doc_fragment_documents_no_other_option():

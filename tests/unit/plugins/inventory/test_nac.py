@@ -11,12 +11,13 @@ __metaclass__ = type
 
 import pytest
 from ansible.errors import AnsibleParserError
-from ansible.inventory.data import InventoryData
-from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import inventory_loader
 
 from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_members as members
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
+from ansible_collections.netaccess.nac.tests.unit.helpers import parse_inventory as parse
 
 ADMIN_KEY = "nac-demo-admin-key"
 NOACCESS_KEY = "nac-demo-noaccess-key"
@@ -48,26 +49,6 @@ OVERRIDES = {
 def emulator():
     with Emulator(config=dict(devices=DEVICES, dot1x=dict(overrides=OVERRIDES))).start() as emu:
         yield emu
-
-
-def source(tmp_path, name="test.nac.yml", **options):
-    lines = ["plugin: netaccess.nac.nac"] + ["%s: %s" % (key, value) for key, value in options.items()]
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
-
-
-def parse(path, cache=True):
-    inventory = InventoryData()
-    plugin = inventory_loader.get("netaccess.nac.nac")
-    plugin.parse(inventory, DataLoader(), path, cache=cache)
-    if getattr(plugin, "_cache", None) is not None:
-        plugin.update_cache_if_changed()
-    return inventory
-
-
-def members(inventory, group):
-    return sorted(host.name for host in inventory.groups[group].get_hosts())
 
 
 def hostvars(inventory, host):

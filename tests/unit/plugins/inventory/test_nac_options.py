@@ -16,7 +16,10 @@ from ansible.utils.display import Display
 from ansible_collections.netaccess.nac.plugins.module_utils.options import INSECURE_TLS
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
-from ansible_collections.netaccess.nac.tests.unit.plugins.inventory.test_nac import ADMIN_KEY, parse, source
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
+from ansible_collections.netaccess.nac.tests.unit.helpers import parse_inventory as parse
+
+ADMIN_KEY = "nac-demo-admin-key"
 
 
 @pytest.fixture

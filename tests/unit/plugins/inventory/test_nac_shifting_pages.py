@@ -13,12 +13,11 @@ import pytest
 from ansible.errors import AnsibleError, AnsibleParserError
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
-from ansible_collections.netaccess.nac.tests.unit.plugins.inventory.test_nac import (
-    ADMIN_KEY,
-    members,
-    parse,
-    source,
-)
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_members as members
+from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
+from ansible_collections.netaccess.nac.tests.unit.helpers import parse_inventory as parse
+
+ADMIN_KEY = "nac-demo-admin-key"
 
 SHIFTS = ("insert-front", "delete-front")
 

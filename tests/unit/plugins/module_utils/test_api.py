@@ -9,7 +9,6 @@ __metaclass__ = type
 
 import base64
 import http.server
-import io
 import json
 import os
 import socket
@@ -18,8 +17,6 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
-import urllib3
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import options, secrets, tls
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
@@ -35,48 +32,18 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     BACKOFF_CAP,
+    RATE_LIMIT_PATIENCE,
     RETRY_AFTER_CAP,
     backoff,
     retry_after,
 )
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
 PASSWORD = "pa55-word-value"
 TENANT = "tenant-token-value"
 SECRETS = (KEY, PASSWORD)  # the tenant is an identifier, not a secret
-
-
-class Scripted(BaseAdapter):
-    """A transport that answers from a script: each item a (status, body, headers) or an exception."""
-
-    def __init__(self, *script):
-        super(Scripted, self).__init__()
-        self.script = list(script)
-        self.sent = []
-
-    def send(self, request, **kwargs):
-        self.sent.append(request)
-        self.verify = kwargs.get("verify")
-        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(item, Exception):
-            raise item
-        status, body, headers = (item + ({},))[:3] if len(item) == 2 else item
-        response = requests.Response()
-        response.status_code = status
-        response.request = request
-        response.url = request.url
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body)
-            headers = dict({"Content-Type": "application/json"}, **headers)
-        response.headers = requests.structures.CaseInsensitiveDict(headers)
-        response.raw = urllib3.HTTPResponse(
-            body=io.BytesIO((body or "").encode("utf-8")), headers=headers, status=status, preload_content=False
-        )  # as requests' HTTPAdapter gives it
-        return response
-
-    def close(self):
-        pass
 
 
 def make_client(*script, **kwargs):
@@ -359,7 +326,7 @@ def test_retry_after_is_honoured_and_capped():
         (429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, [])
     )
     client.list_devices()
-    assert sleeps == [2.0, RETRY_AFTER_CAP]
+    assert sleeps == [pytest.approx(2.0, abs=0.5), pytest.approx(RETRY_AFTER_CAP, abs=0.5)]
 
 
 def test_retries_stop_after_max_retries_with_the_last_error():
@@ -390,15 +357,18 @@ def test_a_creation_answered_with_5xx_is_not_resent_and_its_outcome_is_unknown(s
     assert len(transport.sent) == 2 and sleeps == []
 
 
-def test_a_creation_refused_with_429_is_resent_after_its_retry_after_bounded_by_max_retries():
-    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, ""), (201, {"id": 7}))
+def test_a_creation_refused_with_429_is_resent_after_the_pause_without_spending_retries():
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "2"}), (429, ""), (201, {"id": 7}), max_retries=0)
     assert client.create_device(BODY) == {"id": 7}
-    assert [r.method for r in transport.sent] == ["POST"] * 3 and sleeps[0] == 2.0 and len(sleeps) == 2
-    client, transport, sleeps = make_client((429, "", {"Retry-After": "1"}), max_retries=2)
+    assert [r.method for r in transport.sent] == ["POST"] * 3 and client.refusals == 2
+    assert len(sleeps) == 2 and sleeps[0] == pytest.approx(2.0, abs=0.5)  # (this fake sleep stops no clock)
+    # Refused for longer than RATE_LIMIT_PATIENCE: the refusals that follow spend retries, as any 429 did.
+    client, transport, sleeps = make_client((429, "", {"Retry-After": "30"}), max_retries=2)
     with pytest.raises(NacHTTPError) as raised:
         client.create_device(BODY)
     assert raised.value.status == 429 and raised.value.outcome_unknown is False
-    assert len(transport.sent) == 3 and sleeps == [1.0, 1.0]
+    waited_out = int(RATE_LIMIT_PATIENCE // 30)
+    assert client.refusals == waited_out and len(transport.sent) == waited_out + 3
 
 
 def test_a_creation_whose_connection_was_never_made_is_resent():

@@ -10,14 +10,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import io
 import json
 import threading
 
 import pytest
 import requests
-import urllib3
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import replies
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
@@ -32,9 +29,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import ERROR, dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import ERROR
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
+from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, raw
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -48,56 +47,9 @@ AUTHENTICATED = {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username":
 HTML = "text/html"
 
 
-def raw(text, content_type="application/json"):
-    """A reply body sent exactly as given (JSON or not)."""
-    return (text, content_type)
-
-
-class Server(BaseAdapter):
-    """A transport answering per "METHOD /path" from a script: each reply is (status, body) or
-    (status, body, headers), body a dict/list (sent as JSON) or raw(text or bytes, content type); the
-    last reply of a route repeats. A route may also be a function of the request's JSON body."""
-
-    def __init__(self, routes):
-        super(Server, self).__init__()
-        self.routes = dict(
-            (route, replies if callable(replies) else list(replies)) for route, replies in routes.items()
-        )
-        self.sent = []
-
-    def send(self, request, **kwargs):
-        route = "%s %s" % (request.method, request.path_url)
-        body = json.loads(request.body) if request.body else None
-        self.sent.append(route)
-        replies = self.routes[route]
-        reply = replies(body) if callable(replies) else replies.pop(0) if len(replies) > 1 else replies[0]
-        status, body, headers = (reply + ({},))[:3]
-        content_type = "application/json"
-        if isinstance(body, tuple):
-            body, content_type = body
-        elif body is not None:
-            body = json.dumps(body)
-        response = requests.Response()
-        response.status_code = status
-        response.request = request
-        response.url = request.url
-        response.headers = requests.structures.CaseInsensitiveDict(dict({"Content-Type": content_type}, **headers))
-        data = body.encode("utf-8") if isinstance(body, str) else (body or b"")
-        response.raw = urllib3.HTTPResponse(
-            body=io.BytesIO(data), headers=response.headers, status=status, preload_content=False
-        )  # as requests' HTTPAdapter gives it
-        return response
-
-    def count(self, route):
-        return self.sent.count(route)
-
-    def close(self):
-        pass
-
-
 def client_for(routes):
     client = NacClient(URL, api_key=KEY, max_retries=1, sleep=lambda seconds: None)
-    server = Server(routes)
+    server = Routes(routes)
     client.session.mount("https://", server)
     return client, server
 

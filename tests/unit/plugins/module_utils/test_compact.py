@@ -18,9 +18,8 @@ import unicodedata
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import compact
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, decode_reply, device_form, keeping
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, decode_reply, device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     EXISTING,
@@ -29,15 +28,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     ensure_devices,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import records_of, select
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import (
-    DEVICES,
-    PAGE2,
-    SIGNS,
-    URL,
-    client_for,
-    paged,
-)
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of, select
+from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
+from ansible_collections.netaccess.nac.tests.unit.helpers import DEVICES, PAGE2, SIGNS, URL, paged, site_client
 
 FIELDS = dict(group="Cameras", profile="cam", macs=["00:11:22:33:44:55"], ips=["10.0.0.1"], status="ok")
 
@@ -49,7 +42,7 @@ def pairs(records):
 def listed(body, content_type="application/json", **kwargs):
     """list_devices(**kwargs) of a one-page list whose body is ``body`` (bytes as they are, else JSON)."""
     body = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": content_type})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": content_type})})
     return client.list_devices(**kwargs)
 
 
@@ -83,7 +76,7 @@ BODIES = [
     b'[{"hostname": "no-id", "parent": {"id": 2, "hostname": "b"}}]',
     b'[["id", 1]]',
     b"[null]",
-    # not one JSON array: decoded as before, for the same message
+    # not one JSON array: decoded whole (replies.decode_json), for the same message
     b'{"items": [], "next": "?page=2"}',
     b'{"id": 1}',
     b'"just a string"',
@@ -119,7 +112,7 @@ def test_the_text_is_decoded_as_requests_decodes_it(content_type):
 
 def test_records_asked_for_are_kept_whole_and_equal():
     records = [dict(FIELDS, id=n, hostname="cam-%d" % n, parent=dict(id=n + 1, hostname="x")) for n in range(10)]
-    held = listed(records, compact=True, whole=records_of(["CAM-3"], [7]))
+    held = listed(records, compact=True, keep_whole=is_one_of(["CAM-3"], [7]))
     assert held[3] == records[3] and held[7] == records[7]
     assert isinstance(held[3], dict) and isinstance(held[7], dict)
     assert [type(record) for record in held].count(Device) == 8
@@ -133,7 +126,7 @@ def test_a_device_reads_as_a_record_and_nothing_else():
     with pytest.raises(KeyError):
         device["group"]  # pylint: disable=pointless-statement
     assert repr(device) == "Device(id=7, hostname='cam-7')"
-    assert device_form()({"id": True, "hostname": "x"}) == {"id": True, "hostname": "x"}
+    assert device_keeper()({"id": True, "hostname": "x"}) == {"id": True, "hostname": "x"}
 
 
 # -- pages, partial lists, the place of a bad item --------------------------------------------------
@@ -141,7 +134,7 @@ def test_a_device_reads_as_a_record_and_nothing_else():
 
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_pages_of_a_compact_list_are_read_in_order_and_joined(relative):
-    client, site = client_for(paged(relative=relative, headers={"X-Total-Count": "150"}))
+    client, site = site_client(paged(relative=relative, headers={"X-Total-Count": "150"}))
     assert pairs(client.list_devices(compact=True)) == pairs(DEVICES)
     assert site.urls() == [URL + "/api/device", URL + "/api/device?page=2"]
 
@@ -150,7 +143,7 @@ def test_the_pages_of_a_compact_list_are_read_in_order_and_joined(relative):
 def test_each_sign_of_a_partial_list_fails_the_same_when_compact(headers, fragment):
     messages = []
     for kwargs in (dict(), dict(compact=True)):
-        client, site = client_for({URL + "/api/device": (200, DEVICES[:100], headers)})
+        client, site = site_client({URL + "/api/device": (200, DEVICES[:100], headers)})
         with pytest.raises(NacResponseError) as raised:
             client.list_devices(**kwargs)
         messages.append(str(raised.value))
@@ -160,7 +153,7 @@ def test_each_sign_of_a_partial_list_fails_the_same_when_compact(headers, fragme
 def test_a_bad_record_on_a_later_page_is_named_with_its_place_in_the_whole_compact_list():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2[:3] + [{"hostname": "no-id"}], {})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="item 103 has no int 'id'"):
         client.list_devices(compact=True)
 
@@ -168,7 +161,7 @@ def test_a_bad_record_on_a_later_page_is_named_with_its_place_in_the_whole_compa
 def test_a_loop_of_pages_fails_the_same_when_compact():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2, {"Link": '<%s/api/device>; rel="next"' % URL})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="a page already read"):
         client.list_devices(compact=True)
 
@@ -202,7 +195,7 @@ def test_a_status_query_resolves_a_compact_list_as_a_whole_one(choice):
 
 def test_nac_device_info_selects_whole_records_from_a_compact_list():
     hostnames, ids = ["cam-05", "cafe\u0301"], [1]
-    records = listed(LOOKS, compact=True, whole=records_of(hostnames, ids))
+    records = listed(LOOKS, compact=True, keep_whole=is_one_of(hostnames, ids))
     devices, missing = select(records, hostnames, ids)
     assert devices == [LOOKS[0], LOOKS[2]] and missing == ["cam-05"]
 
@@ -217,11 +210,11 @@ def test_ensure_keeps_whole_only_what_looks_like_a_spec_and_decides_the_same():
         ]
     )
     warned = []
-    whole = records_of([spec["hostname"] for spec in specs], loosely=True)
+    keep_whole = is_one_of([spec["hostname"] for spec in specs], loosely=True)
     kept = []
 
     def list_devices():
-        kept.append(listed(LOOKS, compact=True, whole=whole))
+        kept.append(listed(LOOKS, compact=True, keep_whole=keep_whole))
         return kept[-1]
 
     outcomes = ensure_devices(specs, list_devices, lambda body: None, check_mode=True, warn=warned.append)
@@ -237,14 +230,14 @@ def test_ensure_keeps_whole_only_what_looks_like_a_spec_and_decides_the_same():
 
 def test_the_reply_is_dropped_once_decoded_and_kept_for_a_message_otherwise():
     response = requests.Response()
-    response._content, response.status_code = json.dumps([dict(FIELDS, id=1, hostname="a")]).encode(), 200
-    with keeping(device_form()):
-        assert pairs(decode_reply(response)) == [(1, "a")]
-    assert response.content is None
-    response._content = b"[1] x"
-    with keeping(device_form()), pytest.raises(ValueError):
-        decode_reply(response)
-    assert response.content == b"[1] x" and response.text == "[1] x"
+    response.status_code = 200
+    reply = Reply(response, json.dumps([dict(FIELDS, id=1, hostname="a")]).encode())
+    assert pairs(decode_reply(reply, device_keeper())) == [(1, "a")]
+    assert reply.content is None
+    reply.content = b"[1] x"
+    with pytest.raises(ValueError):
+        decode_reply(reply, device_keeper())
+    assert reply.content == b"[1] x" and reply.text == "[1] x"
 
 
 def test_a_compact_list_takes_a_fraction_of_the_memory_of_whole_records():
@@ -262,13 +255,17 @@ def test_a_compact_list_takes_a_fraction_of_the_memory_of_whole_records():
     assert peaks[1] < peaks[0] / 3, peaks
 
 
-def test_the_form_is_the_threads_own_and_ends_with_its_context():
-    seen = []
-    with keeping(device_form()):
-        thread = threading.Thread(target=lambda: seen.append(getattr(compact._FORM, "form", None)))
+def test_how_a_list_is_decoded_is_the_calls_own_even_while_another_thread_reads_it_whole():
+    body = json.dumps([dict(FIELDS, id=n, hostname="d-%d" % n) for n in range(50)]).encode()
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
+    kinds = {}
+
+    def read(compactly):
+        kinds[compactly] = set(type(r) for dummy in range(20) for r in client.list_devices(compact=compactly))
+
+    threads = [threading.Thread(target=read, args=(flag,)) for flag in (True, False)]
+    for thread in threads:
         thread.start()
+    for thread in threads:
         thread.join()
-        with pytest.raises(RuntimeError), keeping(None):
-            raise RuntimeError("boom")
-        assert compact._FORM.form is not None
-    assert seen == [None] and compact._FORM.form is None
+    assert kinds == {True: {Device}, False: {dict}}

@@ -20,14 +20,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacConfigError,
     NacConnectionError,
     NacHTTPError,
-    NacServerError,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     EXISTING,
     FAILED,
     InvalidRequest,
-    creation_body,
     device_spec,
     device_specs,
     differences,
@@ -46,6 +45,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     select,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
+from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault
 
 RECORDS = [
     {
@@ -375,25 +375,6 @@ class Scripted:
 def unknown():
     return NacConnectionError(
         "No reply from the NAC API at https://nac within 30s to POST /api/device",
-        outcome_unknown=True,
-        method="POST",
-        path="/api/device",
-    )
-
-
-def server_fault(status=500):
-    return NacServerError(
-        "The NAC API failed on POST /api/device with HTTP %d: a fault of the server" % status,
-        outcome_unknown=True,
-        method="POST",
-        path="/api/device",
-        status=status,
-    )
-
-
-def dropped():
-    return NacConnectionError(
-        "The connection to the NAC API at https://nac broke off during POST /api/device: reset",
         outcome_unknown=True,
         method="POST",
         path="/api/device",

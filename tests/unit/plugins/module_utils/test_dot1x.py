@@ -24,20 +24,22 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
-    ERROR,
     NOT_QUERIED,
-    UNKNOWN,
     BatchStopped,
     Target,
     check_options,
     dot1x_status,
-    failure_message,
-    ordered_map,
     resolve,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
+    ERROR,
+    UNKNOWN,
+    failure_message,
     shape,
     summarize,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 FIRE = "POST /api/intent/dot1x_status/fire"
 RECORDS = [
@@ -53,39 +55,11 @@ def authenticated(device_id):
     return dict(status="AUTHENTICATED", authMethod="EAP-TLS", username="user%d" % device_id, message=None)
 
 
-class FakeClient:
-    """Answers like NacClient from per-id scripts: each item a reply dict or a NacError to raise;
-    the last item repeats. Records every call."""
-
-    def __init__(self, records=None, scripts=None, intents=("dot1x_status",), on_fire=None):
-        self.records = RECORDS if records is None else records
-        self.scripts = dict(scripts or {})
-        self.intents = intents
-        self.on_fire = on_fire
-        self.calls = []
-        self.fired = []
-        self.lock = threading.Lock()
-
-    def has_intent(self, tag="dot1x_status"):
-        self.calls.append("has_intent")
-        return tag in self.intents
-
-    def list_devices(self, compact=False, whole=None):
-        assert compact and whole is None  # a status query keeps only ids and hostnames
-        self.calls.append("list_devices")
-        return list(self.records)
-
-    def fire_intent(self, target_id, tag="dot1x_status", payload=None):
-        assert tag == "dot1x_status" and payload is None
-        with self.lock:
-            self.fired.append(target_id)
-            script = self.scripts.get(target_id, [authenticated(target_id)])
-            item = script.pop(0) if len(script) > 1 else script[0]
-        if self.on_fire:
-            self.on_fire(target_id)
-        if isinstance(item, Exception):
-            raise item
-        return dict(item)
+def fake_client(records=None, scripts=None, **kwargs):
+    """The fake client of a status query: RECORDS unless told, and each id's replies from ``scripts`` (each item a
+    reply dict or a NacError to raise, the last repeating), AUTHENTICATED for the others."""
+    records = RECORDS if records is None else records
+    return FakeClient(records, scripts, default_reply=authenticated, compact_only=True, **kwargs)
 
 
 class FakeClock:
@@ -158,7 +132,7 @@ def test_usable_options(changes, wait_for):
 
 
 def test_bad_options_fail_before_any_request():
-    client = FakeClient()
+    client = fake_client()
     with pytest.raises(NacConfigError):
         status(client, device_id=[1], concurrency=0)
     assert client.calls == [] and client.fired == []
@@ -174,7 +148,7 @@ def test_bad_options_fail_before_any_request():
     ],
 )
 def test_unusable_hostnames_fail_before_any_request(hostname, fragment):
-    client = FakeClient()
+    client = fake_client()
     with pytest.raises(NacConfigError) as raised:
         status(client, hostname=hostname)
     assert fragment in str(raised.value)
@@ -212,7 +186,7 @@ def test_a_shared_hostname_selects_every_device_with_a_warning_naming_their_ids(
 
 
 def test_an_empty_list_selects_nothing_and_queries_nothing():
-    client = FakeClient()
+    client = fake_client()
     report = status(client, hostname=[])
     assert report == dot1x.Report([], {}, [], None)
     assert client.fired == []
@@ -263,7 +237,7 @@ def test_summary_counts_per_status_sorted_with_errors_under_their_own_key():
 
 
 def test_no_intent_access_fails_naming_tag_and_intent_before_any_fire():
-    client = FakeClient(intents=("ping",))
+    client = fake_client(intents=("ping",))
     with pytest.raises(NacAuthError) as caught:
         status(client, all_devices=True)
     message = caught.value.message
@@ -273,7 +247,7 @@ def test_no_intent_access_fails_naming_tag_and_intent_before_any_fire():
 
 
 def test_check_access_false_skips_the_intent_list():
-    client = FakeClient(intents=())
+    client = fake_client(intents=())
     report = status(client, device_id=[1], check_access=False)
     assert client.calls == ["list_devices"] and report.summary == {"AUTHENTICATED": 1}
 
@@ -283,7 +257,7 @@ def test_a_target_that_fails_is_reported_and_the_others_are_answered():
         2: NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 502."),
         4: NacNotFound("Not found (HTTP 404): POST /api/intent/dot1x_status/fire."),
     }
-    client = FakeClient(scripts=dict((k, [v]) for k, v in errors.items()))
+    client = fake_client(scripts=dict((k, [v]) for k, v in errors.items()))
     report = status(client, all_devices=True, concurrency=3)
     assert sorted(client.fired) == [1, 2, 3, 4, 5]
     entries = by_id(report)
@@ -298,7 +272,7 @@ def test_a_target_that_fails_is_reported_and_the_others_are_answered():
 
 
 def test_unknown_targets_are_named_in_the_failure_and_never_fired():
-    client = FakeClient()
+    client = fake_client()
     report = status(client, hostname=["cam-01", "ghost"])
     assert client.fired == [1]
     assert [e["status"] for e in report.results] == ["AUTHENTICATED", ERROR]
@@ -306,13 +280,13 @@ def test_unknown_targets_are_named_in_the_failure_and_never_fired():
         report.failure
         == "1 of 2 targets could not be queried: hostname ghost: not in the device list (GET /api/device)."
     )
-    report = status(FakeClient(), device_id=[42, 1])
+    report = status(fake_client(), device_id=[42, 1])
     assert report.failure == "1 of 2 targets could not be queried: id 42: not in the device list (GET /api/device)."
 
 
 def test_refused_credentials_stop_the_batch_and_what_was_answered_is_kept():
     refused = NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire.", status=403)
-    client = FakeClient(
+    client = fake_client(
         records=[dict(id=i, hostname="d%d" % i) for i in range(1, 101)],
         scripts=dict((i, [refused]) for i in range(3, 101)),
     )
@@ -341,7 +315,7 @@ def test_refused_credentials_stop_the_batch_and_what_was_answered_is_kept():
 
 def test_refused_credentials_while_waiting_stop_the_polling_too():
     refused = NacAuthError("Access refused (HTTP 401)", status=401)
-    client = FakeClient(scripts={1: [dict(status="CONNECTING"), refused], 2: [authenticated(2)]})
+    client = fake_client(scripts={1: [dict(status="CONNECTING"), refused], 2: [authenticated(2)]})
     with pytest.raises(BatchStopped) as caught:
         status(client, device_id=[1, 2], wait_for="AUTHENTICATED", wait_timeout=60, wait_interval=5)
     assert client.fired.count(1) == 2 and client.fired.count(2) == 1
@@ -359,7 +333,7 @@ def test_refused_credentials_while_waiting_stop_the_polling_too():
     ],
 )
 def test_a_server_fault_on_some_targets_never_throws_the_batch_away(error):
-    client = FakeClient(scripts={2: [error], 5: [error]})
+    client = fake_client(scripts={2: [error], 5: [error]})
     report = status(client, all_devices=True, concurrency=2)
     entries = by_id(report)
     assert [entries[i].get("error") for i in (1, 2, 3, 4, 5)] == [None, error.message, None, None, error.message]
@@ -396,7 +370,7 @@ class Gate:
 def test_concurrency_requests_are_in_flight_at_once_and_never_more(concurrency):
     gate = Gate(concurrency)
     records = [dict(id=i, hostname="d%d" % i) for i in range(1, 201)]
-    client = FakeClient(records=records, on_fire=gate)
+    client = fake_client(records=records, on_fire=gate)
     report = status(client, all_devices=True, concurrency=concurrency)
     assert gate.peak == concurrency
     assert [e["id"] for e in report.results] == list(range(1, 201))
@@ -412,37 +386,9 @@ def test_results_keep_the_targets_order_when_later_targets_answer_first():
             last_done.set()
 
     records = [dict(id=i, hostname="d%d" % i) for i in range(1, 7)]
-    client = FakeClient(records=records, on_fire=hold_first)
+    client = fake_client(records=records, on_fire=hold_first)
     report = status(client, device_id=[6, 1, 5, 2, 4, 3], concurrency=6)
     assert [e["id"] for e in report.results] == [6, 1, 5, 2, 4, 3]
-
-
-def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
-    taken = []
-
-    def items():
-        for number in range(10000):
-            taken.append(number)
-            yield number
-
-    results = ordered_map(lambda n: n * 2, items(), 4)
-    assert next(results) == 0
-    assert len(taken) <= dot1x.WINDOW_PER_WORKER * 4 + 1
-    assert list(results) == [n * 2 for n in range(1, 10000)]
-
-
-def test_ordered_map_raises_the_first_error_and_cancels_queued_work():
-    calls = []
-
-    def work(number):
-        calls.append(number)
-        if number == 0:
-            raise ValueError("boom")
-        return number
-
-    with pytest.raises(ValueError, match="boom"):
-        list(ordered_map(work, range(1000), 1))
-    assert len(calls) <= dot1x.WINDOW_PER_WORKER + 1
 
 
 # -- waiting (fake clock) --------------------------------------------------------------------------
@@ -452,7 +398,7 @@ REJECTED = dict(status="UNAUTHENTICATED", authMethod=None, username=None, messag
 
 
 def test_devices_that_reach_the_status_stop_being_polled():
-    client = FakeClient(scripts={1: [CONNECTING, CONNECTING, authenticated(1)], 5: [CONNECTING, authenticated(5)]})
+    client = fake_client(scripts={1: [CONNECTING, CONNECTING, authenticated(1)], 5: [CONNECTING, authenticated(5)]})
     clock = FakeClock()
     report = status(client, clock, device_id=[1, 2, 5], wait_for="AUTHENTICATED", wait_interval=5, wait_timeout=60)
     assert sorted(client.fired) == [1, 1, 1, 2, 5, 5]
@@ -461,7 +407,7 @@ def test_devices_that_reach_the_status_stop_being_polled():
 
 
 def test_the_wait_status_is_compared_case_insensitively():
-    client = FakeClient()
+    client = fake_client()
     report = status(client, device_id=[1], wait_for="authenticated", wait_timeout=0)
     assert report.failure is None and client.fired == [1]
 
@@ -472,7 +418,7 @@ def test_each_round_sleeps_what_is_left_of_the_interval():
     def takes_two_seconds(_target_id):
         clock.now += 2
 
-    client = FakeClient(scripts={1: [CONNECTING, CONNECTING, authenticated(1)]}, on_fire=takes_two_seconds)
+    client = fake_client(scripts={1: [CONNECTING, CONNECTING, authenticated(1)]}, on_fire=takes_two_seconds)
     status(client, clock, device_id=[1], concurrency=1, wait_for="AUTHENTICATED", wait_interval=5, wait_timeout=60)
     assert clock.sleeps == [3, 3]
 
@@ -483,7 +429,7 @@ def test_a_round_longer_than_the_interval_is_followed_at_once():
     def takes_seven_seconds(_target_id):
         clock.now += 7
 
-    client = FakeClient(scripts={1: [CONNECTING, authenticated(1)]}, on_fire=takes_seven_seconds)
+    client = fake_client(scripts={1: [CONNECTING, authenticated(1)]}, on_fire=takes_seven_seconds)
     report = status(
         client, clock, device_id=[1], concurrency=1, wait_for="AUTHENTICATED", wait_interval=5, wait_timeout=60
     )
@@ -491,7 +437,7 @@ def test_a_round_longer_than_the_interval_is_followed_at_once():
 
 
 def test_timeout_polls_until_the_deadline_never_past_it_and_names_only_the_laggards():
-    client = FakeClient(scripts={3: [REJECTED]})
+    client = fake_client(scripts={3: [REJECTED]})
     clock = FakeClock()
     start = clock.now
     report = status(client, clock, device_id=[1, 3, 2], wait_for="AUTHENTICATED", wait_interval=7, wait_timeout=30)
@@ -507,7 +453,7 @@ def test_timeout_polls_until_the_deadline_never_past_it_and_names_only_the_lagga
 
 
 def test_wait_timeout_zero_queries_once():
-    client = FakeClient(scripts={1: [CONNECTING, authenticated(1)]})
+    client = fake_client(scripts={1: [CONNECTING, authenticated(1)]})
     clock = FakeClock()
     report = status(client, clock, device_id=[1], wait_for="AUTHENTICATED", wait_timeout=0)
     assert client.fired == [1] and clock.sleeps == []
@@ -518,7 +464,7 @@ def test_wait_timeout_zero_queries_once():
 
 def test_an_error_while_waiting_is_retried_at_the_next_round():
     flaky = NacConnectionError("No reply from the NAC API at http://nac within 30s", outcome_unknown=True)
-    client = FakeClient(scripts={1: [CONNECTING, flaky, authenticated(1)]})
+    client = fake_client(scripts={1: [CONNECTING, flaky, authenticated(1)]})
     report = status(client, device_id=[1], wait_for="AUTHENTICATED", wait_interval=1, wait_timeout=10)
     assert client.fired == [1, 1, 1]
     assert report.failure is None and "error" not in report.results[0]
@@ -526,7 +472,7 @@ def test_an_error_while_waiting_is_retried_at_the_next_round():
 
 def test_an_error_that_lasts_until_the_deadline_is_reported_as_the_last_error():
     broken = NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 502.")
-    client = FakeClient(scripts={1: [CONNECTING, broken]})
+    client = fake_client(scripts={1: [CONNECTING, broken]})
     report = status(client, device_id=[1, 2], wait_for="AUTHENTICATED", wait_interval=1, wait_timeout=3)
     assert client.fired.count(1) == 4 and client.fired.count(2) == 1
     assert report.results[0]["error"] == broken.message
@@ -534,7 +480,7 @@ def test_an_error_that_lasts_until_the_deadline_is_reported_as_the_last_error():
 
 
 def test_timeout_and_unknown_targets_are_both_named():
-    client = FakeClient(scripts={2: [CONNECTING]})
+    client = fake_client(scripts={2: [CONNECTING]})
     report = status(
         client, hostname=["printer-01", "ghost", "cam-01"], wait_for="AUTHENTICATED", wait_interval=10, wait_timeout=20
     )

@@ -26,6 +26,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     source_options,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_DEFAULTS
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 KEY = "k3y-that-must-never-show"
 
@@ -157,35 +158,19 @@ def test_a_new_device_failing_at_a_later_round_changes_from_null_once_it_answers
 # ---- poll_once -------------------------------------------------------------------------------
 
 
-class FakeClient:
-    """list_devices and fire_intent as NacClient's: ``statuses`` {id: status or a NacError to raise}."""
-
-    def __init__(self, records, statuses, list_error=None):
-        self.records, self.statuses, self.list_error = records, statuses, list_error
-        self.fired = []
-
-    def list_devices(self, compact=False, whole=None):
-        assert compact and whole is None  # a round keeps only ids and hostnames
-        if self.list_error:
-            raise self.list_error
-        return list(self.records)
-
-    def fire_intent(self, target_id, tag="dot1x_status"):
-        self.fired.append(target_id)
-        status = self.statuses[target_id]
-        if isinstance(status, Exception):
-            raise status
-        return {"status": status, "authMethod": "EAP-TLS", "username": "u%d" % target_id, "message": None}
+def fake_client(records, statuses, list_error=None):
+    """The fake client of a round: ``statuses`` {id: status or a NacError to raise}, as ``replies``."""
+    return FakeClient(records, statuses, list_error=list_error, compact_only=True)
 
 
 RECORDS = [dict(id=1, hostname="cam-01"), dict(id=2, hostname="cam-02"), dict(id=3, hostname="Printer-01")]
 
 
 def test_poll_once_watches_every_device_by_default_and_reports_changes():
-    client = FakeClient(RECORDS, {1: "AUTHENTICATED", 2: "AUTHENTICATED", 3: "UNAUTHENTICATED"})
+    client = fake_client(RECORDS, {1: "AUTHENTICATED", 2: "AUTHENTICATED", 3: "UNAUTHENTICATED"})
     first = poll_once(client, concurrency=2)
     assert first.events == [] and sorted(first.known) == [1, 2, 3] and sorted(client.fired) == [1, 2, 3]
-    client.statuses[2] = "HELD"
+    client.replies[2] = "HELD"
     second = poll_once(client, concurrency=2, known=first.known)
     assert second.events == [
         {
@@ -203,7 +188,7 @@ def test_poll_once_watches_every_device_by_default_and_reports_changes():
 
 
 def test_poll_once_fires_only_for_the_chosen_hostnames_and_reports_unknown_ones():
-    client = FakeClient(RECORDS, {1: "AUTHENTICATED", 3: "AUTHENTICATED"})
+    client = fake_client(RECORDS, {1: "AUTHENTICATED", 3: "AUTHENTICATED"})
     result = poll_once(client, hostnames=["printer-01", "cam-01", "cam-99"], initial=True)
     assert sorted(client.fired) == [1, 3]
     assert changes(result.events) == [("Printer-01", None, "AUTHENTICATED"), ("cam-01", None, "AUTHENTICATED")]
@@ -213,7 +198,7 @@ def test_poll_once_fires_only_for_the_chosen_hostnames_and_reports_unknown_ones(
 
 def test_poll_once_duplicate_hostnames_give_a_warning_and_both_devices():
     records = RECORDS + [dict(id=4, hostname="CAM-01")]
-    result = poll_once(FakeClient(records, {1: "AUTHENTICATED", 4: "HELD"}), hostnames=["cam-01"], initial=True)
+    result = poll_once(fake_client(records, {1: "AUTHENTICATED", 4: "HELD"}), hostnames=["cam-01"], initial=True)
     assert [e["nac_dot1x"]["id"] for e in result.events] == [1, 4] and "ids 1, 4" in result.warnings[0]
 
 
@@ -226,23 +211,23 @@ def test_poll_once_duplicate_hostnames_give_a_warning_and_both_devices():
 )
 def test_a_round_whose_device_list_fails_gives_one_error_event_and_keeps_what_is_known(failure):
     known = {1: entry(1, "AUTHENTICATED")}
-    result = poll_once(FakeClient(RECORDS, {}, list_error=failure), known=known)
+    result = poll_once(fake_client(RECORDS, {}, list_error=failure), known=known)
     assert result.events == [{"nac_dot1x_error": {"message": failure.message, "devices": []}}]
     assert result.known is known
 
 
 def test_credentials_refused_while_querying_fail_the_whole_round():
     refused = NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire")
-    client = FakeClient(RECORDS, {1: refused, 2: refused, 3: refused})
+    client = fake_client(RECORDS, {1: refused, 2: refused, 3: refused})
     result = poll_once(client, concurrency=1, known={})
     assert result.events == [{"nac_dot1x_error": {"message": refused.message, "devices": []}}] and result.known == {}
     assert client.fired == [1]  # the rest of the round is dropped
 
 
 def test_a_device_that_alone_fails_is_in_the_error_event_and_the_others_are_reported():
-    client = FakeClient(RECORDS, {1: "AUTHENTICATED", 2: "AUTHENTICATED", 3: "AUTHENTICATED"})
+    client = fake_client(RECORDS, {1: "AUTHENTICATED", 2: "AUTHENTICATED", 3: "AUTHENTICATED"})
     known = poll_once(client).known
-    client.statuses.update({1: NacConnectionError("No reply from the NAC API at http://nac within 30s"), 3: "HELD"})
+    client.replies.update({1: NacConnectionError("No reply from the NAC API at http://nac within 30s"), 3: "HELD"})
     result = poll_once(client, known=known)
     assert changes(result.events) == [("Printer-01", "AUTHENTICATED", "HELD")]
     (error,) = errors(result.events)

@@ -14,7 +14,6 @@ import unicodedata
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_form
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     CREATED,
     EXISTING,
@@ -26,6 +25,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import NOT_LIS
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once
 from ansible_collections.netaccess.nac.plugins.module_utils.options import settle_seconds
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 STRASSE = "stra\u00dfe-01"
 KELVIN = "\u212aiosk-01"
@@ -39,29 +39,14 @@ LISTED = [
 SHARED = [dict(id=500, hostname="shared-a"), dict(id=1, hostname="cam-01"), dict(id=500, hostname="shared-b")]
 
 
-class Client:
-    """list_devices / create_device / fire_intent stand-ins recording the calls."""
-
-    def __init__(self, records):
-        self.records = [dict(r) for r in records]
-        self.bodies, self.fired = [], []
-
-    def list_devices(self, compact=False, whole=None):
-        records = [dict(r) for r in self.records]
-        return [device_form(whole)(r) for r in records] if compact else records  # as NacClient holds them
-
-    def create_device(self, body):
-        self.bodies.append(body)
-        record = dict(body, id=100 + len(self.bodies))
-        self.records.append(record)
-        return record
-
-    def has_intent(self, tag):
-        return True
-
-    def fire_intent(self, target_id, tag="dot1x_status"):
-        self.fired.append(target_id)
-        return dict(status="AUTHENTICATED" if target_id != 500 else "HELD", authMethod="EAP-TLS", username="u")
+def fake_client(records):
+    """A fake client whose status queries answer AUTHENTICATED, HELD for the shared id 500."""
+    return FakeClient(
+        records,
+        default_reply=lambda ident: dict(
+            status="AUTHENTICATED" if ident != 500 else "HELD", authMethod="EAP-TLS", username="u"
+        ),
+    )
 
 
 def ensure(client, names, warned=None):
@@ -75,7 +60,7 @@ def ensure(client, names, warned=None):
 
 
 def test_a_lookalike_is_never_the_requested_device_and_its_creation_fails_unwritten():
-    client = Client(LISTED)
+    client = fake_client(LISTED)
     outcomes = ensure(client, [STRASSE, KELVIN, NFD_CAFE, "caf\u00e9-02", "new-01"])
     assert [(o.state, o.id) for o in outcomes] == [
         (FAILED, None),
@@ -95,7 +80,7 @@ def test_a_lookalike_is_never_the_requested_device_and_its_creation_fails_unwrit
 
 
 def test_an_existing_device_with_a_lookalike_is_found_with_a_warning_naming_the_lookalike():
-    client = Client(LISTED + [dict(id=11, hostname=STRASSE)])
+    client = fake_client(LISTED + [dict(id=11, hostname=STRASSE)])
     (outcome,) = ensure(client, [STRASSE])
     assert (outcome.state, outcome.id, client.bodies) == (EXISTING, 11, [])
     assert outcome.warnings == [
@@ -108,7 +93,7 @@ def test_an_existing_device_with_a_lookalike_is_found_with_a_warning_naming_the_
 
 def test_nac_device_warns_about_ids_the_list_repeats():
     warned = []
-    outcomes = ensure(Client(SHARED), ["shared-a", "shared-b"], warned)
+    outcomes = ensure(fake_client(SHARED), ["shared-a", "shared-b"], warned)
     assert [(o.state, o.id) for o in outcomes] == [(EXISTING, 500), (EXISTING, 500)]
     assert len(warned) == 1 and "(id 500: shared-a, shared-b)" in warned[0]
 
@@ -139,7 +124,7 @@ def test_status_targets_by_name_never_take_a_lookalike_and_warn_naming_it():
 
 
 def test_two_hostnames_sharing_an_id_each_keep_their_entry_and_the_id_is_fired_once():
-    client = Client(SHARED)
+    client = fake_client(SHARED)
     report = dot1x_status(client, hostname=["shared-a", "shared-b", "cam-01"])
     assert [(e["id"], e["hostname"], e["status"]) for e in report.results] == [
         (500, "shared-a", "HELD"),
@@ -152,7 +137,7 @@ def test_two_hostnames_sharing_an_id_each_keep_their_entry_and_the_id_is_fired_o
 
 @pytest.mark.parametrize("options", [dict(all_devices=True), dict(device_id=[500, 1])])
 def test_all_devices_and_ids_give_every_record_of_a_repeated_id(options):
-    client = Client(SHARED)
+    client = fake_client(SHARED)
     report = dot1x_status(client, **options)
     assert sorted((e["id"], e["hostname"]) for e in report.results) == [
         (1, "cam-01"),
@@ -163,7 +148,7 @@ def test_all_devices_and_ids_give_every_record_of_a_repeated_id(options):
 
 
 def test_waiting_for_a_status_polls_a_shared_id_once_per_round():
-    client = Client(SHARED)
+    client = fake_client(SHARED)
     now = [0.0]
     report = dot1x_status(
         client,
@@ -179,7 +164,7 @@ def test_waiting_for_a_status_polls_a_shared_id_once_per_round():
 
 
 def test_the_event_source_watches_both_records_of_a_shared_id_and_warns():
-    client = Client(SHARED)
+    client = fake_client(SHARED)
     result = poll_once(client, hostnames=["shared-a", "shared-b", STRASSE], initial=True)
     assert [(e["nac_dot1x"]["hostname"], e["nac_dot1x"]["status"]) for e in result.events[:2]] == [
         ("shared-a", "HELD"),
@@ -188,7 +173,7 @@ def test_the_event_source_watches_both_records_of_a_shared_id_and_warns():
     assert client.fired == [500]
     assert result.events[2]["nac_dot1x_error"]["devices"] == [dict(id=None, hostname=STRASSE, error=NOT_LISTED)]
     assert any("(id 500: shared-a, shared-b)" in w for w in result.warnings)
-    client = Client(LISTED)
+    client = fake_client(LISTED)
     assert poll_once(client, hostnames=[STRASSE]).warnings[0].startswith("strasse-01 (id 7) is listed")
 
 

@@ -26,13 +26,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.pages import nesting, partial_sign
 from ansible_collections.netaccess.nac.plugins.modules import nac_device_info, nac_dot1x_status
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_module import (
-    KEY,
-    patch_module_args,
-    printed,
-    run,
-)
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import URL, client_for, link
+from ansible_collections.netaccess.nac.tests.unit.helpers import URL, link, patch_module_args, printed
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run
+from ansible_collections.netaccess.nac.tests.unit.helpers import site_client as client_for
+
+KEY = "unit-k3y-0123456789"  # the key of a module run
 
 ENV = {"NAC_API_URL": URL, "NAC_API_KEY": KEY}
 

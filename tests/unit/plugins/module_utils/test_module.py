@@ -8,43 +8,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 
 import pytest
-from ansible.module_utils import basic
-from requests.adapters import BaseAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
-
-try:
-    from ansible.module_utils.testing import patch_module_args
-except ImportError:  # ansible-core < 2.19
-    from unittest import mock
-
-    def patch_module_args(args):
-        return mock.patch.object(basic, "_ANSIBLE_ARGS", json.dumps(dict(ANSIBLE_MODULE_ARGS=args)).encode())
-
+from ansible_collections.netaccess.nac.tests.unit.helpers import NOWHERE, NothingMayBeSent, patch_module_args, printed
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run
 
 KEY = "unit-k3y-0123456789"
 PASSWORD = "unit-pa55-0123456789"
 TENANT = "unit-tenant-0123456789"
-URL = "http://127.0.0.1:9"  # nothing is sent in these tests: every case fails before any request
-
-
-def run(main, **args):
-    """Run a module's main() with these arguments (it prints its result and exits)."""
-    args.setdefault("api_url", URL)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            main()
-
-
-def printed(capsys):
-    """The result the module printed, decoded and as text."""
-    out = capsys.readouterr().out
-    return json.loads(out), out
+URL = NOWHERE  # nothing is sent in these tests: every case fails before any request
 
 
 def assert_no_secret(text):
@@ -290,19 +266,6 @@ def test_hostnames_that_are_not_one_name_are_refused_before_any_request(capsys, 
 
 
 # -- check mode: the read-only client is the backstop ---------------------------------------------
-
-
-class NothingMayBeSent(BaseAdapter):
-    def __init__(self):
-        super(NothingMayBeSent, self).__init__()
-        self.sent = []
-
-    def send(self, request, **kwargs):
-        self.sent.append("%s %s" % (request.method, request.path_url))
-        raise AssertionError("a request was sent: %s %s" % (request.method, request.path_url))
-
-    def close(self):
-        pass
 
 
 @pytest.mark.parametrize(

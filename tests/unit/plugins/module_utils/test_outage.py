@@ -23,7 +23,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.outage import (
     Outage,
     Unreachable,
 )
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_api import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 REFUSED = "connection refused"
 

@@ -11,12 +11,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import http.server
-import io
 import json
 
 import pytest
-import urllib3
-from requests.adapters import BaseAdapter, HTTPAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import api, pages
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
@@ -30,50 +27,19 @@ from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     partial_sign,
     path_under,
 )
+from ansible_collections.netaccess.nac.tests.unit.helpers import (
+    DEVICES,
+    KEY,
+    PAGE1,
+    PAGE2,
+    SIGNS,
+    URL,
+    link,
+    paged,
+    site_client,
+)
 
-URL = "https://nac.example.com"
-KEY = "k3y-that-must-never-show"
-DEVICES = [{"id": n, "hostname": "dev-%03d" % n} for n in range(1, 151)]
-PAGE1, PAGE2 = DEVICES[:100], DEVICES[100:]
 AUTHENTICATED = {"status": "AUTHENTICATED", "authMethod": "EAP-TLS", "username": "u", "message": None}
-
-
-class Site(BaseAdapter):
-    """Answers by full URL from ``routes`` {url: (status, body, headers)}; headers is a dict or a list of
-    (name, value) pairs (a name may repeat, as separate header fields). Every request is kept in ``sent``."""
-
-    def __init__(self, routes):
-        super(Site, self).__init__()
-        self.routes, self.sent = routes, []
-
-    def send(self, request, **kwargs):
-        self.sent.append(request)
-        status, body, headers = self.routes.get(request.url, (404, {"error": "no such page"}, {}))
-        if not isinstance(body, bytes):
-            body = json.dumps(body).encode("utf-8")
-        fields = urllib3.HTTPHeaderDict()
-        for name, value in headers.items() if isinstance(headers, dict) else headers:
-            fields.add(name, value)
-        raw = urllib3.HTTPResponse(body=io.BytesIO(body), headers=fields, status=status, preload_content=False)
-        return HTTPAdapter().build_response(request, raw)  # the headers as requests makes them of the fields
-
-    def close(self):
-        pass
-
-    def urls(self, method="GET"):
-        return [request.url for request in self.sent if request.method == method]
-
-
-def client_for(routes, base=URL, **kwargs):
-    client = NacClient(base, api_key=KEY, max_retries=0, sleep=lambda seconds: None, **kwargs)
-    site = Site(routes)
-    client.session.mount("https://", site)
-    client.session.mount("http://", site)
-    return client, site
-
-
-def link(url, rel="next"):
-    return '<%s>; rel="%s"' % (url, rel)
 
 
 # -- RFC 8288: the Link field -------------------------------------------------------------------
@@ -160,19 +126,9 @@ def test_a_next_page_must_be_under_the_path_of_api_url():
 # -- following the pages ------------------------------------------------------------------------
 
 
-def paged(base=URL, relative=False, headers=None):
-    """Two pages of DEVICES: page 1 at /api/device (no query, as the first request), page 2 after it."""
-    second = "/api/device?page=2" if relative else base + "/api/device?page=2"
-    extra = list((headers or {}).items())
-    return {
-        base + "/api/device": (200, PAGE1, [("Link", link(second))] + extra),
-        base + "/api/device?page=2": (200, PAGE2, [("Link", link(base + "/api/device", "first"))] + extra),
-    }
-
-
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_pages_are_read_in_order_and_joined(relative):
-    client, site = client_for(paged(relative=relative, headers={"X-Total-Count": "150"}))
+    client, site = site_client(paged(relative=relative, headers={"X-Total-Count": "150"}))
     assert client.list_devices() == DEVICES
     assert site.urls() == [URL + "/api/device", URL + "/api/device?page=2"]
     assert all(request.headers["Authorization"] == "Bearer " + KEY for request in site.sent)
@@ -181,7 +137,7 @@ def test_the_pages_are_read_in_order_and_joined(relative):
 def test_next_links_in_separate_link_header_fields_are_found():
     routes = paged()
     routes[URL + "/api/device"] = (200, PAGE1, [("Link", link("/x", "first")), ("Link", link("?page=2"))])
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     assert client.list_devices() == DEVICES
 
 
@@ -190,14 +146,14 @@ def test_intents_are_paged_the_same_way():
         URL + "/api/intent": (200, [{"tag": "ping"}], {"Link": link("?page=2")}),
         URL + "/api/intent?page=2": (200, [{"tag": "dot1x_status"}], {}),
     }
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     assert client.has_intent()
     assert len(site.sent) == 2
 
 
 def test_a_base_path_is_kept_for_the_next_pages():
     base = "https://nac.example.com/nac"
-    client, site = client_for(paged(base=base), base=base + "/")
+    client, site = site_client(paged(base=base), base=base + "/")
     assert client.list_devices() == DEVICES
     assert site.urls() == [base + "/api/device", base + "/api/device?page=2"]
 
@@ -213,7 +169,7 @@ def test_a_base_path_is_kept_for_the_next_pages():
 )
 def test_a_next_link_to_another_origin_is_never_followed(elsewhere):
     routes = {URL + "/api/device": (200, PAGE1, {"Link": link(elsewhere)})}
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError) as raised:
         client.list_devices()
     message = str(raised.value)
@@ -225,7 +181,7 @@ def test_a_next_link_to_another_origin_is_never_followed(elsewhere):
 def test_a_next_link_outside_the_path_of_api_url_is_not_followed():
     base = "https://nac.example.com/nac"
     routes = {base + "/api/device": (200, PAGE1, {"Link": link("/other/api/device?page=2")})}
-    client, site = client_for(routes, base=base)
+    client, site = site_client(routes, base=base)
     with pytest.raises(NacResponseError, match="outside api_url"):
         client.list_devices()
     assert len(site.sent) == 1
@@ -235,14 +191,14 @@ def test_a_page_seen_twice_is_a_loop():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2, {"Link": link("/api/device?page=1")})
     routes[URL + "/api/device?page=1"] = (200, PAGE1, {"Link": link("/api/device?page=2")})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match=r"leads back to /api/device\?page=2, a page already read \(a loop\)"):
         client.list_devices()
     assert len(site.sent) == 3
 
 
 def test_a_link_back_to_the_very_same_page_is_a_loop_at_once():
-    client, site = client_for({URL + "/api/device": (200, PAGE1, {"Link": link(URL + "/api/device")})})
+    client, site = site_client({URL + "/api/device": (200, PAGE1, {"Link": link(URL + "/api/device")})})
     with pytest.raises(NacResponseError, match="a page already read"):
         client.list_devices()
     assert len(site.sent) == 1
@@ -257,20 +213,20 @@ def test_the_number_of_pages_is_bounded(monkeypatch):
         )
         for n in range(1, 10)
     )
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="still names a next page after 3 pages"):
         client.list_devices()
     assert len(site.sent) == 3
 
 
 def test_two_different_next_links_are_refused():
-    client, site = client_for({URL + "/api/device": (200, PAGE1, {"Link": link("?page=2") + ", " + link("?p=2")})})
+    client, site = site_client({URL + "/api/device": (200, PAGE1, {"Link": link("?page=2") + ", " + link("?p=2")})})
     with pytest.raises(NacResponseError, match="names 2 next pages"):
         client.list_devices()
 
 
 def test_an_unreadable_link_header_is_refused_naming_it():
-    client, site = client_for({URL + "/api/device": (200, PAGE1, {"Link": "page 2 is at /api/device?page=2"})})
+    client, site = site_client({URL + "/api/device": (200, PAGE1, {"Link": "page 2 is at /api/device?page=2"})})
     with pytest.raises(NacResponseError, match="Link header cannot be read"):
         client.list_devices()
 
@@ -278,7 +234,7 @@ def test_an_unreadable_link_header_is_refused_naming_it():
 def test_a_page_that_is_not_an_array_is_named():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, {"error": "gone"}, {})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match=r"GET /api/device\?page=2: .*expected a JSON array, got an object"):
         client.list_devices()
 
@@ -286,35 +242,17 @@ def test_a_page_that_is_not_an_array_is_named():
 def test_a_bad_record_on_a_later_page_is_named_with_its_place_in_the_whole_list():
     routes = paged()
     routes[URL + "/api/device?page=2"] = (200, PAGE2[:3] + [{"hostname": "no-id"}], {})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match="item 103 has no int 'id'"):
         client.list_devices()
 
 
 # -- every other sign of a partial list ---------------------------------------------------------
 
-SIGNS = [
-    (
-        {"X-Total-Count": "150"},
-        "the server says 150 devices (X-Total-Count: 150), but listed 100 and gave no next link",
-    ),
-    ({"X-Pagination-Total-Count": "150"}, "150 devices (X-Pagination-Total-Count: 150)"),
-    ({"X-Total": "150"}, "150 devices (X-Total: 150)"),
-    ({"X-Pagination-Page-Count": "2"}, "the server says 2 pages (X-Pagination-Page-Count: 2) where 1 was read"),
-    ({"X-Total-Pages": "2"}, "2 pages (X-Total-Pages: 2)"),
-    ({"X-Next-Page": "2"}, "names a next page (X-Next-Page: 2)"),
-    ({"Content-Range": "items 0-99/150"}, "the server says 150 devices (Content-Range: items 0-99/150)"),
-    ({"Content-Range": "items 0-99/*"}, "a range of a list of unknown length (Content-Range: items 0-99/*)"),
-    ({"Content-Range": "bytes 0-999/5000"}, "a part of a larger body (Content-Range: bytes 0-999/5000)"),
-    ({"Content-Range": "records=0-99"}, "in a form the collection does not read (Content-Range: records=0-99)"),
-    ({"X-Pagination": '{"TotalCount": 150, "PageSize": 100}'}, "150 devices (X-Pagination: "),
-    ({"X-Pagination": '{"has_next": true}'}, "names a next page (X-Pagination: "),
-]
-
 
 @pytest.mark.parametrize("headers, fragment", SIGNS)
 def test_each_sign_of_a_partial_list_fails_naming_it(headers, fragment):
-    client, site = client_for({URL + "/api/device": (200, PAGE1, headers)})
+    client, site = site_client({URL + "/api/device": (200, PAGE1, headers)})
     with pytest.raises(NacResponseError) as raised:
         client.list_devices()
     assert str(raised.value).startswith("GET /api/device: ")
@@ -338,16 +276,16 @@ def test_each_sign_of_a_partial_list_fails_naming_it(headers, fragment):
     ],
 )
 def test_headers_that_agree_with_the_list_are_no_sign(headers):
-    client, site = client_for({URL + "/api/device": (200, PAGE1, headers)})
+    client, site = site_client({URL + "/api/device": (200, PAGE1, headers)})
     assert client.list_devices() == PAGE1
 
 
 def test_the_signs_of_the_last_page_are_checked_against_every_page_read():
     routes = paged(headers={"X-Total-Count": "150", "Content-Range": "items 100-149/*"})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     assert client.list_devices() == DEVICES
     routes = paged(headers={"X-Total-Count": "151"})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacResponseError, match=r"GET /api/device\?page=2: the server says 151 devices"):
         client.list_devices()
 
@@ -361,7 +299,7 @@ def test_the_signs_of_the_last_page_are_checked_against_every_page_read():
     ],
 )
 def test_a_page_wrapped_in_an_object_is_named_by_its_keys(body, keys):
-    client, site = client_for({URL + "/api/device": (200, body, {})})
+    client, site = site_client({URL + "/api/device": (200, body, {})})
     with pytest.raises(NacResponseError) as raised:
         client.list_devices()
     assert "expected a JSON array, got an object with %s, the shape of a page of a paginated list" % keys in str(
@@ -383,7 +321,7 @@ def partial_list():
 
 
 def test_a_partial_list_creates_nothing():
-    client, site = client_for(partial_list())
+    client, site = site_client(partial_list())
     specs = device_specs([dict(hostname=record["hostname"], group="g", profile="p") for record in DEVICES])
     with pytest.raises(NacError, match="X-Total-Count"):
         ensure_devices(specs, client.list_devices, client.create_device)
@@ -394,14 +332,14 @@ def test_a_partial_list_creates_nothing():
 def test_a_partial_list_fires_nothing(target):
     routes = partial_list()
     routes[URL + "/api/intent"] = (200, [{"tag": "dot1x_status"}], {})
-    client, site = client_for(routes)
+    client, site = site_client(routes)
     with pytest.raises(NacError, match="X-Total-Count"):
         dot1x_status(client, **target)
     assert site.urls("POST") == []
 
 
 def test_a_device_on_page_two_is_found_and_not_created_again():
-    client, site = client_for(paged(relative=True))
+    client, site = site_client(paged(relative=True))
     specs = device_specs([dict(hostname="dev-120", group="g", profile="p"), dict(hostname="DEV-005")])
     outcomes = ensure_devices(specs, client.list_devices, client.create_device)
     assert [(outcome.state, outcome.id) for outcome in outcomes] == [(EXISTING, 120), (EXISTING, 5)]

@@ -14,12 +14,13 @@ import json
 
 import pytest
 import urllib3
-from requests.adapters import BaseAdapter, HTTPAdapter
+from requests.adapters import HTTPAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils import options, replies
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import source_options
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import MIB
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -49,16 +50,15 @@ class Body:
         pass
 
 
-class Huge(BaseAdapter):
+class Huge(FakeTransport):
     """Every request answered 200 with a Body of ``size`` bytes, with or without its Content-Length."""
 
     def __init__(self, size, announce=True, status=200):
         super(Huge, self).__init__()
         self.size, self.announce, self.status = size, announce, status
-        self.bodies, self.sent = [], []
+        self.bodies = []
 
-    def send(self, request, **kwargs):
-        self.sent.append(request)
+    def answer(self, request):
         body = Body(self.size)
         self.bodies.append(body)
         headers = {"Content-Type": "application/json"}
@@ -66,9 +66,6 @@ class Huge(BaseAdapter):
             headers["Content-Length"] = str(self.size)
         raw = urllib3.HTTPResponse(body=body, headers=headers, status=self.status, preload_content=False)
         return HTTPAdapter().build_response(request, raw)
-
-    def close(self):
-        pass
 
 
 def client_for(adapter, **kwargs):
@@ -158,7 +155,8 @@ def test_max_reply_mb_must_be_a_whole_number_of_mib(value):
 
 
 def test_max_reply_mb_is_a_connection_option_with_its_environment_variable():
-    assert options.CONNECTION_OPTIONS["max_reply_mb"] == ("NAC_MAX_REPLY_MB", "int", 256, False)
+    declared = options.CONNECTION_OPTIONS["max_reply_mb"]
+    assert (declared.env, declared.type, declared.default, declared.secret) == ("NAC_MAX_REPLY_MB", "int", 256, False)
     client, dummy = source_options({}, {"NAC_API_URL": URL, "NAC_API_KEY": KEY, "NAC_MAX_REPLY_MB": "64"})
     assert client["max_reply_mb"] == 64
     assert NacClient(**client).max_reply_mb == 64

@@ -5,7 +5,7 @@
 sent (one POST answered with an id, answered without one, answered 5xx, dropped, sent again) by what the
 device list shows afterwards (nothing, the device once, twice, once beside another client's, the list
 failing) -> the one report (state, changed, error, warnings), on a fake clock, through nac_device's
-creation flow (devices.ensure_devices and the settle engine with nac_device's wording)."""
+creation flow (devices.ensure_devices: plan, then the apply engine with the creation operation and its wording)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import CREATED, FAILED, device_specs, ensure_devices
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_devices import dropped, server_fault
+from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault
 
 NAME = "new-01"
 SIBLING = "sib-01"  # an uncertain creation beside the item answered with an id: it makes the task list the devices

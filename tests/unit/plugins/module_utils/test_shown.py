@@ -23,8 +23,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, excerpt, shown
 from ansible_collections.netaccess.nac.plugins.modules import nac_device_info
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_module import KEY, printed, run
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import URL, client_for
+from ansible_collections.netaccess.nac.tests.unit.helpers import URL, printed
+from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run
+from ansible_collections.netaccess.nac.tests.unit.helpers import site_client as client_for
+
+KEY = "unit-k3y-0123456789"  # the key of a module run
 
 ESC_TITLE = "\x1b]0;pwned\x07"  # sets the terminal's title
 CLEAR = "\x1b[2J\x1b[H"  # clears the screen

@@ -25,11 +25,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
     ArrayReader,
     Device,
     decode_reply,
-    device_form,
-    keeping,
+    device_keeper,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import records_of
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.test_pages import URL, client_for
+from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
+from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
+from ansible_collections.netaccess.nac.tests.unit.helpers import URL, site_client
 
 SMALL = (
     '[{"id": 1, "hostname": "caf\\u00e9 \\"q\\" \\\\ \\ud83d\\ude00 é😀"},'
@@ -53,14 +53,13 @@ def kept(value):
 def today(body, encoding="utf-8", form=None):
     """What decode_reply (the body held whole) makes of ``body``."""
     response = requests.Response()
-    response._content, response.status_code, response.encoding = body, 200, encoding
-    with keeping(form or device_form()):
-        return kept(decode_reply(response))
+    response.status_code, response.encoding = 200, encoding
+    return kept(decode_reply(Reply(response, body), form or device_keeper()))
 
 
 def fed(body, sizes, encoding="utf-8", form=None):
-    """The reader fed ``body`` in chunks of the given sizes (repeated), and the bytes it left to read as before."""
-    reader = ArrayReader(form or device_form(), encoding)
+    """The reader fed ``body`` in chunks of the given sizes (repeated), and the bytes it left to read whole."""
+    reader = ArrayReader(form or device_keeper(), encoding)
     rest, pos, index = [], 0, 0
     while pos < len(body):
         size = sizes[index % len(sizes)]
@@ -133,14 +132,14 @@ def test_whitespace_and_empty_arrays_byte_by_byte(text):
 def test_items_asked_for_whole_and_devices_within_items_are_as_today():
     records = [dict(id=n, hostname="cam-%d" % n, parent=dict(id=n + 1, hostname="x")) for n in range(10)]
     body = json.dumps(records + [[records[0]], {"hostname": "no-id", "in": records[1]}]).encode()
-    form = device_form(records_of(["CAM-3"], [7]))
+    form = device_keeper(is_one_of(["CAM-3"], [7]))
     for sizes in ([1], [5, 11], [len(body)]):
         reader, rest = fed(body, sizes, form=form)
         assert kept(reader.result()) == today(body, form=form)
     assert kept(reader.result())[3] == records[3] and kept(reader.result())[10] == [records[0]]
 
 
-# -- what is not read here: read as before --------------------------------------------------------
+# -- what is not read here: read whole ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -151,7 +150,7 @@ def test_items_asked_for_whole_and_devices_within_items_are_as_today():
         b"<html>[</html>",
         b"",
         b" \n ",
-        b'\xef\xbb\xbf[{"id": 1, "hostname": "bom"}]',  # the BOM of a declared utf-8: an error, as before
+        b'\xef\xbb\xbf[{"id": 1, "hostname": "bom"}]',  # the BOM of a declared utf-8: an error, as when read whole
     ],
 )
 def test_a_body_that_does_not_begin_with_a_bracket_is_left_whole_to_be_read_as_before(body):
@@ -170,7 +169,7 @@ def test_a_small_body_that_fails_here_is_left_whole_to_fail_as_before(body):
 
 
 def listed(body, content_type="application/json", **kwargs):
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": content_type})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": content_type})})
     return client.list_devices(**kwargs)
 
 
@@ -235,7 +234,7 @@ def test_a_list_in_utf_16_is_the_same_list_through_the_client():
 def test_an_item_cut_off_again_and_again_is_decoded_a_logarithmic_number_of_times():
     body = ('[{"id": 1, "hostname": "a"}, {"id": 2, "hostname": "%s"}, 3]' % ("y" * 4000000)).encode()
     chunks = int(math.ceil(len(body) / 4096.0))
-    reader = ArrayReader(device_form(), "utf-8")
+    reader = ArrayReader(device_keeper(), "utf-8")
     calls = []
     decode = reader._hooked.raw_decode
     reader._hooked.raw_decode = lambda text, idx=0: calls.append(len(text) - idx) or decode(text, idx)
@@ -253,7 +252,7 @@ def test_neither_the_body_nor_its_text_is_held_whole():
     assert len(body) > 20000000
     gc.collect()
     tracemalloc.start()
-    reader = ArrayReader(device_form(), "utf-8")
+    reader = ArrayReader(device_keeper(), "utf-8")
     for pos in range(0, len(body), 65536):
         reader.feed(body[pos : pos + 65536])
     reader.finish()
@@ -266,7 +265,7 @@ def test_a_list_read_by_the_client_holds_neither_its_body_nor_its_text(monkeypat
     body = ("[" + ", ".join(many(20000, note=400)) + "]").encode()
     readers = []
     monkeypatch.setattr(compact, "ArrayReader", lambda *args: readers.append(ArrayReader(*args)) or readers[-1])
-    client, site = client_for({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
+    client, site = site_client({URL + "/api/device": (200, body, {"Content-Type": "application/json"})})
     gc.collect()
     tracemalloc.start()
     records = client.list_devices(compact=True)

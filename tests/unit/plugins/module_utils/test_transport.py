@@ -10,7 +10,6 @@ __metaclass__ = type
 
 import gzip
 import http.server
-import io
 import json
 import socket
 import threading
@@ -19,35 +18,14 @@ import time
 import pytest
 import requests
 import urllib3
-from requests.adapters import BaseAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import transport
+from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
 
 KEY = "s3cr3t-key-value"
 TIMEOUT = 7.0  # what urllib3 sets on the socket (connecting, the headers); a deadline's rest is below it
 PROXY = "http://proxy.example:3128"
-
-
-class Recording(BaseAdapter):
-    """Answers every request with 200 and an empty JSON list; keeps the keyword arguments of each send."""
-
-    def __init__(self):
-        super(Recording, self).__init__()
-        self.sends, self.requests = [], []
-
-    def send(self, request, **kwargs):
-        self.sends.append(kwargs)
-        self.requests.append(request)
-        headers = {"Content-Type": "application/json"}
-        response = requests.Response()
-        response.status_code, response.request, response.url = 200, request, request.url
-        response.headers = requests.structures.CaseInsensitiveDict(headers)
-        response.raw = urllib3.HTTPResponse(body=io.BytesIO(b"[]"), headers=headers, status=200, preload_content=False)
-        return response
-
-    def close(self):
-        pass
 
 
 @pytest.fixture
@@ -66,7 +44,7 @@ def merges(monkeypatch):
 
 def recorded_client(url, **kwargs):
     client = NacClient(url, api_key=KEY, **kwargs)
-    adapter = Recording()
+    adapter = Scripted((200, [], {"Content-Type": "application/json"}))
     client.session.mount("https://", adapter)
     client.session.mount("http://", adapter)
     return client, adapter
@@ -307,7 +285,7 @@ def chunks(raw, pieces):
 )
 def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads, expected_timeouts):
     raw, sock = Closing(reads), Sock()
-    got = list(transport._bounded(chunks(raw, pieces), sock, time.monotonic() + 60, raw))
+    got = list(reply._bounded(chunks(raw, pieces), sock, time.monotonic() + 60, raw))
     assert got == pieces
     assert len(sock.timeouts) == expected_timeouts
     assert all(0 < value <= 60 for value in sock.timeouts)
@@ -316,5 +294,5 @@ def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads
 def test_bounded_raises_once_the_deadline_has_passed_while_the_reply_is_open():
     raw, sock = Closing(99), Sock()
     with pytest.raises(requests.exceptions.ReadTimeout):
-        list(transport._bounded(chunks(raw, [b"a"]), sock, time.monotonic() - 1, raw))
+        list(reply._bounded(chunks(raw, [b"a"]), sock, time.monotonic() - 1, raw))
     assert sock.timeouts == []

@@ -1,16 +1,26 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The settle engine on its own, with a kind of write that is not a creation (a deletion, which the API
-does not have yet): the write, the list and the wording are the caller's, the decisions the engine's.
-nac_device's use of it (creations) is tested in test_devices.py."""
+"""The apply engine on its own, with an operation that is not a creation (a deletion, which the API does not
+have yet): the write, the list, the predicate "settled in this list" (the id is gone) and the wording are the
+operation's, the decisions the engine's. nac_device's use of it (creations) is tested in test_devices.py."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.netaccess.nac.plugins.module_utils.apply import (
+    DONE,
+    FAILED,
+    Action,
+    Answer,
+    Operation,
+    Wording,
+    apply,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConnectionError, NacHTTPError
-from ansible_collections.netaccess.nac.plugins.module_utils.settle import DONE, FAILED, Item, Wording, Written, settle
+
+DELETE = "delete"
 
 DELETION_WORDING = Wording(
     not_attempted="deletion not attempted: {reason}",
@@ -30,7 +40,7 @@ DELETION_WORDING = Wording(
 
 
 class Deletions:
-    """A server whose deletions may fail after committing; the list shows a tombstone once a name is gone."""
+    """A server whose deletions may fail after committing; its list holds the names still present."""
 
     def __init__(self, names, failures=None):
         self.present = set(names)
@@ -46,7 +56,7 @@ class Deletions:
             self.present.discard(item.name)
         if failure is not None:
             raise failure
-        return Written(7, None, {"deleted": item.name})
+        return Answer(7, None, {"deleted": item.name})
 
     def listed(self):
         return set(self.present)
@@ -54,13 +64,20 @@ class Deletions:
     def sleep(self, seconds):
         self.now += seconds
 
-    def run(self, items, **kwargs):
-        settle(
+    def run(self, items, confirm=lambda item: item.attempts > 1, **kwargs):
+        deletion = Operation(
+            write=self.delete,
+            index=lambda present: present,
+            shows=lambda item, present: [{"id": item.id, "name": item.name}] if item.name in present else [],
+            settled=lambda item, shown: not shown,  # the id is gone
+            confirm=confirm,
+            preview=lambda item: None,
+            wording=DELETION_WORDING,
+        )
+        apply(
             items,
-            self.delete,
+            {DELETE: deletion},
             self.listed,
-            lambda item, present: [] if item.name in present else [{"id": 7}],
-            DELETION_WORDING,
             clock=lambda: self.now,
             sleep=self.sleep,
             **kwargs,
@@ -70,7 +87,7 @@ class Deletions:
 
 def test_a_deletion_answered_is_done_without_a_list():
     server = Deletions(["a", "b"])
-    items = server.run([Item("a"), Item("b")])
+    items = server.run([_deleting("a"), _deleting("b")])
     assert [(item.state, item.id, item.changed) for item in items] == [(DONE, 7, True), (DONE, 7, True)]
     assert server.sent == ["a", "b"]
 
@@ -78,7 +95,7 @@ def test_a_deletion_answered_is_done_without_a_list():
 def test_an_uncertain_deletion_that_committed_is_settled_from_the_list_and_not_sent_again():
     lost = NacConnectionError("reply lost", outcome_unknown=True)
     server = Deletions(["a"], failures={"a": (lost, True)})
-    item = server.run([Item("a")])[0]
+    item = server.run([_deleting("a")])[0]
     assert (item.state, item.id, item.error, server.sent) == (DONE, 7, None, ["a"])
 
 
@@ -87,7 +104,7 @@ def test_an_uncertain_deletion_never_shown_is_sent_again_then_fails_in_the_calle
     server = Deletions(["a"])
     server.failures = {"a": lost}
     server.delete = _always(server, lost)
-    item = server.run([Item("a")], settle_timeout=2, max_resends=1)[0]
+    item = server.run([_deleting("a")], settle_timeout=2, max_resends=1)[0]
     assert item.state == FAILED and server.sent == ["a", "a"]
     assert item.error == "reply lost; a still listed after 2 s, each of 2 attempts"
     assert "POST /api/device" not in item.error and "device" not in item.error
@@ -96,7 +113,7 @@ def test_an_uncertain_deletion_never_shown_is_sent_again_then_fails_in_the_calle
 def test_a_refusal_for_lack_of_access_stops_the_other_writes_in_the_callers_words():
     refused = NacAuthError("Access refused (HTTP 403)", status=403)
     server = Deletions(["a", "b"], failures={"a": refused})
-    items = server.run([Item("a"), Item("b")], concurrency=1)
+    items = server.run([_deleting("a"), _deleting("b")], concurrency=1)
     assert [item.state for item in items] == [FAILED, FAILED]
     assert items[1].error == "deletion not attempted: a deletion was refused (Access refused (HTTP 403))"
     assert server.sent == ["a"]
@@ -106,8 +123,29 @@ def test_a_definite_refusal_fails_the_item_with_the_servers_error_and_no_list():
     server = Deletions(["a"], failures={"a": NacHTTPError("HTTP 409: in use", status=409)})
     listed = []
     server.listed = lambda: listed.append(1) or set()
-    item = server.run([Item("a")])[0]
+    item = server.run([_deleting("a")])[0]
     assert (item.state, item.error, listed) == (FAILED, "HTTP 409: in use", [])
+
+
+def test_the_confirm_step_reads_one_fresh_list_for_the_actions_the_operation_asks_to_confirm():
+    server = Deletions(["a", "b"])
+    lists = []
+    server.listed = lambda: lists.append(set(server.present)) or set(server.present)
+    items = server.run([_deleting("a"), _deleting("b")], confirm=lambda item: True)
+    assert lists == [set()]  # answered at once: no settle window, one list after every write has ended
+    assert [(item.state, item.warnings) for item in items] == [(DONE, []), (DONE, [])]
+
+
+def test_a_confirming_list_that_fails_leaves_each_action_as_decided_with_a_warning_in_its_words():
+    server = Deletions(["a"])
+    server.listed = _failing_list
+    item = server.run([_deleting("a")], confirm=lambda item: True)[0]
+    assert (item.state, item.id) == (DONE, 7)
+    assert item.warnings == ["a: 1 deletions, the last list failed: listing failed"]
+
+
+def _failing_list():
+    raise NacConnectionError("listing failed")
 
 
 def _always(server, failure):
@@ -116,3 +154,8 @@ def _always(server, failure):
         raise failure
 
     return delete
+
+
+def _deleting(name):
+    """The action of deleting the device ``name``, whose id (7) the plan knows from the list."""
+    return Action(name, DELETE, ident=7)

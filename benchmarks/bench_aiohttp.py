@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The reference client of issue 26: what a Python engineer writes with aiohttp (the fastest well-known HTTP
+client of Python), for the benchmarks to compare the collection with. aiohttp is a development requirement
+only (requirements-dev.txt), never a dependency of the collection.
+
+One ``aiohttp.ClientSession`` whose connector holds ``concurrency`` keep-alive connections, the API key as a
+header, ``concurrency`` requests in flight (an asyncio.Semaphore), each reply's status checked and its JSON
+decoded, results in the order of the requests. A ``429`` is waited out (its ``Retry-After``, one second if
+absent) and sent again, so that it finishes against a rate limit too; no other retries, no deadline."""
+
+from __future__ import absolute_import, division, print_function
+
+import asyncio
+
+import aiohttp
+
+ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
+FIRE_PATH = "/api/intent/dot1x_status/fire"
+
+
+class AiohttpClient:
+    def __init__(self, url, concurrency, api_key=ADMIN_KEY):
+        self.url, self.concurrency = url, concurrency
+        self.headers = {"Authorization": "Bearer " + api_key, "Accept": "application/json"}
+        self.session = self.gate = None
+        self.refused = 0
+
+    async def __aenter__(self):
+        connector = aiohttp.TCPConnector(limit=self.concurrency)
+        self.session = aiohttp.ClientSession(connector=connector, headers=self.headers)
+        self.gate = asyncio.Semaphore(self.concurrency)
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.session.close()
+
+    async def call(self, method, path, body=None):
+        async with self.gate:
+            while True:
+                async with self.session.request(method, self.url + path, json=body) as reply:
+                    if reply.status == 429:
+                        self.refused += 1
+                        await asyncio.sleep(float(reply.headers.get("Retry-After") or 1))
+                        continue
+                    reply.raise_for_status()
+                    return await reply.json()
+
+    async def call_all(self, method, path, bodies):
+        return await asyncio.gather(*(self.call(method, path, body) for body in bodies))
+
+
+async def _status(url, concurrency):
+    async with AiohttpClient(url, concurrency) as client:
+        await client.call("GET", "/api/intent")
+        ids = [record["id"] for record in await client.call("GET", "/api/device")]
+        bodies = [{"targetId": ident, "additionalPayload": {"json": True}} for ident in ids]
+        return await client.call_all("POST", FIRE_PATH, bodies)
+
+
+async def _bulk(url, concurrency, bodies):
+    async with AiohttpClient(url, concurrency) as client:
+        listed = set(record["hostname"].lower() for record in await client.call("GET", "/api/device"))
+        wanted = [body for body in bodies if body["hostname"].lower() not in listed]
+        return await client.call_all("POST", "/api/device", wanted)
+
+
+def aiohttp_status_batch(url, concurrency):
+    """The status batch (intent list, device list, one fire per device); the replies in the devices' order."""
+    return asyncio.run(_status(url, concurrency))
+
+
+def aiohttp_bulk(url, concurrency, bodies):
+    """The bulk creation (device list, one POST per body whose hostname is not listed); the replies."""
+    return asyncio.run(_bulk(url, concurrency, bodies))

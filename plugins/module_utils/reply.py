@@ -1,0 +1,122 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One reply as the transport read it (no Ansible imports): ``Reply``, what transport.Transport returns, and
+the reading of a streamed body against a deadline (``body_chunks``).
+
+A ``Reply`` holds the status, headers, address and body as read, and reads its ``text`` and ``json()`` as
+requests' ``Response`` does, from that body: the transport never writes a ``Response``'s private fields.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import time
+
+try:
+    import requests
+    from requests.compat import chardet
+    from requests.utils import guess_json_utf
+except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    requests = chardet = guess_json_utf = None
+
+READ_CHUNK = 65536
+
+
+class Reply:
+    """What was read of one reply: ``status_code``, ``headers``, ``url``, ``encoding`` (the charset of its
+    Content-Type, as requests reads it; None when it names none), ``content`` (the body's bytes; None once a
+    decoder dropped them, or when the body was decoded as it arrived), ``items`` (a compact.ArrayReader that
+    decoded the body as it arrived, else None), ``size`` (the body's bytes as read, decoded: what counts towards
+    a list's max_list_mb) and ``attempts`` (the requests sent for it, retries included)."""
+
+    __slots__ = ("status_code", "headers", "url", "encoding", "content", "items", "size", "attempts")
+
+    def __init__(self, response, content, items=None, size=None, attempts=1):
+        self.status_code = response.status_code
+        self.headers = response.headers
+        self.url = response.url
+        self.encoding = response.encoding
+        self.content = content
+        self.items = items
+        self.size = len(content or b"") if size is None else size
+        self.attempts = attempts
+
+    @property
+    def text(self):
+        """The body as text, as requests' ``Response.text``: its charset, else the one detected."""
+        if not self.content:
+            return ""
+        encoding = self.encoding
+        if encoding is None:
+            encoding = chardet.detect(self.content)["encoding"] if chardet is not None else "utf-8"
+        try:
+            return str(self.content, encoding or "utf-8", errors="replace")
+        except (LookupError, TypeError):
+            return str(self.content, errors="replace")
+
+    def json(self):
+        """The body's JSON, as requests' ``Response.json``: without a charset, in the UTF encoding its first bytes
+        show (RFC 4627), else from ``text``. ValueError when it is not JSON."""
+        content = self.content
+        if not self.encoding and content and len(content) > 3:
+            encoding = guess_json_utf(content)
+            if encoding is not None:
+                try:
+                    return json.loads(content.decode(encoding))
+                except UnicodeDecodeError:
+                    pass  # not the UTF codec guessed (an 8-bit one): read from text, as requests does
+        return json.loads(self.text)
+
+
+def body_chunks(response, sock, deadline):
+    """The body of a streamed ``response`` as it arrives, each read given only the time left until ``deadline``
+    (``sock``: the connection's socket, whose timeout is set to that, when known)."""
+    return _bounded(_chunks(response), sock, deadline, response.raw)
+
+
+def _chunks(response):
+    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
+    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
+    raw = response.raw
+    if hasattr(raw, "read1"):
+        return _reads(raw, not response.headers.get("Content-Encoding"))
+    return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
+
+
+def _reads(raw, plain):
+    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
+    once _complete, without the empty read that would say so."""
+    while True:
+        chunk = raw.read1(READ_CHUNK, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+        if plain and _complete(raw):
+            return
+
+
+def _complete(raw):
+    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
+    if anything, is in memory, and the connection is back in the pool."""
+    return getattr(raw, "length_remaining", None) == 0
+
+
+def _bounded(chunks, sock, deadline, raw=None):
+    """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
+    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
+    on a connection that another request may be using by then."""
+    chunks = iter(chunks)
+    while True:
+        if raw is None or not _complete(raw):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
+            if sock is not None:
+                sock.settimeout(left)
+        try:
+            yield next(chunks)
+        except StopIteration:
+            return

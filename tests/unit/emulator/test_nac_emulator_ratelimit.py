@@ -1,0 +1,134 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Tests of the emulator's rate limit (README, "Rate limit"): one token bucket for every client, 429 with
+Retry-After, the refusals counted; and a listen backlog that takes 256 clients connecting at once."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import socket
+import threading
+
+import pytest
+import requests
+
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, RateLimit, complete_config
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, Api, start_cli
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_bucket_admits_the_burst_then_the_rate_and_counts_refusals():
+    clock = Clock()
+    bucket = RateLimit({"rate": 8, "burst": 3, "retry_after": 7}, clock=clock)
+    assert [bucket.admit() is None for _ in range(4)] == [True, True, True, False]
+    clock.now += 0.125  # one token flowed in
+    assert bucket.admit() is None
+    refusal = bucket.admit()
+    status, _type, body, headers = refusal
+    assert status == 429 and ("Retry-After", "7") in list(headers) and b"retry in 7 s" in body
+    clock.now += 10  # never more than the burst
+    assert [bucket.admit() is None for _ in range(4)] == [True, True, True, False]
+    snapshot = bucket.snapshot()
+    assert (snapshot["refused"], snapshot["admitted"]) == (3, 7)
+    bucket.reset()
+    assert (bucket.snapshot()["refused"], bucket.snapshot()["admitted"]) == (0, 0)
+
+
+def test_bucket_is_off_at_rate_zero():
+    bucket = RateLimit(None)
+    assert all(bucket.admit() is None for _ in range(1000)) and bucket.snapshot()["refused"] == 0
+
+
+@pytest.mark.parametrize(
+    "settings, bad",
+    [({"rate": -1}, "rate"), ({"burst": 0}, "burst"), ({"retry_after": 1.5}, "retry_after"), ({"rat": 1}, "rat")],
+)
+def test_bad_settings_are_refused_by_name(settings, bad):
+    with pytest.raises(ValueError, match=bad):
+        RateLimit(settings)
+    assert bad in RateLimit().configure(settings)
+
+
+def test_refused_requests_get_429_and_the_admin_route_counts_them(emu, api):
+    reply = requests.post(
+        emu.url + "/_emulator/rate_limit", json={"rate": 0.001, "burst": 2, "retry_after": 3}, timeout=10
+    )
+    assert reply.status_code == 200, reply.text
+    try:
+        statuses = [api.get("/api/device").status_code for _ in range(5)]
+        assert statuses == [200, 200, 429, 429, 429]
+        refused = api.get("/api/intent")
+        assert refused.headers["Retry-After"] == "3" and refused.json()["error"] == "Too many requests"
+        assert requests.get(emu.url + "/_emulator/health", timeout=10).status_code == 200  # admin: never limited
+        counts = requests.get(emu.url + "/_emulator/rate_limit", timeout=10).json()
+        assert counts == {"rate": 0.001, "burst": 2, "retry_after": 3, "refused": 4, "admitted": 2}
+        assert sum(requests.get(emu.url + "/_emulator/requests", timeout=10).json().values()) == 6  # all counted
+        bad = requests.post(emu.url + "/_emulator/rate_limit", json={"burst": "many"}, timeout=10)
+        assert bad.status_code == 422 or bad.status_code == 400, bad.text
+        assert "burst" in bad.text
+    finally:
+        emu.reset()
+    assert emu.rate_limit()["rate"] == 0 and api.get("/api/device").status_code == 200  # reset: the config's
+
+
+def test_rate_limit_from_the_config_key():
+    config = complete_config({"rate_limit": {"rate": 0.001, "burst": 1, "retry_after": 2}})
+    with Emulator(config).start() as running:
+        client = Api(running.url)
+        assert [client.get("/api/device").status_code for _ in range(2)] == [200, 429]
+        assert running.rate_limit()["refused"] == 1
+    with pytest.raises(ValueError, match="rate_limit"):
+        Emulator(complete_config({"rate_limit": [1]}))
+
+
+def test_rate_limit_from_the_command_line(tmp_path):
+    process, port = start_cli(tmp_path, "--quiet", "--rate", "0.001", "--burst", "2", "--retry-after", "5")
+    try:
+        client = Api("http://127.0.0.1:%d" % port)
+        statuses = [client.get("/api/device").status_code for _ in range(3)]
+        assert statuses == [200, 200, 429]
+        limit = requests.get("http://127.0.0.1:%d/_emulator/rate_limit" % port, timeout=10).json()
+        assert (limit["retry_after"], limit["refused"]) == (5, 1)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+
+
+def test_listen_backlog_takes_256_clients_connecting_at_once():
+    """256 connections opened before the server accepts any: none refused or reset (request_queue_size)."""
+    with Emulator().start() as running:
+        server = running._server  # pylint: disable=protected-access
+        assert server.request_queue_size >= 256
+        gate, sockets, errors = threading.Barrier(256), [], []
+
+        def connect():
+            gate.wait()
+            try:
+                sock = socket.create_connection((running.host, running.port), timeout=10)
+                sock.sendall(
+                    b"GET /api/intent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ADMIN_KEY.encode() + b"\r\n\r\n"
+                )
+                reply = sock.recv(64)
+                sockets.append(sock)
+                if not reply.startswith(b"HTTP/1.1 200"):
+                    errors.append(reply)
+            except OSError as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=connect) for _ in range(256)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        for sock in sockets:
+            sock.close()
+        assert errors == [] and len(sockets) == 256

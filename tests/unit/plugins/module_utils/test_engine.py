@@ -1,0 +1,290 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The request engine (engine.py, issue 26): work driven by completions with the results in order, one shared pause
+on a rate-limit refusal, concurrency that adapts (AIMD), refusals that spend no retry, and the summary that counts
+them."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import threading
+import time
+
+import pytest
+
+from ansible_collections.netaccess.nac.plugins.module_utils import engine
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import REFUSALS, summarize
+from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle, ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_PAUSE,
+    RETRY_AFTER_CAP,
+)
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
+
+# -- work driven by completions -------------------------------------------------------------------------------
+
+
+def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
+    taken = []
+
+    def items():
+        for number in range(10000):
+            taken.append(number)
+            yield number
+
+    results = ordered_map(lambda n: n * 2, items(), 4)
+    assert next(results) == 0
+    assert len(taken) <= engine.WINDOW_PER_WORKER * 4 + 1
+    assert list(results) == [n * 2 for n in range(1, 10000)]
+
+
+def test_ordered_map_raises_the_first_error_and_starts_nothing_more():
+    calls = []
+
+    def work(number):
+        calls.append(number)
+        if number == 0:
+            raise ValueError("boom")
+        return number
+
+    with pytest.raises(ValueError, match="boom"):
+        list(ordered_map(work, range(1000), 1))
+    assert calls == [0]
+
+
+def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
+    """Item 0 finishes only once 40 later items have run, on 2 workers: the other worker keeps starting new items
+    as it finishes them (the old window started one only when the oldest finished, and stalled here)."""
+    later = threading.Semaphore(0)
+    started = []
+
+    def work(number):
+        started.append(number)
+        if number == 0:
+            for _ in range(40):
+                assert later.acquire(timeout=10), "the other worker stalled behind the straggler"
+        else:
+            later.release()
+        return number
+
+    assert list(ordered_map(work, range(100), 2)) == list(range(100))
+    assert len(started) == 100
+
+
+def test_ordered_map_starts_no_more_threads_than_items():
+    before = threading.active_count()
+    seen = []
+
+    def work(number):
+        seen.append(threading.active_count())
+        return number
+
+    assert list(ordered_map(work, [1], 64)) == [1]
+    assert max(seen) - before <= 2
+
+
+# -- one shared pause, AIMD ---------------------------------------------------------------------------------
+
+
+class Clock:
+    """A fake clock that a fake sleep advances; every sleep is recorded with its thread's name."""
+
+    def __init__(self):
+        self.now, self.sleeps = 0.0, []
+        self.lock = threading.Lock()
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        with self.lock:
+            self.sleeps.append((threading.current_thread().name, seconds))
+            self.now += seconds
+
+
+def test_a_refusal_pauses_every_sender_until_the_time_it_names():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _ in range(3):
+        throttle.enter()
+    throttle.leave(refused_for=2.0)  # one worker refused: Retry-After 2
+    throttle.leave(took=0.02)  # the others answered, then each wants to send again
+    throttle.leave(took=0.02)
+    entered = []
+
+    def sender(name):
+        throttle.enter()
+        entered.append((name, clock()))
+        throttle.leave(took=0.02)
+
+    threads = [threading.Thread(target=sender, args=("w%d" % n,), name="w%d" % n) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(entered) == 3 and all(at >= 2.0 for _name, at in entered), entered
+    assert throttle.refusals == 1 and sum(seconds for _name, seconds in clock.sleeps) >= 2.0
+
+
+def test_refusals_within_one_pause_lengthen_it_but_cut_the_limit_once():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _ in range(16):
+        throttle.enter()
+    throttle.leave(refused_for=1.0)
+    limit = throttle.limit
+    assert limit <= 8  # multiplicative decrease: at most half of what was in flight
+    clock.now = 0.5
+    throttle.leave(refused_for=1.0)  # refused in the same pause: the pause ends later, the limit stays
+    assert (throttle.limit, throttle.resume_at, throttle.refusals) == (limit, 1.5, 2)
+
+
+def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_probes():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _ in range(8):
+        throttle.enter()
+    throttle.leave(refused_for=1.0)  # refused with 8 in flight: Retry-After 1
+    for _ in range(7):
+        throttle.leave(took=0.02)  # answers that come in during the pause: no growth
+    assert (throttle.limit, throttle.ceiling) == (1, 7)  # nothing admitted in the last second: one at a time
+    clock.now = 1.0
+    grown = []
+    while clock.now < 29.9:
+        throttle.enter()
+        clock.now += 0.01
+        throttle.leave(took=0.01)
+        if not grown or throttle.limit != grown[-1][1]:
+            grown.append((clock.now, throttle.limit))
+    steps = [at for at, _limit in grown[1:]]
+    assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
+    assert steps[0] >= 1.5 and all(b - a >= 0.5 - 1e-9 for a, b in zip(steps, steps[1:]))  # a step a half pause
+    clock.now = 30.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
+    for _ in range(10):
+        throttle.enter()
+        throttle.leave(took=0.01)
+    assert (throttle.limit, throttle.ceiling) == (8, 8)
+    for _ in range(8):
+        throttle.enter()
+    throttle.leave(refused_for=1.0)  # the probe was refused: back to the ceiling below it, not halved
+    assert (throttle.limit, throttle.ceiling) == (7, 7)
+
+
+def test_a_waiter_blocked_by_the_limit_wakes_when_a_request_leaves():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.limit = throttle.ceiling = 1
+    throttle.enter()
+    done = threading.Event()
+
+    def second():
+        throttle.enter()
+        done.set()
+        throttle.leave(took=0.01)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert not done.wait(0.2)
+    throttle.leave(took=0.01)
+    assert done.wait(10)
+    thread.join(10)
+
+
+# -- against the emulator's token bucket ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def limited():
+    with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
+        yield running
+
+
+def test_waiting_out_a_refusal_spends_no_retry(limited):
+    """max_retries 0: the refused request is sent again after the pause, and answered (before: it failed)."""
+    limited.rate_limit(rate=1.0, burst=1, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        assert client.list_intents() and client.list_intents()
+    finally:
+        client.close()
+    assert limited.rate_limit()["refused"] == 1 and client.refusals == 1
+
+
+def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
+    """4 workers firing against a bucket of 4: after a 429 (Retry-After 1) no worker sends anything for 1 s (before:
+    each refused worker slept on its own while the others kept sending and being refused)."""
+    sends, lock = [], threading.Lock()
+    real_send = NacClient._send
+
+    def send(self, *args, **kwargs):
+        started = time.monotonic()
+        reply = real_send(self, *args, **kwargs)
+        with lock:
+            sends.append((started, time.monotonic(), reply.status_code))
+        return reply
+
+    monkeypatch.setattr(NacClient, "_send", send)
+    limited.rate_limit(rate=2.0, burst=4, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
+    try:
+        answers = list(ordered_map(lambda _n: client.fire_intent(1), range(12), 4))
+    finally:
+        client.close()
+    assert len(answers) == 12
+    refusals = [answered for _started, answered, status in sends if status == 429]
+    assert refusals
+    for refused_at in refusals:
+        too_soon = [started for started, _answered, _status in sends if refused_at < started < refused_at + 0.9]
+        assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
+
+
+def test_the_status_summary_says_how_many_refusals_were_waited_out(limited):
+    limited.rate_limit(rate=1.0, burst=2, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        report = dot1x_status(client, device_id=[1], concurrency=1)
+    finally:
+        client.close()
+    refused = limited.rate_limit()["refused"]
+    assert refused >= 1 and report.summary[REFUSALS] == refused and report.failure is None
+
+
+def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
+    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.engine.RATE_LIMIT_PATIENCE", 0.0)
+    limited.rate_limit(rate=0.001, burst=1, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        client.list_intents()
+        with pytest.raises(NacError) as failure:
+            client.list_intents()
+    finally:
+        client.close()
+    assert "429" in str(failure.value.message) and client.refusals == 0
+
+
+def test_a_status_named_like_the_refusals_key_is_never_taken_for_it():
+    results = [dict(status=REFUSALS), dict(status="AUTHENTICATED")]
+    assert summarize(results) == {"AUTHENTICATED": 1, REFUSALS: 1}  # no refusals: the status as it is
+    assert summarize(results, 3) == {"AUTHENTICATED": 1, REFUSALS: 3, REFUSALS + " (status)": 1}
+
+
+def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
+    """The API guide's "A rate limit" is the one home of the policy: its figures are the code's."""
+    guide = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), *[".."] * 4 + ["docs", "docsite", "rst", "api.rst"]
+    )
+    with open(guide, encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    section = text[text.index("A rate limit ~~~") : text.index("A service that cannot be reached ~~~")]
+    assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
+    assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
+    assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
+    assert "under the key ``%s``" % REFUSALS in section
