@@ -12,7 +12,7 @@ This file is the entry point; the emulator itself is the package nac_emu next to
 - model.py: devices, accounts, the 802.1x model and the /api endpoints; creation.py: the creation rules
 - variants.py: hostname rules, paginated and padded lists, seeded records; admin.py: /_emulator endpoints
 - unconfirmed.py: servers that confirm nothing (capped, lagging and shifting lists, stored names, twins, redirects)
-- store.py: the --state file; faults.py: fault injection; outage.py: outages
+- store.py: the --state file; faults.py: fault injection; outage.py: outages; hostile.py: hostile mode
 - server.py: the HTTP server and handler; emulator.py: Emulator; cli.py: the command line
 """
 

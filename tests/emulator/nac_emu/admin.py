@@ -30,6 +30,7 @@ class AdminMixin:
         "/_emulator/devices": {"GET": "admin_devices", "POST": "admin_seed_devices"},
         "/_emulator/variants": {"GET": "admin_variants"},
         "/_emulator/rate_limit": {"GET": "admin_rate_limit", "POST": "admin_set_rate_limit"},
+        "/_emulator/hostile": {"GET": "admin_hostile", "POST": "admin_set_hostile"},  # hostile.py
     }
 
     def handle_admin(self, method, path, body):

@@ -27,6 +27,7 @@ from .config import (
 )
 from .emulator import Emulator
 from .faults import FAULT_DEFAULTS
+from .hostile import HOSTILE_DEFAULTS
 from .outage import OUTAGE_MODES
 
 
@@ -178,6 +179,18 @@ def parser():
         metavar="N",
         help="also seed N bulk devices (bulk-000001, ...; group and profile Bulk)",
     )
+    hostile = parser.add_argument_group("hostile mode (README, Hostile mode): a compromised NAC")
+    hostile.add_argument(
+        "--hostile",
+        action="store_true",
+        help="answer with hostile payloads in every field, and errors that echo the Authorization header",
+    )
+    hostile.add_argument(
+        "--hostile-canary",
+        metavar="DIR",
+        default=HOSTILE_DEFAULTS["canary"],
+        help="directory that the payloads' commands touch a file in (default %(default)s)",
+    )
     faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
     for option, key, keywords in FAULT_OPTIONS:
         default = FAULT_DEFAULTS[key]
@@ -245,6 +258,7 @@ def emulator_of(args):
         tls_key=args.tls_key,
         faults=dict((key, getattr(args, "fault_" + key)) for _option, key, _keywords in FAULT_OPTIONS),
         outage=scheduled,
+        hostile=dict(on=args.hostile, canary=args.hostile_canary),
     )
 
 

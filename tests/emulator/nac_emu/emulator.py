@@ -29,8 +29,9 @@ class Emulator(OutageMixin):
         tls_key=None,
         faults=None,
         outage=None,
+        hostile=None,
     ):
-        self.model = NacModel(config, state_path, faults)
+        self.model = NacModel(config, state_path, faults, hostile)
         self.latency = float(latency)
         self.verbose = verbose
         self.tls = None
@@ -105,6 +106,13 @@ class Emulator(OutageMixin):
         if problems:
             raise ValueError("rate_limit: " + describe(problems))
         return self.model.rate_limit.snapshot()
+
+    def hostile(self, **changes):
+        """Change the hostile settings (as POST /_emulator/hostile) and return the snapshot (as its GET)."""
+        try:
+            return self.model.set_hostile(changes)
+        except ApiError as exc:
+            raise ValueError("hostile: %s" % exc.reply[2].decode("utf-8")) from None
 
     def seed(self, records):
         """Insert raw records as given (as POST /_emulator/devices); returns their ids."""

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs
 from .admin import AdminMixin
 from .common import (
     JSON_TYPE,
+    ApiError,
     describe,
     error,
     is_int,
@@ -34,20 +35,21 @@ from .common import (
 from .config import BULK_MAX, CREATION_REPLIES, RESULT_KEYS, SETTINGS, SETTLED_AGE, complete_config, settings_problems
 from .creation import device_fields, free_ips
 from .faults import Faults
+from .hostile import HostileMixin
 from .ratelimit import RateLimit
 from .store import StateFile
 from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
 
 
-class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
+class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
     """Devices, accounts and the 802.1x model; every method is thread-safe.
 
     Devices are kept by an internal row number, not by id: a faulty server's list may repeat an id
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
     Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py),
     the servers that confirm nothing (capped, lagging, shifting lists; stored names, twins, redirects) from
-    UnconfirmedMixin (unconfirmed.py).
+    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py).
     """
 
     ROUTES = (
@@ -57,10 +59,11 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
         ("POST", re.compile(r"^/api/intent/(?P<tag>[^/]+)/fire$"), "fire_intent"),
     )
 
-    def __init__(self, config=None, state_path=None, faults=None):
+    def __init__(self, config=None, state_path=None, faults=None, hostile=None):
         self.config = config = complete_config(config)
         self.faults = Faults(faults)
         self.rate_limit = RateLimit(config.get("rate_limit"))
+        self._init_hostile(hostile)
         self.lock = threading.Lock()
         self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
         self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])
@@ -81,6 +84,8 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
         self.store = StateFile(state_path) if state_path else None
         if self.store is None or not self._load_state():
             self.reset()
+        elif self.hostile_start["on"]:
+            self.set_hostile(dict(self.hostile_start))
 
     # ---- configuration and state -------------------------------------------------------------
 
@@ -148,6 +153,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
             if self.config["seed_devices"]:
                 self._bulk_locked(self.config["seed_devices"], "bulk-", 1, write=False)
             self._write_state()
+        self._reset_hostile()
 
     def _set_overrides(self):
         """The configured 802.1x overrides (by hostname); none by id (those come from POST /_emulator/dot1x)."""
@@ -302,7 +308,15 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
 
     def handle_api(self, method, path, headers, body, query=None, base=None):
         """The reply to one /api request; ``query`` is its query string, ``base`` its scheme://host[:port]
-        (for the links of a paginated list)."""
+        (for the links of a paginated list). In hostile mode an error is a hostile one (hostile.py)."""
+        try:
+            return self._handle_api(method, path, headers, body, query, base)
+        except ApiError as exc:
+            if self.hostile_on():
+                raise self.hostile_error(exc, headers) from None
+            raise
+
+    def _handle_api(self, method, path, headers, body, query, base):
         account = self.authenticate(headers)
         allowed = []
         for route_method, pattern, name in self.ROUTES:
@@ -325,15 +339,17 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
     # ---- endpoints --------------------------------------------------------------------------
 
     def list_intents(self, account, params, _body):
-        parts = [
-            json.dumps({"tag": tag, "name": self.intents[tag].get("name", tag)}).encode("utf-8")
-            for tag in self.account_intents(account)
-        ]
+        intents = [{"tag": tag, "name": self.intents[tag].get("name", tag)} for tag in self.account_intents(account)]
+        if self.hostile_on():
+            intents += self.hostile_intents()
+        parts = [json.dumps(intent).encode("utf-8") for intent in intents]
         with self.lock:
             return paged_reply(parts, params or {}, "/api/intent", self.settings)
 
     def list_devices(self, _account, params, _body):
         params = params or {}
+        if self.hostile_on() and self.hostile["endless"]:
+            return self.endless_page(params)
         with self.lock:
             settings = self.settings
             self._shift_pages(params)
@@ -429,6 +445,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
             if not rows:
                 raise error(404, "Not found", "No device with id %d" % target)
             device = self.devices[rows[0]]  # ids repeated by a faulty list: the first of them answers
+            self.hostile_fire_error(target)
             result = self.dot1x_result(device)
         if (payload or {}).get("json") is True:
             return json_reply(200, result)
@@ -460,6 +477,8 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin):
                 "username": None,
                 "message": "Authentication in progress",
             }
+        if self.hostile_on():
+            result = self.hostile_result(device["id"])
         override = dict(self.overrides.get(device["hostname"].lower()) or {})
         override.update(self.id_overrides.get(device["id"]) or {})
         if override.get("status") == "UNAUTHENTICATED":

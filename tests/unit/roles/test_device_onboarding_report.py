@@ -111,7 +111,10 @@ def test_markdown_report_has_counts_and_one_escaped_row_per_device():
     rows = [line for line in text.splitlines() if line.startswith(("| ✅ |", "| ❌ |"))]
     assert rows == [
         "| ✅ | cam-lobby-01 | 3 | AUTHENTICATED | AUTHENTICATED | EAP-TLS | cam-lobby-01 |  |",
-        '| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | Certificate rejected, "expired" &#124; renew it |',
+        (
+            "| ❌ | prn-02 | 4 | AUTHENTICATED | UNAUTHENTICATED |  |  | "
+            'Certificate rejected, "expired" &#124;<br>renew it |'
+        ),
         "| ❌ | ghost-01 |  | AUTHENTICATED | ERROR |  |  | not in the device list (GET /api/device) |",
         (
             "| ✅ | prn-nomac-01 | 7 | UNAUTHENTICATED | UNAUTHENTICATED |  |  | "
