@@ -29,14 +29,14 @@ class Clock:
 def test_bucket_admits_the_burst_then_the_rate_and_counts_refusals():
     clock = Clock()
     bucket = RateLimit({"rate": 8, "burst": 3, "retry_after": 7}, clock=clock)
-    assert [bucket.admit() is None for _ in range(4)] == [True, True, True, False]
+    assert [bucket.admit() is None for _attempt in range(4)] == [True, True, True, False]
     clock.now += 0.125  # one token flowed in
     assert bucket.admit() is None
     refusal = bucket.admit()
     status, _type, body, headers = refusal
     assert status == 429 and ("Retry-After", "7") in list(headers) and b"retry in 7 s" in body
     clock.now += 10  # never more than the burst
-    assert [bucket.admit() is None for _ in range(4)] == [True, True, True, False]
+    assert [bucket.admit() is None for _attempt in range(4)] == [True, True, True, False]
     snapshot = bucket.snapshot()
     assert (snapshot["refused"], snapshot["admitted"]) == (3, 7)
     bucket.reset()
@@ -45,7 +45,7 @@ def test_bucket_admits_the_burst_then_the_rate_and_counts_refusals():
 
 def test_bucket_is_off_at_rate_zero():
     bucket = RateLimit(None)
-    assert all(bucket.admit() is None for _ in range(1000)) and bucket.snapshot()["refused"] == 0
+    assert all(bucket.admit() is None for _attempt in range(1000)) and bucket.snapshot()["refused"] == 0
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_refused_requests_get_429_and_the_admin_route_counts_them(emu, api):
     )
     assert reply.status_code == 200, reply.text
     try:
-        statuses = [api.get("/api/device").status_code for _ in range(5)]
+        statuses = [api.get("/api/device").status_code for _attempt in range(5)]
         assert statuses == [200, 200, 429, 429, 429]
         refused = api.get("/api/intent")
         assert refused.headers["Retry-After"] == "3" and refused.json()["error"] == "Too many requests"
@@ -84,7 +84,7 @@ def test_rate_limit_from_the_config_key():
     config = complete_config({"rate_limit": {"rate": 0.001, "burst": 1, "retry_after": 2}})
     with Emulator(config).start() as running:
         client = Api(running.url)
-        assert [client.get("/api/device").status_code for _ in range(2)] == [200, 429]
+        assert [client.get("/api/device").status_code for _attempt in range(2)] == [200, 429]
         assert running.rate_limit()["refused"] == 1
     with pytest.raises(ValueError, match="rate_limit"):
         Emulator(complete_config({"rate_limit": [1]}))
@@ -94,7 +94,7 @@ def test_rate_limit_from_the_command_line(tmp_path):
     process, port = start_cli(tmp_path, "--quiet", "--rate", "0.001", "--burst", "2", "--retry-after", "5")
     try:
         client = Api("http://127.0.0.1:%d" % port)
-        statuses = [client.get("/api/device").status_code for _ in range(3)]
+        statuses = [client.get("/api/device").status_code for _attempt in range(3)]
         assert statuses == [200, 200, 429]
         limit = requests.get("http://127.0.0.1:%d/_emulator/rate_limit" % port, timeout=10).json()
         assert (limit["retry_after"], limit["refused"]) == (5, 1)
@@ -124,7 +124,7 @@ def test_listen_backlog_takes_256_clients_connecting_at_once():
             except OSError as exc:
                 errors.append(exc)
 
-        threads = [threading.Thread(target=connect) for _ in range(256)]
+        threads = [threading.Thread(target=connect) for _attempt in range(256)]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -69,7 +69,7 @@ def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
     def work(number):
         started.append(number)
         if number == 0:
-            for _ in range(40):
+            for _attempt in range(40):
                 assert later.acquire(timeout=10), "the other worker stalled behind the straggler"
         else:
             later.release()
@@ -113,7 +113,7 @@ class Clock:
 def test_a_refusal_pauses_every_sender_until_the_time_it_names():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    for _ in range(3):
+    for _attempt in range(3):
         throttle.enter()
     throttle.leave(refused_for=2.0)  # one worker refused: Retry-After 2
     throttle.leave(took=0.02)  # the others answered, then each wants to send again
@@ -137,7 +137,7 @@ def test_a_refusal_pauses_every_sender_until_the_time_it_names():
 def test_refusals_within_one_pause_lengthen_it_but_cut_the_limit_once():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    for _ in range(16):
+    for _attempt in range(16):
         throttle.enter()
     throttle.leave(refused_for=1.0)
     limit = throttle.limit
@@ -150,10 +150,10 @@ def test_refusals_within_one_pause_lengthen_it_but_cut_the_limit_once():
 def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_probes():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    for _ in range(8):
+    for _attempt in range(8):
         throttle.enter()
     throttle.leave(refused_for=1.0)  # refused with 8 in flight: Retry-After 1
-    for _ in range(7):
+    for _attempt in range(7):
         throttle.leave(took=0.02)  # answers that come in during the pause: no growth
     assert (throttle.limit, throttle.ceiling) == (1, 7)  # nothing admitted in the last second: one at a time
     clock.now = 1.0
@@ -168,11 +168,11 @@ def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_
     assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
     assert steps[0] >= 1.5 and all(b - a >= 0.5 - 1e-9 for a, b in zip(steps, steps[1:]))  # a step a half pause
     clock.now = 30.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
-    for _ in range(10):
+    for _attempt in range(10):
         throttle.enter()
         throttle.leave(took=0.01)
     assert (throttle.limit, throttle.ceiling) == (8, 8)
-    for _ in range(8):
+    for _attempt in range(8):
         throttle.enter()
     throttle.leave(refused_for=1.0)  # the probe was refused: back to the ceiling below it, not halved
     assert (throttle.limit, throttle.ceiling) == (7, 7)
