@@ -342,6 +342,8 @@ def ensure(nac):
     outcome = outcomes[0]
     if outcome.error:
         extra = dict(failure=outcome.failure) if outcome.failure else {}
+        if outcome.changed:  # created, but not confirmed by the list: the device its reply named
+            extra["device"] = outcome.record
         raise TaskFailed(outcome.error, **extra)
     return dict(device=outcome.record)
 
