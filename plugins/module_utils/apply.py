@@ -63,7 +63,8 @@ listed records that are the action's object (none, one, or several: then it is a
 ``settled(action, shown)`` says whether the action is settled in that list (a creation: something is shown; a
 deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id
 (``action.written_id``): CONFIRMED, MISSING or the message of a contradiction, or ``confirm`` is None when the
-verb's writes answered with an id need no reading; ``preview(action)`` the record a check-mode run reports; ``wording`` its ``Wording``."""
+verb's writes answered with an id need no reading; ``preview(action)`` the record a check-mode run reports;
+``wording`` its ``Wording``."""
 
 Wording = collections.namedtuple(
     "Wording",

@@ -4,8 +4,8 @@
 """The creation of a device as an operation of the apply engine (apply.Operation; no Ansible imports): its
 write (``POST /api/device``), how the device list shows it (a listed device has its hostname), when it is
 settled (the list shows it), when the list confirms a creation answered with an id (that id is listed, under
-the requested name: hostnames.hostname_key), and what is said of it (nac_device's messages). What each failure of ``POST /api/device`` becomes: the table "Retries and outcomes" of the API
-guide (docs/docsite/rst/api.rst).
+the requested name: hostnames.hostname_key), and what is said of it (nac_device's messages). What each failure
+of ``POST /api/device`` becomes: the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
 
 from __future__ import absolute_import, division, print_function

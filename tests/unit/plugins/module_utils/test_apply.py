@@ -12,8 +12,8 @@ __metaclass__ = type
 from ansible_collections.netaccess.nac.plugins.module_utils.apply import (
     CONFIRMED,
     DONE,
-    MISSING,
     FAILED,
+    MISSING,
     Action,
     Answer,
     Operation,
