@@ -8,13 +8,15 @@ never from an error. Four steps, each one function:
 
 - **write** (``_attempt``): one attempt of the action's operation (``Operation.write``), its reply or error
   read as the table "Retries and outcomes" of the API guide says (docs/docsite/rst/api.rst);
-- **settle** (``_settle``): an uncertain write is looked for in the list (``list_records``, read once for
-  every waiting action at a time) during the settle window, asking ``Operation.settled`` "is this action
-  settled in this list?" (a creation: the list shows the object; a deletion: its id is gone). A write is
-  sent again (at most ``max_resends`` times) only when the list kept not showing it settled for that whole
-  window;
-- **confirm** (``_confirm``): one fresh list once every write has ended, for the actions the operation asks
-  to confirm (``Operation.confirm``: a creation sent more than once, whose duplicate only a later list shows);
+- **settle** (``_settle``): an uncertain write, and a write answered with an id that its operation confirms
+  by reading, is looked for in the list (``list_records``, read once for every waiting action at a time)
+  during the settle window, asking ``Operation.settled`` "is this action settled in this list?" (a creation:
+  the list shows the object; a deletion: its id is gone) and ``Operation.confirm`` "does this list confirm
+  the write answered with that id?" (a creation: the id is listed under the requested name). A write is
+  sent again (at most ``max_resends`` times) only when its outcome is uncertain and the list kept not
+  showing it settled for that whole window; a write the list does not confirm is never reported clean;
+- **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
+  (an earlier attempt committed late shows there as a duplicate);
 - **report** (``_report``): one report per action, consistent with the last list read after its last write:
   what was sent (answered with an id, answered without one, uncertain, sent again) and what that list shows
   (not settled, settled once, several records) decide its state, its error and its warnings together, in
@@ -48,6 +50,10 @@ Answer = collections.namedtuple("Answer", "id record reply")
 Answer.__doc__ = """What a write answered as a success: the id it names (None when the reply names none), the
 record as far as known, and the reply itself (for messages)."""
 
+# What one list says of a write answered with an id (``Operation.confirm``): CONFIRMED, MISSING (not listed
+# yet: waited for during the settle window), or a message (the list contradicts the write: the action fails).
+CONFIRMED, MISSING = True, False
+
 Operation = collections.namedtuple("Operation", "write index shows settled confirm preview wording")
 Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable:
 
@@ -55,8 +61,10 @@ Operation.__doc__ = """How one verb of a plan is carried out and judged, each a 
 turns one list read into what ``shows`` looks in (built once per list); ``shows(action, index)`` returns the
 listed records that are the action's object (none, one, or several: then it is ambiguous);
 ``settled(action, shown)`` says whether the action is settled in that list (a creation: something is shown; a
-deletion: nothing is); ``confirm(action)`` whether a written action is looked for in one more list after every
-write has ended; ``preview(action)`` the record a check-mode run reports; ``wording`` its ``Wording``."""
+deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id
+(``action.written_id``): CONFIRMED, MISSING or the message of a contradiction, or ``confirm`` is None when the
+verb's writes answered with an id need no reading; ``preview(action)`` the record a check-mode run reports;
+``wording`` its ``Wording``."""
 
 Wording = collections.namedtuple(
     "Wording",
@@ -68,7 +76,9 @@ Wording = collections.namedtuple(
         "several_unidentified",  # {count} {name} {ids}: done without an id, the list shows several
         "several_after_resends",  # {count} {name} {ids} {attempts} {window}: sent again, the list shows several
         "several",  # {error} {count} {name} {ids}: uncertain, the list shows several
-        "not_listed",  # {name} {id}: a warning; done with an id, the list read afterwards does not settle it
+        "not_listed",  # {name} {id}: a warning; done with an id (not confirmed by reading), the list does not settle it
+        "unconfirmed",  # {name} {id} {window} {listed}: done with an id, the list never listed that id in the window
+        "unconfirmed_list_failed",  # {name} {id} {list_error}: a warning; done with an id, no list could confirm it
         "unidentified_not_shown",  # {said} {name} {window}: done without an id, never settled during the window
         "unidentified_list_failed",  # {list_error}: a warning; done without an id, listing failed
         "unknown_list_failed",  # {error} {list_error} {name}: uncertain, listing failed
@@ -102,12 +112,15 @@ class Action:
         self.settled = None  # whether that list shows it settled (None: no such list)
         self.list_error = None  # the error of the last list after its last write, when that list failed
         self.stopped = None  # why it was not sent again
+        self.confirmed = None  # what the lists after its last write say of an id answered (Operation.confirm)
 
     @property
     def changed(self):
-        """Whether it wrote something: done, or failed after a write answered as a success that the list shows
-        settled (one of several devices of that name)."""
-        return self.state == DONE or (self.state == FAILED and self.answered and bool(self.settled))
+        """Whether it wrote something: done, or failed after a write answered as a success with an id, or that the
+        list shows settled (one of several devices of that name)."""
+        return self.state == DONE or (
+            self.state == FAILED and self.answered and (self.written_id is not None or bool(self.settled))
+        )
 
     def fail(self, message, failure=None):
         self.state, self.error, self.failure, self.id = FAILED, message, failure, None
@@ -165,15 +178,16 @@ def apply(
     _confirm([action for action in todo if action.attempts], lists)
     for action in todo:
         if action.attempts and action.state != FAILED:
-            _report(action, window)
+            _report(action, window, lists)
     return actions
 
 
 def _confirm(written, lists):
-    """The confirm step: one fresh list after every write has ended, when the operation of any written action
-    asks for it (``Operation.confirm``); it tells every written action what it shows (as each list of the settle
-    window does), and an action to confirm that it could not be read for gets the warning ``final_list_failed``."""
-    to_confirm = [action for action in written if action.operation.confirm(action)]
+    """The confirm step: one fresh list after every write has ended, when any written action was sent more than
+    once (an earlier attempt committed late shows there); it tells every written action what it shows (as each
+    list of the settle window does), and an action sent again that it could not be read for gets the warning
+    ``final_list_failed``."""
+    to_confirm = [action for action in written if action.attempts > 1]
     if to_confirm and not lists.read(written):
         for action in to_confirm:
             action.warnings.append(
@@ -185,13 +199,20 @@ def _confirm(written, lists):
 
 def _unsettled(action):
     """Whether the list must be read to decide the action just written: its outcome is uncertain, its reply named
-    no id, or it was sent again (the list shows a duplicate, if any). Not an action that was not sent again
-    because the task must stop: the list read before decides it."""
+    no id, its operation confirms an id by reading, or it was sent again (the list shows a duplicate, if any).
+    Not an action that was not sent again because the task must stop: the list read before decides it."""
     if action.stopped is not None:
         return False
     return action.state in (UNKNOWN, REFUSED) or (
-        action.state == DONE and (action.written_id is None or action.attempts > 1)
+        action.state == DONE
+        and (action.written_id is None or action.attempts > 1 or action.operation.confirm is not None)
     )
+
+
+def _waiting(action):
+    """Whether the settle window still waits for the action: the list has not listed the id its write was
+    answered with (MISSING), or, with nothing to confirm, has not shown it settled."""
+    return action.confirmed is MISSING or (action.confirmed is None and not action.settled)
 
 
 class _Stop:
@@ -231,6 +252,7 @@ class _Lists:
     def __init__(self, list_records):
         self._list_records = list_records
         self.error = None
+        self.count = None  # how many records the last list read showed
 
     def read(self, written):
         """List once; on success each of ``written`` gets what the list shows of it (``found``) and whether that
@@ -243,7 +265,7 @@ class _Lists:
             for action in written:
                 action.list_error = error
             return False
-        self.error = None
+        self.error, self.count = None, len(records)
         indexes = {}  # one index of this list per operation
         for action in written:
             operation = action.operation
@@ -254,6 +276,8 @@ class _Lists:
             settled = bool(operation.settled(action, shown))
             if settled or not action.settled:
                 action.found, action.settled = shown, settled
+            if action.written_id is not None and operation.confirm is not None and action.confirmed is not CONFIRMED:
+                action.confirmed = operation.confirm(action, indexes[key])  # a list lagging again cannot undo it
             action.list_error = None
         return True
 
@@ -269,7 +293,7 @@ def _attempt(action, stop):
             action.fail(action.operation.wording.not_attempted.format(reason=reason))
         return
     action.attempts += 1
-    action.found = action.settled = action.list_error = None  # only lists read after this write tell anything of it
+    action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
     try:
         written = action.operation.write(action)
     except NacError as error:
@@ -297,7 +321,7 @@ def _settle(unsettled, written, lists, window):
     pause = SETTLE_FIRST_PAUSE
     while waiting:
         if lists.read(written):
-            waiting = [action for action in waiting if not action.settled]
+            waiting = [action for action in waiting if _waiting(action)]
         now = window.clock()
         if not waiting or now >= deadline:
             return
@@ -305,18 +329,29 @@ def _settle(unsettled, written, lists, window):
         pause *= 2
 
 
-def _report(action, window):
+def _report(action, window, lists):
     """The report step: the one report of a written action (not failed at once), in its operation's words. What
     was sent and what the last list read after its last write shows of it decide its state, error and warnings
-    together."""
+    together. A write answered with an id that the lists did not confirm (``Operation.confirm``) is never clean:
+    contradicted or never listed, it fails (keeping the id its reply named); not read, it gets a warning."""
     wording = action.operation.wording
     ids = _ids(action)
     fields = dict(name=action.name, window=window.text(), count=len(ids), ids=", ".join(str(i) for i in ids))
-    if not action.settled and action.list_error is not None:  # no list after its last write was read, or settled it
+    if action.confirmed is not None and action.confirmed is not CONFIRMED:  # never listed, or contradicted
+        message = action.confirmed or wording.unconfirmed.format(id=action.written_id, listed=lists.count, **fields)
+        action.fail(message)
+        action.id = action.written_id  # it was created: its entry keeps the id
+    elif not action.settled and action.list_error is not None:  # no list after its last write was read, or settled it
         if action.answered:
             action.done(action.written_id, action.record)
             if action.written_id is None:
                 action.warnings.append(wording.unidentified_list_failed.format(list_error=action.list_error.message))
+            elif action.operation.confirm is not None and action.attempts == 1:  # sent again: final_list_failed
+                action.warnings.append(
+                    wording.unconfirmed_list_failed.format(
+                        id=action.written_id, list_error=action.list_error.message, **fields
+                    )
+                )
         elif action.stopped:
             action.fail(wording.stopped.format(error=action.error, reason=action.stopped), action.failure)
         else:

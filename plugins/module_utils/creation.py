@@ -3,17 +3,20 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The creation of a device as an operation of the apply engine (apply.Operation; no Ansible imports): its
 write (``POST /api/device``), how the device list shows it (a listed device has its hostname), when it is
-settled (the list shows it), when it is confirmed by one more list, and what is said of it (nac_device's
-messages). What each failure of ``POST /api/device`` becomes: the table "Retries and outcomes" of the API
-guide (docs/docsite/rst/api.rst).
+settled (the list shows it), when the list confirms a creation answered with an id (that id is listed, under
+the requested name: hostnames.hostname_key), and what is said of it (nac_device's messages). What each failure
+of ``POST /api/device`` becomes: the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.netaccess.nac.plugins.module_utils.apply import Answer, Operation, Wording
+import collections
+
+from ansible_collections.netaccess.nac.plugins.module_utils.apply import CONFIRMED, MISSING, Answer, Operation, Wording
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
 
 DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 
@@ -36,6 +39,13 @@ CREATION_WORDING = Wording(
     several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
     "them in the NAC",
     not_listed="created {name} (id {id} in the reply), but the device list read afterwards does not list it yet",
+    unconfirmed="created {name} (id {id} in the reply), but the device list did not list id {id} during the settle "
+    "window of {window} (its last read listed {listed} devices), so whether another device named {name} exists is "
+    "unknown: the list is probably capped (it shows only its first devices, without a sign) or served by a read "
+    "replica lagging more than {window} behind the writes. A next run that does not find {name} would create it "
+    "again: check {name} in the NAC (a lagging list: raise settle_timeout)",
+    unconfirmed_list_failed="created {name} (id {id} in the reply), but listing the devices to confirm it failed "
+    "({list_error}): check {name} in the NAC",
     unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
     "list did not show {name} during the settle window of {window}: whether it was created is "
     "unknown. Check the NAC; a later run looks for it before creating anything",
@@ -62,12 +72,10 @@ def creation(create):
     one device and returns the reply dict or None, raising NacError."""
     return Operation(
         write=_writer(create),
-        index=index_by_hostname,
+        index=_index,
         shows=_same_hostname,
         settled=lambda outcome, shown: bool(shown),
-        # A creation sent more than once is confirmed by a list read after every write: an earlier attempt
-        # committed late shows there as a duplicate.
-        confirm=lambda outcome: outcome.attempts > 1,
+        confirm=_confirmed,
         preview=lambda outcome: creation_body(outcome.spec),
         wording=CREATION_WORDING,
     )
@@ -89,6 +97,35 @@ def _writer(create):
     return write
 
 
+Listed = collections.namedtuple("Listed", "by_hostname by_id")
+
+STORED_OTHERWISE = (
+    "created, but the NAC lists the new device (id {id}) as {stored}, not as {name}: it stored another name than "
+    "the one sent. The next run would not find {name} and would create another device: use the stored name "
+    "{stored} as the hostname"
+)
+
+
+def _index(records):
+    """One list read, indexed by hostname (hostnames.index_by_hostname) and by id."""
+    by_id = {}
+    for record in records:
+        by_id.setdefault(record["id"], []).append(record)
+    return Listed(index_by_hostname(records), by_id)
+
+
 def _same_hostname(outcome, index):
-    """The listed devices that have the outcome's hostname (``index``: hostnames.index_by_hostname of the list)."""
-    return index.get(hostname_key(outcome.hostname), [])
+    """The listed devices that have the outcome's hostname."""
+    return index.by_hostname.get(hostname_key(outcome.hostname), [])
+
+
+def _confirmed(outcome, index):
+    """What the list says of a creation answered with an id: CONFIRMED when that id is listed under the requested
+    name, MISSING when it is not listed, else the message naming the name it is stored under."""
+    listed = index.by_id.get(outcome.written_id)
+    if not listed:
+        return MISSING
+    key = hostname_key(outcome.hostname)
+    if any(hostname_key(record["hostname"]) == key for record in listed):
+        return CONFIRMED
+    return STORED_OTHERWISE.format(id=outcome.written_id, stored=quoted(listed[0]["hostname"]), name=outcome.hostname)

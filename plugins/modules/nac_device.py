@@ -122,6 +122,9 @@ options:
         the list once and re-sends at once what it does not show (not recommended).
       - A task that sent any creation again lists the devices once more at its end; a device that list shows
         twice is reported with both ids (the item fails), never as a clean success.
+      - Every creation answered with an id is confirmed by one list for the whole task (its id listed under the
+        requested name); an id that list does not show is looked for during this window too, then its item
+        fails naming the likely cause (a capped list, a lagging read replica).
       - From 0 to 3600.
     type: float
 notes:
@@ -217,7 +220,9 @@ device:
     - Single form. The device as the service lists it when it exists; when it was created, the
       body sent merged with the service's reply (or the listed record when the reply had no id);
       in check mode, the body that would be sent.
-  returned: success, single form
+    - Also returned when the task fails after the service answered the creation with an id that the device
+      list did not confirm (not listed within the settle window, or listed under another name).
+  returned: success, single form; a failure after a creation answered with an id
   type: dict
   sample:
     id: 17
@@ -234,7 +239,9 @@ devices:
   elements: dict
   contains:
     id:
-      description: Id of the device; null in check mode for a device that would be created, or when it failed.
+      description:
+        - Id of the device; null in check mode for a device that would be created, or when it failed, except
+          a failed item created with an id that the device list did not confirm (that id).
       type: int
     hostname:
       description: The hostname as requested.
@@ -243,7 +250,8 @@ devices:
       description:
         - Whether the device was (or in check mode, would be) created.
         - Also true for a failed item whose creation was answered as a success while the device list shows
-          several devices of that name (one of them is this task's).
+          several devices of that name (one of them is this task's), and for one whose creation was answered
+          with an id that the device list did not confirm.
       type: bool
     error:
       description: Why the item failed; only for a failed item.
@@ -342,6 +350,8 @@ def ensure(nac):
     outcome = outcomes[0]
     if outcome.error:
         extra = dict(failure=outcome.failure) if outcome.failure else {}
+        if outcome.changed:  # created, but not confirmed by the list: the device its reply named
+            extra["device"] = outcome.record
         raise TaskFailed(outcome.error, **extra)
     return dict(device=outcome.record)
 

@@ -10,8 +10,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.netaccess.nac.plugins.module_utils.apply import (
+    CONFIRMED,
     DONE,
     FAILED,
+    MISSING,
     Action,
     Answer,
     Operation,
@@ -31,6 +33,8 @@ DELETION_WORDING = Wording(
     several_after_resends="{name}: {count} records ({ids}) after {attempts} deletions in {window}",
     several="{error}; {name}: {count} records ({ids})",
     not_listed="{name} ({id}) not listed",
+    unconfirmed="{name} ({id}) still listed after {window} ({listed} listed)",
+    unconfirmed_list_failed="{name} ({id}): the list failed: {list_error}",
     unidentified_not_shown="deleted{said}, but {name} was still listed after {window}",
     unidentified_list_failed="deleted, but the list failed: {list_error}",
     unknown_list_failed="{error}; whether {name} is gone is unknown, the list failed: {list_error}",
@@ -64,7 +68,7 @@ class Deletions:
     def sleep(self, seconds):
         self.now += seconds
 
-    def run(self, items, confirm=lambda item: item.attempts > 1, **kwargs):
+    def run(self, items, confirm=None, **kwargs):
         deletion = Operation(
             write=self.delete,
             index=lambda present: present,
@@ -127,21 +131,42 @@ def test_a_definite_refusal_fails_the_item_with_the_servers_error_and_no_list():
     assert (item.state, item.error, listed) == (FAILED, "HTTP 409: in use", [])
 
 
-def test_the_confirm_step_reads_one_fresh_list_for_the_actions_the_operation_asks_to_confirm():
+def _gone(item, present):
+    return MISSING if item.name in present else CONFIRMED
+
+
+def test_writes_that_the_operation_confirms_are_confirmed_by_one_list_for_all():
     server = Deletions(["a", "b"])
     lists = []
     server.listed = lambda: lists.append(set(server.present)) or set(server.present)
-    items = server.run([_deleting("a"), _deleting("b")], confirm=lambda item: True)
-    assert lists == [set()]  # answered at once: no settle window, one list after every write has ended
+    items = server.run([_deleting("a"), _deleting("b")], confirm=_gone)
+    assert lists == [set()]  # answered at once: one list after every write has ended, for all of them
     assert [(item.state, item.warnings) for item in items] == [(DONE, []), (DONE, [])]
+
+
+def test_a_write_not_confirmed_is_waited_for_then_fails_in_the_callers_words_keeping_its_id():
+    server = Deletions(["a"])
+    lists = []
+    server.delete = lambda item: server.sent.append(item.name) or Answer(7, None, {})  # answered, never done
+    server.listed = lambda: lists.append(server.now) or set(server.present)
+    item = server.run([_deleting("a")], confirm=_gone, settle_timeout=10)[0]
+    assert lists == [0, 1, 3, 7, 10]  # the settle window's lists, at once then with the backoff, and at its end
+    assert (item.state, item.id, item.changed) == (FAILED, 7, True)
+    assert item.error == "a (7) still listed after 10 s (1 listed)" and server.sent == ["a"]
+
+
+def test_a_write_the_list_contradicts_fails_with_the_operations_message():
+    server = Deletions(["a"])
+    item = server.run([_deleting("a")], confirm=lambda item, present: "%s is elsewhere" % item.name)[0]
+    assert (item.state, item.error, item.id, server.now) == (FAILED, "a is elsewhere", 7, 0)  # decided at once
 
 
 def test_a_confirming_list_that_fails_leaves_each_action_as_decided_with_a_warning_in_its_words():
     server = Deletions(["a"])
     server.listed = _failing_list
-    item = server.run([_deleting("a")], confirm=lambda item: True)[0]
+    item = server.run([_deleting("a")], confirm=_gone, settle_timeout=2)[0]
     assert (item.state, item.id) == (DONE, 7)
-    assert item.warnings == ["a: 1 deletions, the last list failed: listing failed"]
+    assert item.warnings == ["a (7): the list failed: listing failed"]
 
 
 def _failing_list():

@@ -293,9 +293,10 @@ def test_a_creation_reply_without_a_usable_id_is_settled_by_one_more_list(reply)
 
 
 def test_an_integer_id_from_the_reply_is_taken_as_it_is():
-    outcomes, server = ensure(routes(create=[(201, {"id": -5})]), "new-01")
+    listed = [(200, DEVICES), (200, DEVICES + [{"id": -5, "hostname": "new-01"}])]
+    outcomes, server = ensure(routes(devices=listed, create=[(201, {"id": -5})]), "new-01")
     assert (outcomes[0].state, outcomes[0].id) == (CREATED, -5)
-    assert (server.count(CREATE), server.count(LIST)) == (1, 1)
+    assert (server.count(CREATE), server.count(LIST)) == (1, 2)  # the plan, and the list that confirms it
 
 
 @pytest.mark.parametrize(

@@ -433,7 +433,7 @@ def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_rep
         [spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")]
     )
     outcomes = api.ensure(specs)
-    assert api.lists == 1
+    assert api.lists == 2  # the plan, and one list that confirms every creation
     assert sorted(api.bodies, key=lambda b: b["hostname"]) == [
         dict(hostname="cam-02", group="Cameras", profile="Camera", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"]),
         dict(hostname="cam-03", group="Cameras", profile="Camera"),
@@ -493,7 +493,7 @@ def test_a_failing_item_does_not_stop_the_others():
     assert outcomes[1].entry() == dict(
         id=None, hostname="cam-03", changed=False, error=outcomes[1].error, failure=outcomes[1].failure
     )
-    assert api.lists == 1
+    assert api.lists == 2
 
 
 def test_uncertain_outcomes_are_settled_by_one_list_for_all():
@@ -746,7 +746,7 @@ def test_the_three_creation_rules_against_the_emulator(emulator_for):
     )
     outcomes = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in outcomes] == [CREATED] * 3
-    assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
+    assert emulator.request_counts() == {"GET /api/device": 2, "POST /api/device": 3}
     held = dict((r["hostname"], r) for r in client.list_devices())
     assert held["rule1-ws"]["macs"] == [] and len(held["rule1-ws"]["ips"]) == 2
     assert (held["rule2-ws"]["macs"], held["rule2-ws"]["ips"]) == ([], ["10.40.1.1", "10.40.1.2"])
@@ -756,10 +756,10 @@ def test_the_three_creation_rules_against_the_emulator(emulator_for):
 
     rerun = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in rerun] == [EXISTING] * 3 and all(o.warnings == [] for o in rerun)
-    assert emulator.request_counts() == {"GET /api/device": 3, "POST /api/device": 3}
+    assert emulator.request_counts() == {"GET /api/device": 4, "POST /api/device": 3}
 
 
-@pytest.mark.parametrize("creation_reply, lists", [("record", 1), ("id", 1), ("empty", 2)])
+@pytest.mark.parametrize("creation_reply, lists", [("record", 2), ("id", 2), ("empty", 2)])
 def test_ids_whatever_the_creation_reply(emulator_for, creation_reply, lists):
     emulator, client = emulator_for(creation_reply)
     specs = device_specs([spec("new-%02d" % n, group="Workstations", profile="Workstation") for n in range(20)])
@@ -792,7 +792,7 @@ def test_server_refusals_carry_the_servers_reason(emulator_for):
         "HTTP 409" in outcomes[2].error
         and "IP address 10.20.0.10 is already used by device cam-01" in outcomes[2].error
     )
-    assert emulator.request_counts() == {"GET /api/device": 1, "POST /api/device": 3}
+    assert emulator.request_counts() == {"GET /api/device": 2, "POST /api/device": 3}
 
 
 # -- hostnames: one string, checked before any request ----------------------------------------------
