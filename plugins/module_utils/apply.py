@@ -17,14 +17,12 @@ never from an error. Four steps, each one function:
   showing it settled for that whole window; a write the list does not confirm is never reported clean;
 - **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
   (an earlier attempt committed late shows there as a duplicate);
-- **report** (``_report``): one report per action, consistent with the last list read after its last write:
-  what was sent (answered with an id, answered without one, uncertain, sent again) and what that list shows
-  (not settled, settled once, several records) decide its state, its error and its warnings together, in
-  the words of its operation (``Operation.wording``); what the list shows twice is always reported as such,
-  with every id, never as "not shown".
+- **report** (``_report``): one report per action, consistent with the last list read after its last write
+  (what was sent and what that list shows decide its state, error and warnings together), in the words of
+  its operation (``Operation.wording``); a record listed twice is reported as such, with every id.
 
-Adding an operation (a deletion, say) is adding an ``Operation`` and a verb that the plan gives: the engine
-does not change (docs/docsite/rst/developing.rst, "Adding state: absent").
+A new operation (a deletion, say) is an ``Operation`` and a verb that the plan gives: the engine does not
+change (docs/docsite/rst/developing.rst, "Adding state: absent").
 """
 
 from __future__ import absolute_import, division, print_function
@@ -55,16 +53,13 @@ record as far as known, and the reply itself (for messages)."""
 CONFIRMED, MISSING = True, False
 
 Operation = collections.namedtuple("Operation", "write index shows settled confirm preview wording")
-Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable:
-
-``write(action)`` performs one attempt and returns an ``Answer`` (or raises NacError); ``index(records)``
-turns one list read into what ``shows`` looks in (built once per list); ``shows(action, index)`` returns the
-listed records that are the action's object (none, one, or several: then it is ambiguous);
-``settled(action, shown)`` says whether the action is settled in that list (a creation: something is shown; a
-deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id
-(``action.written_id``): CONFIRMED, MISSING or the message of a contradiction, or ``confirm`` is None when the
-verb's writes answered with an id need no reading; ``preview(action)`` the record a check-mode run reports;
-``wording`` its ``Wording``."""
+Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable: ``write(action)`` one
+attempt, an ``Answer`` (or NacError); ``index(records)`` one list read turned into what ``shows`` looks in;
+``shows(action, index)`` the listed records that are the action's object (several: ambiguous);
+``settled(action, shown)`` whether the action is settled in that list (a creation: something is shown; a
+deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id: CONFIRMED,
+MISSING or the message of a contradiction (None: such writes need no reading); ``preview(action)`` the record a
+check-mode run reports; ``wording`` its ``Wording``."""
 
 Wording = collections.namedtuple(
     "Wording",
