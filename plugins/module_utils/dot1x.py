@@ -51,9 +51,9 @@ NOT_QUERIED = "not queried: the batch stopped when the credentials were refused 
 Target = collections.namedtuple("Target", "id hostname error")
 
 
-class Report(collections.namedtuple("Report", "results summary warnings failure")):
-    """``results`` and ``summary`` as the module returns them, ``warnings`` to show, and
-    ``failure``: the message to fail the task with, or None."""
+class Report(collections.namedtuple("Report", "results summary warnings failure refusals")):
+    """``results`` and ``summary`` as the module returns them, ``warnings`` to show, ``failure``: the message to
+    fail the task with, or None, and ``refusals``: the rate-limit refusals the batch waited out."""
 
 
 class BatchStopped(NacAuthError):
@@ -74,7 +74,7 @@ class BatchStopped(NacAuthError):
             message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
         )
         self.cause = error
-        self.report = Report(results, summarize(results), list(warnings), message)
+        self.report = Report(results, summarize(results), list(warnings), message, 0)
         self.result = dict(results=results, summary=self.report.summary, stopped=True)
 
 
@@ -108,8 +108,8 @@ def dot1x_status(
     results, refused = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
     if refused is not None:
         raise BatchStopped(refused, results, warnings)
-    summary = summarize(results, client.refusals - refusals)
-    return Report(results, summary, warnings, failure_message(results, wait_for, wait_timeout))
+    failure = failure_message(results, wait_for, wait_timeout)
+    return Report(results, summarize(results), warnings, failure, client.refusals - refusals)
 
 
 def require_access(client):

@@ -18,7 +18,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.replies import excer
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``
-REFUSALS = "refusals_waited_out"  # summary key: rate-limit refusals the batch waited out (a status never takes it)
 NAMED_IN_MESSAGE = 100  # devices named one by one in a failure message; all are in ``results``
 
 
@@ -62,15 +61,10 @@ def error_entry(target, error):
     )
 
 
-def summarize(results, refusals=0):
-    """{status: number of results with it}, sorted by status; failed targets count under ERROR. With ``refusals``
-    (rate-limit refusals waited out), also REFUSALS: that number; a status that is that very word is then counted
-    under "<status> (status)", so that the key can never be taken for a status."""
+def summarize(results):
+    """{status: number of results with it}, sorted by status; failed targets count under ERROR. Nothing else: the
+    values add up to the number of results (the refusals waited out are counted apart, Report.refusals)."""
     counts = collections.Counter(entry["status"] for entry in results)
-    if refusals:
-        if REFUSALS in counts:
-            counts[REFUSALS + " (status)"] += counts.pop(REFUSALS)
-        counts[REFUSALS] = refusals
     return dict(sorted(counts.items()))
 
 

@@ -250,12 +250,17 @@ stopped:
   returned: when the credentials were refused after the device list was read
   type: bool
   sample: true
+refusals_waited_out:
+  description:
+    - How many requests of this task the service refused for its rate limit (HTTP 429, or 503 with Retry-After)
+      and the task waited out (they cost no retry); see "A rate limit" in the API guide. V(0) when none were.
+  returned: success and when the task fails after the devices were queried
+  type: int
+  sample: 0
 summary:
   description:
     - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
-    - When the service refused requests for its rate limit (HTTP 429) and the batch waited them out, the key
-      C(refusals_waited_out) says how many (a device status of that very name is then counted under
-      C(refusals_waited_out (status))); see "A rate limit" in the API guide.
+      Its values add up to the number of RV(results).
   returned: success and when the task fails after the devices were queried
   type: dict
   sample:
@@ -289,8 +294,10 @@ def query_status(nac):
     for warning in report.warnings:
         nac.warn(warning)
     if report.failure:
-        raise TaskFailed(report.failure, results=report.results, summary=report.summary)
-    return dict(results=report.results, summary=report.summary)
+        raise TaskFailed(
+            report.failure, results=report.results, summary=report.summary, refusals_waited_out=report.refusals
+        )
+    return dict(results=report.results, summary=report.summary, refusals_waited_out=report.refusals)
 
 
 def main():

@@ -188,7 +188,7 @@ def test_a_shared_hostname_selects_every_device_with_a_warning_naming_their_ids(
 def test_an_empty_list_selects_nothing_and_queries_nothing():
     client = fake_client()
     report = status(client, hostname=[])
-    assert report == dot1x.Report([], {}, [], None)
+    assert report == dot1x.Report([], {}, [], None, 0)
     assert client.fired == []
 
 

@@ -18,7 +18,7 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils import engine
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import REFUSALS, summarize
+from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import summarize
 from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle, ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
@@ -246,7 +246,7 @@ def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
         assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
 
 
-def test_the_status_summary_says_how_many_refusals_were_waited_out(limited):
+def test_the_report_says_how_many_refusals_were_waited_out_and_the_summary_counts_statuses_only(limited):
     limited.rate_limit(rate=1.0, burst=2, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
     try:
@@ -254,7 +254,8 @@ def test_the_status_summary_says_how_many_refusals_were_waited_out(limited):
     finally:
         client.close()
     refused = limited.rate_limit()["refused"]
-    assert refused >= 1 and report.summary[REFUSALS] == refused and report.failure is None
+    assert refused >= 1 and report.refusals == refused and report.failure is None
+    assert report.summary == {"AUTHENTICATED": 1}  # a count per status: its values add up to the results
 
 
 def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
@@ -270,10 +271,9 @@ def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
     assert "429" in str(failure.value.message) and client.refusals == 0
 
 
-def test_a_status_named_like_the_refusals_key_is_never_taken_for_it():
-    results = [dict(status=REFUSALS), dict(status="AUTHENTICATED")]
-    assert summarize(results) == {"AUTHENTICATED": 1, REFUSALS: 1}  # no refusals: the status as it is
-    assert summarize(results, 3) == {"AUTHENTICATED": 1, REFUSALS: 3, REFUSALS + " (status)": 1}
+def test_a_status_named_like_the_refusals_return_value_is_just_a_status():
+    results = [dict(status="refusals_waited_out"), dict(status="AUTHENTICATED")]
+    assert summarize(results) == {"AUTHENTICATED": 1, "refusals_waited_out": 1}
 
 
 def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
@@ -287,4 +287,4 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
     assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
-    assert "under the key ``%s``" % REFUSALS in section
+    assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
