@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One reply as the transport read it (no Ansible imports): ``Reply``, what transport.Transport returns, and
-the reading of a streamed body against a deadline (``body_chunks``).
+"""One reply as the transport read it (no Ansible imports): ``Reply``, what transport.Transport returns (the body
+is read against a deadline by wire.Answer.chunks).
 
 A ``Reply`` holds the status, headers, address and body as read, and reads its ``text`` and ``json()`` as
 requests' ``Response`` does, from that body: the transport never writes a ``Response``'s private fields.
@@ -13,16 +13,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import time
 
 try:
-    import requests
     from requests.compat import chardet
     from requests.utils import guess_json_utf
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
-    requests = chardet = guess_json_utf = None
-
-READ_CHUNK = 65536
+    chardet = guess_json_utf = None
 
 
 class Reply:
@@ -69,54 +65,3 @@ class Reply:
                 except UnicodeDecodeError:
                     pass  # not the UTF codec guessed (an 8-bit one): read from text, as requests does
         return json.loads(self.text)
-
-
-def body_chunks(response, sock, deadline):
-    """The body of a streamed ``response`` as it arrives, each read given only the time left until ``deadline``
-    (``sock``: the connection's socket, whose timeout is set to that, when known)."""
-    return _bounded(_chunks(response), sock, deadline, response.raw)
-
-
-def _chunks(response):
-    """The body of a streamed reply as it arrives: with urllib3 2, each chunk is at most one read
-    from the socket (``read1``), so the deadline is checked between reads, not after the whole body."""
-    raw = response.raw
-    if hasattr(raw, "read1"):
-        return _reads(raw, not response.headers.get("Content-Encoding"))
-    return raw.stream(READ_CHUNK, decode_content=True)  # urllib3 1: reads of up to READ_CHUNK bytes
-
-
-def _reads(raw, plain):
-    """``raw.read1`` until the body ends; a ``plain`` one (no Content-Encoding: no decoder's tail) ends
-    once _complete, without the empty read that would say so."""
-    while True:
-        chunk = raw.read1(READ_CHUNK, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-        if plain and _complete(raw):
-            return
-
-
-def _complete(raw):
-    """Whether all of the body announced (Content-Length) has come off the socket: what is left to read,
-    if anything, is in memory, and the connection is back in the pool."""
-    return getattr(raw, "length_remaining", None) == 0
-
-
-def _bounded(chunks, sock, deadline, raw=None):
-    """The chunks of a streamed reply, each read given only the time left until ``deadline``. Once the
-    reply is _complete, what is left to read cannot wait: no deadline check, and no socket timeout set
-    on a connection that another request may be using by then."""
-    chunks = iter(chunks)
-    while True:
-        if raw is None or not _complete(raw):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout")
-            if sock is not None:
-                sock.settimeout(left)
-        try:
-            yield next(chunks)
-        except StopIteration:
-            return

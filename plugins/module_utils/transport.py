@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The HTTP exchange with the NAC service (no Ansible imports): one keep-alive ``requests.Session``,
-authentication, retries with backoff and ``Retry-After``, a reply read against a deadline, and
-transport failures turned into NacConnectionError. ``exchange`` returns what was read (reply.Reply),
+"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (wire.py, HTTP/1.1 over
+the standard library's, with the environment's settings as requests reads them), authentication, retries with
+backoff and ``Retry-After``, a reply read against a deadline and a size limit, and transport failures turned into
+NacConnectionError. ``exchange`` returns what was read (reply.Reply),
 whatever its status; what a status means for this API is api.py's alone (NacClient.request).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
@@ -21,16 +22,9 @@ import traceback
 
 try:
     import requests
-    import urllib3
-    from requests.adapters import HTTPAdapter
-    from requests.auth import AuthBase
-    from urllib3.exceptions import HTTPError as Urllib3Error
-    from urllib3.exceptions import InsecureRequestWarning as Urllib3InsecureRequestWarning
 except ImportError:
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
-    AuthBase = object
-    Urllib3InsecureRequestWarning = None
 else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
@@ -54,7 +48,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply, body_chunks
+from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
@@ -64,10 +58,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     unreachable,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import authorization, hidden_forms, strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.wire import Wire
 
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
-TEMPLATES = 64  # prepared requests kept per client, one per method and URL (_prepare)
 PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
 
 
@@ -109,26 +103,28 @@ class Transport:
         )
         header = authorization(api_key, username, password)
         self._secrets = hidden_forms((api_key, password, header.split(" ", 1)[1]))
-        if not validate_certs and Urllib3InsecureRequestWarning is not None:
-            # The entry point says it once (options.INSECURE_TLS), not urllib3 at every request.
-            urllib3.disable_warnings(Urllib3InsecureRequestWarning)
-        self.session = requests.Session()
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=min(max(pool_size, 1), MAX_CONCURRENCY), max_retries=0)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
-        # Passed with every request: a session-level verify loses to REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE.
+        # The client's own verify (the insecure-TLS warning is the entry point's, once: options.INSECURE_TLS).
         self.verify = (ca_path or True) if validate_certs else False
-        self.session.headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
-        self.session.auth = _Authorization(header)  # set as auth, so that no ~/.netrc entry replaces it
+        # Sent with every request; the credential is the one given, never a ~/.netrc entry.
+        headers = [
+            ("User-Agent", USER_AGENT),
+            ("Accept-Encoding", "gzip, deflate"),
+            ("Accept", "application/json"),
+            ("Connection", "keep-alive"),
+            ("Authorization", header),
+        ]
         if option["tenant"]:
-            self.session.headers["X-Tenant"] = option["tenant"]
-        # What requests would merge from the environment into every request (Session.request): the proxies
-        # (HTTP(S)_PROXY, NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE /
-        # CURL_CA_BUNDLE. They depend on the URL's scheme and host alone, the same for every request of the
-        # client, so they are merged once, here, rather than read from os.environ per request.
-        settings = self.session.merge_environment_settings(self.base_url + "/", {}, True, self.verify, None)
-        self._send_settings = dict(settings, timeout=timeout, allow_redirects=False)
-        self._templates = {}
+            headers.append(("X-Tenant", option["tenant"]))
+        # What requests merges from the environment into a request (Session.request): the proxies (HTTP(S)_PROXY,
+        # NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE. They
+        # depend on the URL's scheme and host alone, so they are merged once, here, not read per request.
+        merger = requests.Session()
+        settings = merger.merge_environment_settings(self.base_url + "/", {}, True, self.verify, None)
+        merger.close()
+        try:
+            self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
+        except (requests.exceptions.RequestException, ValueError) as exc:  # a CA bundle, a proxy that cannot be used
+            raise self.scrubbed(NacConfigError(str(exc))) from None
 
     @property
     def secrets(self):
@@ -157,7 +153,6 @@ class Transport:
                 method=method,
                 path=path,
             )
-        url = self.base_url + path
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
         attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
         while True:
@@ -165,7 +160,7 @@ class Transport:
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                reply, started = self.throttle.send(self._send, method, url, body, decoder, limit)
+                reply, started = self.throttle.send(self._send, method, path, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
@@ -225,41 +220,19 @@ class Transport:
         """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
         status; a TLS failure is an answer too), else why it could not be reached."""
         try:
-            prepared = self._prepare("GET", self.base_url + PROBE_PATH, None)
-            response = self.session.send(prepared, **dict(self._send_settings, timeout=timeout))
+            self.wire.probe(PROBE_PATH, timeout)
         except requests.exceptions.SSLError:
             return None
         except requests.exceptions.RequestException as exc:
             return unreachable(exc) or "the connection broke off"
-        response.close()
         return None
 
-    def _prepare(self, method, url, body):
-        """The prepared request, as ``Session.request`` prepares it: the session's headers, cookies and
-        authorization merged in, ``body`` sent as JSON. While the session holds no cookie, all but the body
-        depends on ``method`` and ``url`` alone: that is prepared once (parsing and quoting the URL, merging
-        headers and authorization), kept among the last TEMPLATES, and copied for each request."""
-        session = self.session
-        if len(session.cookies):  # cookies the service set: each request gets them as they are now
-            return session.prepare_request(requests.Request(method, url, json=body))
-        key = (method, url)
-        template = self._templates.get(key)
-        if template is None:
-            if len(self._templates) >= TEMPLATES:
-                self._templates.clear()
-            template = self._templates[key] = session.prepare_request(requests.Request(method, url))
-        prepared = template.copy()
-        if body is not None:
-            prepared.prepare_body(None, None, body)
-        return prepared
-
-    def _send(self, method, url, body, decoder=None, list_limit=None):
-        """One exchange, bounded as a whole by ``timeout``: the reply is streamed and read against a
-        deadline (each read's socket timeout is what is left), so a reply that drips in slowly ends
-        as a ReadTimeout once the deadline passes, never later than one read after it. A reply that
-        arrives in one read costs one deadline check: once the whole body has come, what is left to
-        read is in memory (reply.body_chunks). Returns the Reply: the body as read, or, for a list that
-        ``decoder`` read as it arrived, its items.
+    def _send(self, method, path, body, decoder=None, list_limit=None):
+        """One exchange (wire.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read as
+        it arrives, each read given only what is left of the deadline, so that a reply that drips in slowly ends as
+        a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not followed (a
+        POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or, for a
+        list that ``decoder`` read as it arrived, its items.
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
@@ -267,45 +240,31 @@ class Transport:
         limit, why = self.max_reply_mb * MIB, None
         if list_limit is not None and list_limit[0] < limit:
             limit, why = list_limit
-        # Redirects are not followed: a POST would be re-sent as a GET (301/302), and X-Tenant to any host.
-        # Sent as Session.request sends it, with the environment's settings merged once per client (__init__).
-        response = self.session.send(self._prepare(method, url, body), **self._send_settings)
-        announced = (response.headers.get("Content-Length") or "").strip()
+        answer = self.wire.send(method, path, body, deadline)
+        announced = (answer.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and int(announced) > limit:
-            response.close()
-            raise self._too_large(method, url, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
-        body = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
+            answer.close()
+            raise self._too_large(method, path, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
+        content = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
         # A list read with a decoder is decoded as it arrives, its body and text never held whole.
-        streamed = decoder.reader(response) if decoder is not None and method == "GET" else None
+        streamed = decoder.reader(answer) if decoder is not None and method == "GET" else None
         size = 0
-        try:
-            sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            for chunk in body_chunks(response, sock, deadline):
-                size += len(chunk)
-                if size > limit:
-                    response.close()
-                    raise self._too_large(
-                        method, url, "grew past the limit as it arrived", "reading stopped there", why
-                    )
-                body.write(chunk if streamed is None else streamed.feed(chunk))
-        except (requests.exceptions.RequestException, OSError, Urllib3Error) as exc:
-            response.close()
-            if time.monotonic() >= deadline or "timed out" in str(exc).lower():
-                raise requests.exceptions.ReadTimeout("the complete reply did not arrive within the timeout") from None
-            if isinstance(exc, requests.exceptions.RequestException):
-                raise
-            raise requests.exceptions.ConnectionError(exc) from None
+        for chunk in answer.chunks(deadline, limit):
+            size += len(chunk)
+            if size > limit:
+                answer.close()
+                raise self._too_large(method, path, "grew past the limit as it arrived", "reading stopped there", why)
+            content.write(chunk if streamed is None else streamed.feed(chunk))
         if streamed is not None:
-            body.write(streamed.finish())
+            content.write(streamed.finish())
             streamed = streamed if streamed.streaming else None  # its items, for ``decoded``
         # getvalue: the body as read, without a copy; size: its bytes as read (decoded), towards a list's max_list_mb
-        return Reply(response, body.getvalue(), streamed, size=size)
+        return Reply(answer, content.getvalue(), streamed, size=size)
 
-    def _too_large(self, method, url, what, done, why=None):
+    def _too_large(self, method, path, what, done, why=None):
         """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
         says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a
         creation is then looked for in the list, never re-sent blindly."""
-        path = url[len(self.base_url) :] if url.startswith(self.base_url) else url
         allows = why or "max_reply_mb allows %d MiB for one reply" % self.max_reply_mb
         raise_it = "raise max_list_mb (or NAC_MAX_LIST_MB)" if why else "raise max_reply_mb (or NAC_MAX_REPLY_MB)"
         return self.scrubbed(
@@ -363,15 +322,4 @@ class Transport:
         return error.masked(self._secrets)
 
     def close(self):
-        self.session.close()
-
-
-class _Authorization(AuthBase):
-    """Sets the prepared ``Authorization`` header on every request."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def __call__(self, request):
-        request.headers["Authorization"] = self.value
-        return request
+        self.wire.close()

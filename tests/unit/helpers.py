@@ -18,6 +18,7 @@ import io
 import json
 import os
 import threading
+import time
 
 import pytest
 import requests
@@ -177,10 +178,70 @@ class NothingMayBeSent(FakeTransport):
 
 
 def mounted(client, transport):
-    """``client`` (a NacClient) with ``transport`` under both schemes."""
-    client.session.mount("https://", transport)
-    client.session.mount("http://", transport)
+    """``client`` (a NacClient) with ``transport`` (a requests adapter) in place of its connections (AdapterWire)."""
+    client.wire = AdapterWire(client.wire, transport)
     return client
+
+
+class AdapterWire:
+    """The client's wire.Wire with a requests adapter in place of its connections: each request is prepared as
+    the wire would send it (its headers, its JSON body, the environment's settings) and given to ``adapter.send``;
+    the response it returns is read as a wire.Answer (``AdapterAnswer``). Everything above the socket (retries,
+    outcomes, limits, decoding, masking) runs as it does over a real connection."""
+
+    def __init__(self, wire, adapter):
+        self.wire, self.adapter = wire, adapter
+        self.headers = dict(
+            line.split(": ", 1) for line in wire._head.decode("latin-1").split("\r\n") if ": " in line
+        )
+
+    def __getattr__(self, name):
+        return getattr(self.wire, name)
+
+    def send(self, method, path, body, deadline):
+        wire = self.wire
+        request = requests.Request(method, wire.url + path, headers=dict(self.headers), json=body).prepare()
+        del request.headers["Host"]
+        response = self.adapter.send(
+            request,
+            stream=True,
+            timeout=deadline - time.monotonic(),
+            verify=wire.verify,
+            proxies={wire.scheme: wire.proxy} if wire.proxy else {},
+            cert=None,
+        )
+        return AdapterAnswer(response)
+
+    def probe(self, path, timeout):
+        self.send("GET", path, None, time.monotonic() + timeout)
+
+    def close(self):
+        self.adapter.close()
+        self.wire.close()
+
+
+class AdapterAnswer:
+    """A requests Response read as a wire.Answer: its status, headers, url, encoding, and its body as it streams."""
+
+    def __init__(self, response):
+        self.response = response
+        self.status_code, self.headers, self.url = response.status_code, response.headers, response.url
+        self.encoding = response.encoding
+
+    def chunks(self, deadline, budget):
+        raw = self.response.raw
+        if not hasattr(raw, "read1"):  # urllib3 1
+            for chunk in raw.stream(65536, decode_content=True):
+                yield chunk
+            return
+        while True:  # urllib3 2: one read of the body at a time, as a socket gives it
+            chunk = raw.read1(65536, decode_content=True)
+            if not chunk:
+                return
+            yield chunk
+
+    def close(self):
+        self.response.close()
 
 
 def site_client(routes, base=URL, **kwargs):

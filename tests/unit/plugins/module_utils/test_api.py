@@ -37,7 +37,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     backoff,
     retry_after,
 )
-from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
@@ -51,7 +51,7 @@ def make_client(*script, **kwargs):
     sleeps = []
     client = NacClient(URL + "/", sleep=sleeps.append, **kwargs)
     transport = Scripted(*script)
-    client.session.mount("https://", transport)
+    mounted(client, transport)
     return client, transport, sleeps
 
 
@@ -113,22 +113,37 @@ CA = requests.utils.DEFAULT_CA_BUNDLE_PATH  # a PEM bundle that exists
 @pytest.mark.parametrize(
     "kwargs, verify",
     [
-        (dict(), "/somewhere/else.pem"),  # default verification trusts the environment's bundle
+        (dict(), "ENVIRONMENT"),  # default verification trusts the environment's bundle
         (dict(ca_path=CA), CA),
         (dict(validate_certs=False, ca_path="/no/such/ca.pem"), False),  # not used, so not checked
     ],
 )
-def test_tls_settings_win_over_the_environment(monkeypatch, kwargs, verify):
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/somewhere/else.pem")
-    monkeypatch.setenv("CURL_CA_BUNDLE", "/somewhere/else.pem")
+def test_tls_settings_win_over_the_environment(monkeypatch, tmp_path, kwargs, verify):
+    bundle = tmp_path / "else.pem"
+    bundle.write_bytes(open(CA, "rb").read())
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    monkeypatch.setenv("CURL_CA_BUNDLE", str(bundle))
     client, transport, dummy = make_client((200, []), **kwargs)
     client.list_devices()
-    assert transport.verify == verify
+    assert transport.verify == (str(bundle) if verify == "ENVIRONMENT" else verify)
+
+
+@pytest.mark.parametrize("variable", ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"])
+def test_a_ca_bundle_of_the_environment_that_cannot_be_read_is_a_clear_error_before_any_request(monkeypatch, variable):
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    monkeypatch.setenv(variable, "/somewhere/else.pem")
+    with pytest.raises(NacConfigError) as raised:
+        NacClient(URL, api_key=KEY)
+    assert str(raised.value).startswith(
+        "The CA bundle /somewhere/else.pem (ca_path, else REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE) cannot be read:"
+    )
+    assert KEY not in str(raised.value)
 
 
 def test_pool_is_large_enough_for_concurrency():
     client = NacClient(URL, api_key=KEY, pool_size=48)
-    assert client.session.get_adapter(URL)._pool_maxsize == 48
+    assert client.wire.pool_size == 48
 
 
 # -- the endpoints ------------------------------------------------------------------------

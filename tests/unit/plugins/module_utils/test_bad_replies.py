@@ -33,7 +33,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_s
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import ERROR
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
-from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, raw
+from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, mounted, raw
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -50,7 +50,7 @@ HTML = "text/html"
 def client_for(routes):
     client = NacClient(URL, api_key=KEY, max_retries=1, sleep=lambda seconds: None)
     server = Routes(routes)
-    client.session.mount("https://", server)
+    mounted(client, server)
     return client, server
 
 

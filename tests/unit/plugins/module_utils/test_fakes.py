@@ -36,4 +36,4 @@ def test_the_fake_transport_answers_under_the_real_client_and_keeps_what_was_sen
     client = mounted(NacClient("https://nac.example.com", api_key="k3y"), transport)
     assert client.list_devices() == [{"id": 1, "hostname": "a"}]
     assert transport.sent[0].url == "https://nac.example.com/api/device"
-    assert transport.sends[0]["timeout"] == 30.0 and transport.requests == transport.sent
+    assert 29 < transport.sends[0]["timeout"] <= 30.0 and transport.requests == transport.sent

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
-from ansible_collections.netaccess.nac.tests.unit.helpers import NOWHERE, NothingMayBeSent, patch_module_args, printed
+from ansible_collections.netaccess.nac.tests.unit.helpers import NOWHERE, NothingMayBeSent, mounted, patch_module_args, printed
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run
 
 KEY = "unit-k3y-0123456789"
@@ -275,7 +275,7 @@ def test_a_write_through_a_check_mode_modules_client_raises_before_sending(capsy
     transport = NothingMayBeSent()
 
     def action(nac):
-        nac.client.session.mount("http://", transport)
+        mounted(nac.client, transport)
         nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
         return {"created": True}
 
@@ -293,7 +293,7 @@ def test_a_module_not_in_check_mode_does_send_its_writes(capsys):
     transport = NothingMayBeSent()
 
     def action(nac):
-        nac.client.session.mount("http://", transport)
+        mounted(nac.client, transport)
         nac.client.create_device({"hostname": "cam-01", "group": "Cameras", "profile": "Camera"})
 
     with patch_module_args(dict(api_url=URL, api_key=KEY, max_retries=0)):

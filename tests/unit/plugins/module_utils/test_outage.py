@@ -23,7 +23,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.outage import (
     Outage,
     Unreachable,
 )
-from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 REFUSED = "connection refused"
 
@@ -307,7 +307,7 @@ def scripted_client(script, **kwargs):
     kwargs.setdefault("api_key", "k3y")
     client = NacClient(URL, sleep=clock.sleep, clock=clock, **kwargs)
     transport = Scripted(*script)
-    client.session.mount("https://", transport)
+    mounted(client, transport)
     return client, transport, clock
 
 

@@ -20,7 +20,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils import options, repl
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import source_options
 from ansible_collections.netaccess.nac.plugins.module_utils.transport import MIB
-from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -71,7 +71,7 @@ class Huge(FakeTransport):
 def client_for(adapter, **kwargs):
     kwargs.setdefault("max_reply_mb", 1)
     client = NacClient(URL, api_key=KEY, max_retries=3, sleep=lambda seconds: None, **kwargs)
-    client.session.mount("https://", adapter)
+    mounted(client, adapter)
     return client
 
 

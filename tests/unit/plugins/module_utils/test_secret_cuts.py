@@ -19,7 +19,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import REASON_LEN, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import MASK, hidden_forms, mask
-from ansible_collections.netaccess.nac.tests.unit.helpers import URL, Site
+from ansible_collections.netaccess.nac.tests.unit.helpers import URL, Site, mounted
 
 KEY = "Zk9q-4TfWc-2Lr8x-Vb7Nm-3Hs6p-Qd1Jy-8Ge5t"  # 40 characters, as in the issue
 PASSWORD = "correct  horse   battery"  # runs of spaces, which an excerpt collapses
@@ -29,7 +29,7 @@ def with_site(routes, **credentials):
     credentials = credentials or dict(api_key=KEY)
     client = NacClient(URL, max_retries=0, sleep=lambda seconds: None, **credentials)
     site = Site(routes)
-    client.session.mount("https://", site)
+    mounted(client, site)
     return client
 
 

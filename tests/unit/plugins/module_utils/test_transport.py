@@ -21,7 +21,7 @@ import urllib3
 
 from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
-from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 KEY = "s3cr3t-key-value"
 TIMEOUT = 7.0  # what urllib3 sets on the socket (connecting, the headers); a deadline's rest is below it
@@ -45,8 +45,7 @@ def merges(monkeypatch):
 def recorded_client(url, **kwargs):
     client = NacClient(url, api_key=KEY, **kwargs)
     adapter = Scripted((200, [], {"Content-Type": "application/json"}))
-    client.session.mount("https://", adapter)
-    client.session.mount("http://", adapter)
+    mounted(client, adapter)
     return client, adapter
 
 
