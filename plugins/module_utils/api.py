@@ -81,7 +81,7 @@ INTENT_NAMES = {DOT1X_INTENT: DOT1X_INTENT_NAMES}  # the intents the API guide n
 
 
 class NacClient(Transport):
-    """The NAC API over one keep-alive ``requests.Session`` (see transport.Transport for the arguments;
+    """The NAC API over kept-alive connections (wire.py; see transport.Transport for the arguments;
     ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
     "Retries and outcomes"."""
 

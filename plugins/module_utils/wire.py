@@ -11,10 +11,10 @@ what it merges from the environment (proxies, ``NO_PROXY``, ``REQUESTS_CA_BUNDLE
 bundle (certifi), how it reads a Content-Type's charset, and its exceptions, which retries.py reads.
 
 ``Wire(base_url, headers, settings, pool_size)``: ``send(method, path, body, deadline)`` sends one request on an
-idle kept-alive connection (or a new one) and returns an ``Answer`` once its status and headers have come; the
+idle kept-alive connection (or a new one) and returns a framing.Answer once its status and headers have come; the
 body is read with ``Answer.chunks(deadline, budget)``, each read given only the time left. A failure is raised as
 the requests exception requests would have raised (ConnectTimeout, ReadTimeout, SSLError, ProxyError,
-ConnectionError), its text as urllib3 words it: retries.py decides from those what the failure means.
+ConnectionError; framing.failure), its text as urllib3 words it: retries.py decides from those what it means.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,17 +32,16 @@ import socket
 import ssl
 import time
 import urllib.request
-import zlib
 from urllib.parse import unquote, urlsplit
+
+from ansible_collections.netaccess.nac.plugins.module_utils.framing import Answer, failure
 
 try:
     import requests
-    from requests.structures import CaseInsensitiveDict
-    from requests.utils import DEFAULT_CA_BUNDLE_PATH, get_encoding_from_headers, requote_uri, select_proxy
+    from requests.utils import DEFAULT_CA_BUNDLE_PATH, requote_uri, select_proxy
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 
-READ_CHUNK = 65536
 TARGETS = 256  # request targets kept per client, one per path (quoted once)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -128,14 +127,12 @@ class Wire:
                 raise socket.timeout("timed out")
             connection.sock.settimeout(left)
             connection.sock.sendall(head + b"\r\n" + data)
-            response = http.client.HTTPResponse(connection.sock, method=method)
-            response.begin()
+            answer = Answer(self, connection, method, self.url + path)
         except BaseException as exc:
             connection.close()
-            raise _failure(exc, self.host) from None
-        answer = Answer(self, connection, response, self.url + path)
-        if "set-cookie" in answer.headers:
-            self.cookies.extract_cookies(response, urllib.request.Request(self.origin + self.prefix + path))
+            raise failure(exc, self.host) from None
+        if answer.set_cookies:
+            self.cookies.extract_cookies(answer, urllib.request.Request(self.origin + self.prefix + path))
         return answer
 
     def _cookie_line(self, path):
@@ -171,7 +168,7 @@ class Wire:
             made.connect()
         except BaseException as exc:
             made.close()
-            raise _failure(exc, self.host, connecting=True, proxy=self._via) from None
+            raise failure(exc, self.host, connecting=True, proxy=self._via) from None
         made.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return Connection(made.sock)
 
@@ -194,12 +191,12 @@ class Wire:
 
 
 class Connection:
-    """One kept-alive socket, used by one request at a time."""
+    """One kept-alive socket and its buffered reader, used by one request at a time."""
 
-    __slots__ = ("sock", "_poll")
+    __slots__ = ("sock", "fp", "_poll")
 
     def __init__(self, sock):
-        self.sock = sock
+        self.sock, self.fp = sock, sock.makefile("rb")
         self._poll = None
 
     def usable(self):
@@ -213,79 +210,11 @@ class Connection:
             return False
 
     def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-
-class Answer:
-    """A reply whose status and headers have come: ``status_code``, ``headers`` (case-insensitive; a field that
-    came more than once joined with ", ", as urllib3 joins it), ``url``, ``encoding`` (the charset of its
-    Content-Type, as requests reads it). Its body is read once, with ``chunks``; ``close`` drops the connection."""
-
-    __slots__ = ("status_code", "headers", "url", "encoding", "_wire", "_connection", "_response")
-
-    def __init__(self, wire, connection, response, url):
-        self._wire, self._connection, self._response = wire, connection, response
-        self.status_code, self.url = response.status, url
-        headers = CaseInsensitiveDict()
-        for name, value in response.msg.items():
-            if name in headers:
-                value = headers[name] + ", " + value
-            headers[name] = value
-        self.headers = headers
-        self.encoding = get_encoding_from_headers(headers)
-
-    def chunks(self, deadline, budget):
-        """The body as it arrives, decoded (gzip, deflate), each read from the socket given only the time left until
-        ``deadline`` (a ReadTimeout once it has passed). A decoded chunk is at most ``budget`` + 1 bytes, so that a
-        compressed body that would decode past the caller's limit is never held whole. The connection goes back
-        to the idle ones once the body has come whole, and is closed if the body is not read to its end."""
-        response, sock = self._response, self._connection.sock
-        decoder = _decoder(self.headers.get("Content-Encoding"))
-        size = 0
-        try:
-            while True:
-                if response.fp is None:  # read whole (http.client closes its file at the body's end)
-                    break
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise socket.timeout("timed out")
-                sock.settimeout(left)
-                data = response.read1(READ_CHUNK)
-                if not data:
-                    break
-                if decoder is not None:
-                    data = decoder.decompress(data, max(budget - size, 0) + 1)
-                size += len(data)
-                if data:
-                    yield data
-                if decoder is not None and size > budget:
-                    self.close()  # the caller stops reading here: the rest of the body stays unread
-                    return
-            if decoder is not None:
-                tail = decoder.flush()
-                if tail:
-                    yield tail
-        except GeneratorExit:
-            self.close()
-            raise
-        except (OSError, http.client.HTTPException, zlib.error) as exc:
-            self.close()
-            raise _failure(exc, self._wire.host) from None
-        if response.will_close or response.fp is not None:
-            self.close()
-        else:
-            self._wire.kept(self._connection)
-            self._connection = None
-
-    def close(self):
-        """The connection is closed: the body is not read (further)."""
-        if self._connection is not None:
-            self._response.close()
-            self._connection.close()
-            self._connection = None
+        for part in (self.fp, self.sock):
+            try:
+                part.close()
+            except OSError:
+                pass
 
 
 def tls_context(verify):
@@ -303,61 +232,3 @@ def tls_context(verify):
         raise ValueError(
             "The CA bundle %s (ca_path, else REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE) cannot be read: %s" % (where, error)
         ) from None
-
-
-def _decoder(encoding):
-    """The decompressor of a Content-Encoding (gzip, deflate), None for none (or one not asked for: passed as is)."""
-    encoding = (encoding or "").strip().lower()
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
-        return _Deflate()
-    return None
-
-
-class _Deflate:
-    """``deflate`` as servers send it: zlib-wrapped (RFC 9110), else raw, as urllib3 reads it."""
-
-    def __init__(self):
-        self._inner, self._first = zlib.decompressobj(), True
-
-    def decompress(self, data, limit):
-        if self._first:
-            self._first = False
-            try:
-                return self._inner.decompress(data, limit)
-            except zlib.error:
-                self._inner = zlib.decompressobj(-zlib.MAX_WBITS)
-        return self._inner.decompress(data, limit)
-
-    def flush(self):
-        return self._inner.flush()
-
-
-def _failure(exc, host, connecting=False, proxy=None):
-    """The requests exception of a failed exchange (``exc``), worded as urllib3 words it: ``connecting``, no byte of
-    the request was sent yet (a connection never made), else the request may have reached the server."""
-    exceptions = requests.exceptions
-    if isinstance(exc, exceptions.RequestException):
-        return exc
-    if connecting and isinstance(exc, (ssl.SSLError, ssl.CertificateError)):
-        return exceptions.SSLError(exc)
-    if not isinstance(exc, (OSError, http.client.HTTPException, zlib.error, ValueError)):
-        return exc  # KeyboardInterrupt and the like: not a failure of the exchange
-    if connecting and isinstance(exc, OSError) and "Tunnel connection failed" in str(exc):
-        return exceptions.ProxyError("Unable to connect to proxy: %s" % exc)
-    if connecting:
-        if isinstance(exc, socket.timeout):
-            return exceptions.ConnectTimeout("Connection to %s timed out." % host)
-        if isinstance(exc, socket.gaierror):
-            what = "NameResolutionError: Failed to resolve '%s' (%s)" % (host, exc)
-        else:
-            what = "NewConnectionError: Failed to establish a new connection: %s" % exc
-        if proxy is not None:
-            return exceptions.ProxyError("Unable to connect to proxy: %s" % what)
-        return exceptions.ConnectionError(what)
-    if isinstance(exc, socket.timeout):
-        return exceptions.ReadTimeout("Read timed out.")
-    if isinstance(exc, zlib.error):
-        return exceptions.ContentDecodingError("the reply's body could not be decoded: %s" % exc)
-    return exceptions.ConnectionError("('Connection aborted.', %r)" % (exc,))

@@ -1,31 +1,35 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The per-request path of transport.py (issue 17): the environment's settings merged once per client and
-still honoured, a reply that comes in one read read with one deadline check, a slow reply still cut off."""
+"""The per-request path of transport.py (issues 17 and 26), over real loopback sockets where it can be: the
+environment's settings merged once per client and still honoured (proxies, NO_PROXY, the CA bundle), each request
+as it goes on the wire, cookies sent back, a reply that comes in one read read with one read, a slow reply still
+cut off."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import gzip
 import http.server
 import json
+import shutil
 import socket
 import threading
 import time
 
 import pytest
 import requests
-import urllib3
 
-from ansible_collections.netaccess.nac.plugins.module_utils import reply, transport
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConnectionError
+from ansible_collections.netaccess.nac.plugins.module_utils import wire
+from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacConnectionError
 from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 KEY = "s3cr3t-key-value"
-TIMEOUT = 7.0  # what urllib3 sets on the socket (connecting, the headers); a deadline's rest is below it
-PROXY = "http://proxy.example:3128"
+TIMEOUT = 7.0  # what the connection is given as a whole; a deadline's rest is below it
+PROXY_PASSWORD = "pr0xy-pa55word"
+PROXY_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
 
 @pytest.fixture
@@ -42,6 +46,15 @@ def merges(monkeypatch):
     return calls
 
 
+@pytest.fixture
+def environ(monkeypatch):
+    """No proxy of the test runner's environment (either case): each test sets its own."""
+    for name in PROXY_NAMES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
 def recorded_client(url, **kwargs):
     client = NacClient(url, api_key=KEY, **kwargs)
     adapter = Scripted((200, [], {"Content-Type": "application/json"}))
@@ -49,103 +62,254 @@ def recorded_client(url, **kwargs):
     return client, adapter
 
 
-@pytest.mark.parametrize("scheme", ["https", "http"])
-def test_the_environments_proxies_are_merged_once_per_client_and_used_by_every_request(monkeypatch, merges, scheme):
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("%s_PROXY" % scheme.upper(), PROXY)
-    client, adapter = recorded_client("%s://nac.example.com" % scheme)
+def dead_port():
+    """A loopback port nothing listens on (that of a socket just closed)."""
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    listening.close()
+    return port
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Notes every request as it came (``seen``: method, target, header fields in order, body, the client's
+    address) and answers ``[]`` to a GET, ``{}`` to anything else; a CONNECT is refused (403)."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # a head and a body written apart are not held back for the client's ACK
+    seen = None
+    extra = ()  # header fields added to every reply
+
+    def note(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.seen.append(
+            dict(
+                method=self.command,
+                target=self.path,
+                headers=list(self.headers.items()),
+                body=body,
+                peer=self.client_address,
+            )
+        )
+
+    def answer(self, body, status=200):
+        self.note()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        for name, value in self.extra:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.answer(b"[]")
+
+    def do_POST(self):
+        self.answer(b"{}")
+
+    def do_DELETE(self):
+        self.answer(b"")
+
+    def do_CONNECT(self):
+        self.answer(b"", status=403)
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def recorder(local_http):
+    """``recorder(extra=())``: the address of a server answering with Recorder, and its list of requests."""
+
+    def serve(extra=()):
+        seen = []
+        return local_http(type("Recording", (Recorder,), dict(seen=seen, extra=tuple(extra)))), seen
+
+    return serve
+
+
+def fields(request):
+    """The header fields of a recorded request, by lower-case name (each name once)."""
+    found = {}
+    for name, value in request["headers"]:
+        assert name.lower() not in found, "%s sent twice" % name
+        found[name.lower()] = value
+    return found
+
+
+# -- the environment's proxies -------------------------------------------------------------------------------
+
+
+def test_an_http_service_is_reached_through_the_http_proxy_with_its_credentials(environ, merges, recorder):
+    proxy, seen = recorder()
+    environ.setenv("HTTP_PROXY", proxy.replace("http://", "http://nac-user:%s@" % PROXY_PASSWORD))
+    client = NacClient("http://nac.example.com:8080/base", api_key=KEY, max_retries=0)  # resolved by the proxy only
     for dummy in range(3):
-        client.list_intents()
-    client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 7})
+        assert client.request("GET", "/api/device?page=2") == []
+    assert client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 7}) == {}
     assert len(merges) == 1  # at construction, not per request
-    assert len(adapter.sends) == 4
-    for kwargs in adapter.sends:
-        assert kwargs["proxies"].get(scheme) == PROXY
-        assert kwargs["stream"] is True and kwargs["timeout"] == 30.0 and kwargs["cert"] is None
+    assert [request["target"] for request in seen] == ["http://nac.example.com:8080/base/api/device?page=2"] * 3 + [
+        "http://nac.example.com:8080/base/api/intent/dot1x_status/fire"
+    ]
+    token = base64.b64encode(("nac-user:%s" % PROXY_PASSWORD).encode()).decode()
+    for request in seen:
+        sent = fields(request)
+        assert sent["host"] == "nac.example.com:8080"
+        assert sent["proxy-authorization"] == "Basic " + token
+        assert sent["authorization"] == "Bearer " + KEY
+    assert len(set(request["peer"] for request in seen)) == 1  # one kept-alive connection to the proxy
     client.close()
 
 
-def test_a_host_in_no_proxy_is_reached_directly(monkeypatch, merges):
-    monkeypatch.setenv("HTTPS_PROXY", PROXY)
-    monkeypatch.setenv("NO_PROXY", "nac.example.com")
-    client, adapter = recorded_client("https://nac.example.com")
-    client.list_intents()
-    client.list_intents()
-    assert [kwargs["proxies"] for kwargs in adapter.sends] == [{}, {}]
+def test_an_https_service_is_tunnelled_through_the_proxy_and_a_refused_tunnel_is_a_connection_error(
+    environ, merges, recorder
+):
+    proxy, seen = recorder()
+    environ.setenv("HTTPS_PROXY", proxy.replace("http://", "http://nac-user:%s@" % PROXY_PASSWORD))
+    client = NacClient("https://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    assert [(request["method"], request["target"]) for request in seen] == [("CONNECT", "nac.example.com:443")]
+    sent = fields(seen[0])
+    assert sent["proxy-authorization"].startswith("Basic ") and "authorization" not in sent  # the key stays inside
+    text = str(raised.value)
+    assert "Tunnel connection failed: 403" in text and "Traceback" not in text
+    assert PROXY_PASSWORD not in text and KEY not in text
     assert len(merges) == 1
     client.close()
+
+
+def test_the_proxys_password_is_in_no_error_message(environ):
+    environ.setenv("HTTP_PROXY", "http://nac-user:%s@127.0.0.1:%d" % (PROXY_PASSWORD, dead_port()))
+    client = NacClient("http://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+    assert "connection refused" in str(raised.value) and raised.value.outcome_unknown is False
+    assert PROXY_PASSWORD not in str(raised.value) and PROXY_PASSWORD not in repr(raised.value.__dict__)
+    client.close()
+
+
+def test_a_host_in_no_proxy_is_reached_directly(environ, merges, recorder):
+    url, seen = recorder()
+    environ.setenv("HTTP_PROXY", "http://127.0.0.1:%d" % dead_port())  # would fail every request
+    environ.setenv("NO_PROXY", "127.0.0.1")
+    client = NacClient(url, api_key=KEY, max_retries=0, unreachable_timeout=0)
+    assert client.request("GET", "/api/device") == []
+    assert client.request("GET", "/api/device") == []
+    assert [request["target"] for request in seen] == ["/api/device", "/api/device"]  # origin-form: no proxy
+    assert len(merges) == 1
+    client.close()
+
+
+def test_a_proxy_that_cannot_be_used_is_a_configuration_error(environ):
+    environ.setenv("HTTPS_PROXY", "socks5://nac-user:%s@proxy.example:1080" % PROXY_PASSWORD)
+    with pytest.raises(NacConfigError) as raised:
+        NacClient("https://nac.example.com", api_key=KEY)
+    assert "socks5" in str(raised.value) and PROXY_PASSWORD not in str(raised.value)
+
+
+# -- the CA bundle ---------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "kwargs, verify",
     [
-        (dict(), "/env/bundle.pem"),  # verification left at its default: the environment's bundle, as requests does
+        (dict(), "ENV"),  # verification left at its default: the environment's bundle, as requests does
         (dict(ca_path=requests.utils.DEFAULT_CA_BUNDLE_PATH), requests.utils.DEFAULT_CA_BUNDLE_PATH),
         (dict(validate_certs=False), False),
     ],
 )
-def test_the_verify_of_every_request_is_the_clients_settings_over_the_environment(monkeypatch, kwargs, verify):
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/env/bundle.pem")
+def test_the_verify_of_every_request_is_the_clients_settings_over_the_environment(environ, tmp_path, kwargs, verify):
+    bundle = str(tmp_path / "bundle.pem")
+    shutil.copyfile(requests.utils.DEFAULT_CA_BUNDLE_PATH, bundle)
+    environ.setenv("REQUESTS_CA_BUNDLE", bundle)
+    verify = bundle if verify == "ENV" else verify
     client, adapter = recorded_client("https://nac.example.com", **kwargs)
+    assert client.wire.verify == verify
     client.list_intents()
     client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 3})
     assert [sent["verify"] for sent in adapter.sends] == [verify, verify]
     client.close()
 
 
-def as_requests_prepares(client, method, path, body=None):
-    """What Session.request would send: the request prepared afresh by requests itself."""
-    prepared = client.session.prepare_request(requests.Request(method, client.base_url + path, json=body))
-    return prepared.method, prepared.url, dict(prepared.headers), prepared.body
+# -- each request as it goes on the wire -----------------------------------------------------------------------
 
 
-def sent(request):
-    return request.method, request.url, dict(request.headers), request.body
+def as_requests_prepares(url, method, path):
+    """The request target requests prepares for ``url + path``."""
+    return requests.Request(method, url + path).prepare().path_url
 
 
-def test_each_request_is_prepared_as_requests_prepares_it():
-    client, adapter = recorded_client("https://nac.example.com/base", tenant="tenant-a")
+def test_each_request_goes_on_the_wire_with_its_headers_and_body(recorder):
+    url, seen = recorder()
+    client = NacClient(url, api_key=KEY, tenant="tenant-a", max_retries=0)
     path = "/api/intent/dot1x_status/fire"
     for target in (1, 2):
         client.request("POST", path, body={"targetId": target, "additionalPayload": {"json": True}})
     client.request("GET", "/api/device?hostname=a b&page=2")
     client.request("DELETE", "/api/device/12")
-    expected = [
-        as_requests_prepares(client, "POST", path, {"targetId": 1, "additionalPayload": {"json": True}}),
-        as_requests_prepares(client, "POST", path, {"targetId": 2, "additionalPayload": {"json": True}}),
-        as_requests_prepares(client, "GET", "/api/device?hostname=a b&page=2"),
-        as_requests_prepares(client, "DELETE", "/api/device/12"),
+    assert [(request["method"], request["target"]) for request in seen] == [
+        ("POST", path),
+        ("POST", path),
+        ("GET", "/api/device?hostname=a%20b&page=2"),  # quoted as requests quotes it
+        ("DELETE", "/api/device/12"),
     ]
-    assert [sent(request) for request in adapter.requests] == expected
-    first, second = adapter.requests[:2]
-    assert first.headers is not second.headers  # each request its own copy of the headers
-    assert second.headers["Authorization"] == "Bearer " + KEY and second.headers["X-Tenant"] == "tenant-a"
-    assert b'"targetId": 2' in second.body and second.headers["Content-Length"] == str(len(second.body))
-    assert adapter.requests[2].url.endswith("/api/device?hostname=a%20b&page=2")
+    assert seen[2]["target"] == as_requests_prepares(url, "GET", "/api/device?hostname=a b&page=2")
+    for request in seen:
+        sent = fields(request)
+        assert sent["host"] == url.split("://", 1)[1]
+        assert sent["user-agent"] == "netaccess.nac-ansible-collection"
+        assert sent["accept"] == "application/json" and sent["accept-encoding"] == "gzip, deflate"
+        assert sent["authorization"] == "Bearer " + KEY and sent["x-tenant"] == "tenant-a"
+        assert "cookie" not in sent and "proxy-authorization" not in sent
+    for number, request in enumerate(seen[:2], 1):
+        sent = fields(request)
+        assert json.loads(request["body"]) == {"targetId": number, "additionalPayload": {"json": True}}
+        assert sent["content-type"] == "application/json" and sent["content-length"] == str(len(request["body"]))
+    assert "content-type" not in fields(seen[2]) and seen[2]["body"] == b""
+    assert fields(seen[3]).get("content-length") == "0" and seen[3]["body"] == b""  # as requests sends a DELETE
     client.close()
 
 
-def test_cookies_the_service_set_are_sent_back():
-    client, adapter = recorded_client("https://nac.example.com")
-    client.list_intents()
-    client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 1})
-    client.session.cookies.set("lb", "node-2", domain="nac.example.com", path="/")  # as Session.send keeps them
-    client.list_intents()
-    client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 1})
-    assert [request.headers.get("Cookie") for request in adapter.requests] == [None, None, "lb=node-2", "lb=node-2"]
-    client.session.cookies.clear()
-    client.list_intents()
-    assert "Cookie" not in adapter.requests[-1].headers
+def test_a_base_path_prefixes_every_target_and_basic_auth_is_sent(recorder):
+    url, seen = recorder()
+    client = NacClient(url + "/base/", username="nac-admin", password="pa55 word", max_retries=0)
+    client.request("GET", "/api/device")
+    client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+    assert [request["target"] for request in seen] == ["/base/api/device", "/base/api/device"]
+    expected = "Basic " + base64.b64encode(b"nac-admin:pa55 word").decode()
+    assert [fields(request)["authorization"] for request in seen] == [expected, expected]
     client.close()
 
 
-def test_the_prepared_requests_kept_are_bounded():
-    client, adapter = recorded_client("https://nac.example.com")
-    for number in range(transport.TEMPLATES * 3):
+def test_a_tenant_not_given_sends_no_x_tenant(recorder):
+    url, seen = recorder()
+    client = NacClient(url, api_key=KEY, max_retries=0)
+    client.request("GET", "/api/device")
+    assert "x-tenant" not in fields(seen[0])
+    client.close()
+
+
+def test_cookies_the_service_set_are_sent_back(recorder):
+    url, seen = recorder(extra=[("Set-Cookie", "lb=node-2; Path=/")])
+    client = NacClient(url, api_key=KEY, max_retries=0)
+    client.request("GET", "/api/device")
+    client.request("POST", "/api/intent/dot1x_status/fire", body={"targetId": 1})
+    client.request("GET", "/api/device/3")
+    assert [fields(request).get("cookie") for request in seen] == [None, "lb=node-2", "lb=node-2"]
+    client.close()
+
+
+def test_the_request_targets_kept_are_bounded(recorder):
+    url, seen = recorder()
+    client = NacClient(url, api_key=KEY, max_retries=0)
+    count = wire.TARGETS * 2 + 10
+    for number in range(count):
         client.request("GET", "/api/device/%d" % number)
-    assert 0 < len(client._templates) <= transport.TEMPLATES
-    assert adapter.requests[-1].url == "https://nac.example.com/api/device/%d" % (transport.TEMPLATES * 3 - 1)
+    assert 0 < len(client.wire._targets) <= wire.TARGETS
+    assert [request["target"] for request in seen] == ["/api/device/%d" % number for number in range(count)]
     client.close()
 
 
@@ -153,22 +317,30 @@ def test_the_prepared_requests_kept_are_bounded():
 
 
 class Replies(http.server.BaseHTTPRequestHandler):
-    """GET /small: 100 bytes of JSON at once; /large: 1 MiB of JSON; /gzip: 1 MiB of JSON, gzipped;
-    /drip: 100 bytes, one per 0.01 s."""
+    """GET /small: 100 bytes of JSON, sent with its head in one write; /empty: no body (Content-Length: 0);
+    /nothing: 204; /large: 1 MiB of JSON; /gzip: 1 MiB of JSON, gzipped; /drip: 100 bytes, one per 0.01 s."""
 
     protocol_version = "HTTP/1.1"
     peers = []  # the client's address of each request: one per connection it opened
 
     def do_GET(self):
         self.peers.append(self.client_address)
+        if self.path == "/api/small":
+            body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+            self.wfile.write(head + body)  # one write: the client can read it all in one read
+            return
+        if self.path in ("/api/empty", "/api/nothing"):
+            self.send_response(200 if self.path == "/api/empty" else 204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         gzipped = self.path == "/api/gzip"
         if self.path == "/api/drip":
             body = b"[" + b" " * 98 + b"]"
-        elif self.path in ("/api/large", "/api/gzip"):
+        else:
             body = json.dumps(["x%d" % n for n in range(100000)]).encode("ascii")
             body = gzip.compress(body) if gzipped else body
-        else:
-            body = b'[{"tag": "dot1x_status"}' + b" " * 74 + b"]"
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         if gzipped:
@@ -198,7 +370,7 @@ def server(local_http):
 
 @pytest.fixture
 def deadline_timeouts(monkeypatch):
-    """The socket timeouts this thread sets below TIMEOUT: those of a deadline's rest (_bounded)."""
+    """The socket timeouts this thread sets below TIMEOUT: those of a deadline's rest."""
     calls = []
     original = socket.socket.settimeout
     me = threading.current_thread()
@@ -212,19 +384,44 @@ def deadline_timeouts(monkeypatch):
     return calls
 
 
-def test_a_reply_that_comes_in_one_read_costs_one_deadline_check_and_one_read(server, deadline_timeouts, monkeypatch):
-    reads = []  # the reads from the reply of urllib3 2 (read1); urllib3 1 streams the body instead
-    read1 = getattr(urllib3.HTTPResponse, "read1", None)
-    if read1 is not None:
-        monkeypatch.setattr(
-            urllib3.HTTPResponse, "read1", lambda raw, *args, **kwargs: reads.append(1) or read1(raw, *args, **kwargs)
-        )
+@pytest.fixture
+def socket_reads(monkeypatch):
+    """The reads from a socket this thread makes (what a connection's buffered reader asks the socket for)."""
+    calls = []
+    original = socket.socket.recv_into
+    me = threading.current_thread()
+
+    def counted(sock, *args, **kwargs):
+        if threading.current_thread() is me:
+            calls.append(1)
+        return original(sock, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "recv_into", counted)
+    return calls
+
+
+def test_a_reply_that_comes_in_one_read_costs_one_read_and_its_connection_is_reused(
+    server, deadline_timeouts, socket_reads
+):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
-    for dummy in range(2):  # the second over the kept-alive connection
-        del deadline_timeouts[:], reads[:]
+    assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection opened
+    for dummy in range(2):  # over the kept-alive connection
+        del deadline_timeouts[:], socket_reads[:]
         assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]
-        assert len(deadline_timeouts) == 1 and len(reads) == (0 if read1 is None else 1)
+        assert len(socket_reads) == 1  # head and body in one read: the end is not waited for (it would block)
+        assert len(deadline_timeouts) == 2  # one for sending and the head, one for the body
     assert len(set(Replies.peers)) == 1  # the connection went back to the pool after the one read, and was reused
+    client.close()
+
+
+@pytest.mark.parametrize("path", ["/api/empty", "/api/nothing"])
+def test_a_reply_without_a_body_costs_no_read_after_its_head(server, deadline_timeouts, socket_reads, path):
+    client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
+    assert client.request("GET", path) is None
+    del deadline_timeouts[:], socket_reads[:]
+    assert client.request("GET", path) is None
+    assert len(socket_reads) == 1 and len(deadline_timeouts) == 1  # the head's only
+    assert len(set(Replies.peers)) == 1
     client.close()
 
 
@@ -232,9 +429,11 @@ def test_a_reply_of_many_reads_is_read_whole_each_read_within_the_deadline(serve
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
     expected = ["x%d" % n for n in range(100000)]
     assert client.request("GET", "/api/large") == expected
-    assert len(deadline_timeouts) >= 2  # more than one read, each given only what is left
+    assert len(deadline_timeouts) >= 3  # the connection, the head, more than one read: each given only what is left
     assert deadline_timeouts == sorted(deadline_timeouts, reverse=True)
+    del deadline_timeouts[:]
     assert client.request("GET", "/api/gzip") == expected  # decoded whole: the decoder's tail too
+    assert len(deadline_timeouts) >= 2 and deadline_timeouts == sorted(deadline_timeouts, reverse=True)
     assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection is fit for reuse
     assert len(set(Replies.peers)) == 1
     client.close()
@@ -246,52 +445,3 @@ def test_a_dripping_reply_still_ends_at_the_deadline(server):
         client.request("GET", "/api/drip")
     assert "within 0.15s" in str(raised.value) and raised.value.outcome_unknown is True
     client.close()
-
-
-class Closing:
-    """A streamed reply's ``raw`` stand-in: all of its Content-Length read once ``reads`` reads were made."""
-
-    def __init__(self, reads):
-        self.reads = reads
-
-    @property
-    def length_remaining(self):
-        return max(self.reads, 0)
-
-
-class Sock:
-    def __init__(self):
-        self.timeouts = []
-
-    def settimeout(self, value):
-        self.timeouts.append(value)
-
-
-def chunks(raw, pieces):
-    for piece in pieces:
-        raw.reads -= 1
-        yield piece
-
-
-@pytest.mark.parametrize(
-    "pieces, reads, expected_timeouts",
-    [
-        ([b"whole", b""], 1, 1),  # all of it in one read: the empty end is not waited for
-        ([b"a", b"b", b"c", b""], 3, 3),  # one deadline check per read from the socket
-        ([b""], 0, 0),  # a reply without a body (Content-Length: 0)
-        ([b"a", b"b"], 99, 3),  # the body ends early: every read is bounded
-    ],
-)
-def test_bounded_sets_the_deadline_only_before_reads_that_can_wait(pieces, reads, expected_timeouts):
-    raw, sock = Closing(reads), Sock()
-    got = list(reply._bounded(chunks(raw, pieces), sock, time.monotonic() + 60, raw))
-    assert got == pieces
-    assert len(sock.timeouts) == expected_timeouts
-    assert all(0 < value <= 60 for value in sock.timeouts)
-
-
-def test_bounded_raises_once_the_deadline_has_passed_while_the_reply_is_open():
-    raw, sock = Closing(99), Sock()
-    with pytest.raises(requests.exceptions.ReadTimeout):
-        list(reply._bounded(chunks(raw, [b"a"]), sock, time.monotonic() - 1, raw))
-    assert sock.timeouts == []
