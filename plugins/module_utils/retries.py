@@ -117,6 +117,9 @@ def connection_failure(exc, method, path, url, base_url, verify, timeout, secret
         return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
     if isinstance(exc, exceptions.Timeout):
         return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
+    if isinstance(exc, exceptions.ProxyError):  # raised while connecting (wire.py): nothing reached the service
+        reason = connect_reason(exc) if refused_before_sending(exc) else excerpt(str(exc), 200, secrets)
+        return "Could not connect to the NAC API at %s through the proxy: %s" % (url, reason), False
     if isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
         return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc)), False
     if isinstance(exc, exceptions.ConnectionError):

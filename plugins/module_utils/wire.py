@@ -65,7 +65,7 @@ class Wire:
         except UnicodeError:
             pass
         self.verify = settings.get("verify", True)
-        self.context = tls_context(self.verify) if self.scheme == "https" else None
+        self.context = None  # the TLS context of the service, or of an https:// proxy in front of an http:// one
         self.proxy = select_proxy(base_url + "/", settings.get("proxies") or {})
         fixed = [("Host", authority)] + list(headers)
         self._tunnel = None  # (host, port, headers) of a CONNECT through the proxy, for an https service
@@ -87,6 +87,8 @@ class Wire:
             else:
                 fixed += credentials
             self._via = (proxied.scheme,) + where
+        if self.scheme == "https" or (self._via is not None and self._via[0] == "https"):
+            self.context = tls_context(self.verify)  # the proxy verified as the service would be (as requests does)
         self._head = "".join("%s: %s\r\n" % pair for pair in fixed).encode("latin-1")
         self._targets = {}
         self._idle = collections.deque()  # kept-alive connections no request is using (popped, appended: atomic)
@@ -159,7 +161,7 @@ class Wire:
         else:
             scheme, host, port = self.scheme, self.host, self.port
         if scheme == "https" or self._tunnel is not None:
-            made = http.client.HTTPSConnection(host, port, timeout=left, context=self.context or tls_context(True))
+            made = http.client.HTTPSConnection(host, port, timeout=left, context=self.context)
         else:
             made = http.client.HTTPConnection(host, port, timeout=left)
         if self._tunnel is not None:

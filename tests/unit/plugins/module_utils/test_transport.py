@@ -181,6 +181,18 @@ def test_an_https_service_is_tunnelled_through_the_proxy_and_a_refused_tunnel_is
     client.close()
 
 
+def test_a_tunnel_the_proxy_refused_sent_nothing_to_the_service(environ, recorder):
+    proxy, seen = recorder()
+    environ.setenv("HTTPS_PROXY", proxy)
+    client = NacClient("https://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+    assert str(raised.value).startswith("Could not connect to the NAC API at https://nac.example.com through the proxy")
+    assert raised.value.outcome_unknown is False  # a creation is sent again, never looked for as uncertain
+    assert [request["method"] for request in seen] == ["CONNECT"]
+    client.close()
+
+
 def test_the_proxys_password_is_in_no_error_message(environ):
     environ.setenv("HTTP_PROXY", "http://nac-user:%s@127.0.0.1:%d" % (PROXY_PASSWORD, dead_port()))
     client = NacClient("http://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
