@@ -191,9 +191,7 @@ class AdapterWire:
 
     def __init__(self, wire, adapter):
         self.wire, self.adapter = wire, adapter
-        self.headers = dict(
-            line.split(": ", 1) for line in wire._head.decode("latin-1").split("\r\n") if ": " in line
-        )
+        self.headers = dict(line.split(": ", 1) for line in wire._head.decode("latin-1").split("\r\n") if ": " in line)
 
     def __getattr__(self, name):
         return getattr(self.wire, name)

@@ -14,7 +14,13 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
-from ansible_collections.netaccess.nac.tests.unit.helpers import NOWHERE, NothingMayBeSent, mounted, patch_module_args, printed
+from ansible_collections.netaccess.nac.tests.unit.helpers import (
+    NOWHERE,
+    NothingMayBeSent,
+    mounted,
+    patch_module_args,
+    printed,
+)
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run
 
 KEY = "unit-k3y-0123456789"
