@@ -45,6 +45,8 @@ class Throttle:
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
     PROBE_PAUSES = 30  # pauses' time without a refusal before the limit may exceed the refused one (at least 10 s)
+    PACE_STEP = 1.03  # a paced probe sends this much faster than the rate last admitted
+    MIN_RATE = 0.1  # requests a second: the slowest pace
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
@@ -60,9 +62,14 @@ class Throttle:
         self._took = None  # a request's time, smoothed
         self._probe_at = self._grow_at = self._step = 0.0
         self._probed = False  # the ceiling was raised by a probe since the last refusal
+        self.gap = 0.0  # seconds between two requests' starts once paced (0: not paced)
+        self._next_start = 0.0  # the clock time the next request may start at, when paced
+        self._pace_at = 0.0  # not before this clock time: the pace is probed faster
+        self._full = 0  # successes in a row answered while every slot of the limit was taken
 
     def enter(self):
-        """Wait until no pause is on and fewer than ``limit`` requests are in flight; then one more is."""
+        """Wait until no pause is on and fewer than ``limit`` requests are in flight, and, once paced, until ``gap``
+        seconds after the last request started; then one more is in flight."""
         slept_to = None
         while True:
             with self._lock:
@@ -70,12 +77,24 @@ class Throttle:
                 if until == slept_to or until <= self._clock():  # the pause is over (or this one was slept)
                     if self.active < self.limit:
                         self.active += 1
-                        return
+                        wait = self._paced()
+                        break
                     self._slot.wait()
                     continue
                 wait = until - self._clock()
             self._sleep(wait)  # a later refusal may make the pause longer meanwhile: looked at again after
             slept_to = until
+        if wait > 0:
+            self._sleep(wait)
+
+    def _paced(self):
+        """Seconds until this request may start (lock held): none while not paced."""
+        if not self.gap:
+            return 0.0
+        now = self._clock()
+        start = max(now, self._next_start)
+        self._next_start = start + self.gap
+        return start - now
 
     def send(self, send, *args):
         """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
@@ -106,6 +125,7 @@ class Throttle:
         ``took`` seconds (None: it failed without a reply)."""
         with self._lock:
             in_flight, now = self.active, self._clock()
+            self._full = self._full + 1 if in_flight >= self.limit else 0
             self.active -= 1
             if refused_for is not None:
                 self.refusals += 1
@@ -127,6 +147,13 @@ class Throttle:
             self._slot.notify()
 
     def _drop(self, refused, now, pause):
+        if self.gap:  # paced, and refused: back to the pace last admitted (or what was admitted, if less)
+            admitted = len(self._recent) / self.WINDOW
+            rate = min(1.0 / self.gap / self.PACE_STEP, admitted or self.MIN_RATE)
+            self.gap = 1.0 / max(rate, self.MIN_RATE)
+            self._pace_at = now + max(10.0, self.PROBE_PAUSES * pause)
+            self._successes = 0
+            return
         if self._probed and refused >= self.ceiling:  # the probe above the last refused limit was refused
             self.limit = self.ceiling = max(1, self.ceiling - 1)
         else:
@@ -140,6 +167,9 @@ class Throttle:
 
     def _grow(self, now):
         self._successes += 1
+        if self.gap or (self.limit >= self.ceiling and self._full >= len(self._recent) and now >= self._grow_at):
+            self._pace(now)
+            return
         if self._successes < self.limit or now < self._grow_at:
             return
         if self.limit >= self.ceiling:
@@ -152,6 +182,20 @@ class Throttle:
         self._grow_at = now + self._step
         self.limit += 1
         self._slot.notify()
+
+    def _pace(self, now):
+        """At the ceiling, every slot taken for a whole window without a refusal: the rate the service admits lies
+        between what this limit gets and what one more got refused at. From here the requests are paced: a start
+        every ``gap`` seconds, PACE_STEP faster than the rate just seen, with one slot more than the rate needs
+        (Little's law); the pace is probed faster again after PROBE_PAUSES pauses' time without a refusal."""
+        if now < self._pace_at or now - self.resume_at < 2 * self.WINDOW:
+            return
+        seen = len(self._recent) / self.WINDOW
+        rate = max(seen, 1.0 / self.gap if self.gap else 0.0) * self.PACE_STEP
+        self.gap = 1.0 / max(rate, self.MIN_RATE)
+        self.limit = self.ceiling = max(self.limit, int(rate * (self._took or 0.0)) + 2)
+        self._pace_at = now + max(10.0, self.PROBE_PAUSES * 2.0 * self._step)
+        self._slot.notify_all()
 
 
 def ordered_map(function, items, workers):

@@ -229,8 +229,7 @@ class AdapterAnswer:
     def chunks(self, deadline, budget):
         raw = self.response.raw
         if not hasattr(raw, "read1"):  # urllib3 1
-            for chunk in raw.stream(65536, decode_content=True):
-                yield chunk
+            yield from raw.stream(65536, decode_content=True)
             return
         while True:  # urllib3 2: one read of the body at a time, as a socket gives it
             chunk = raw.read1(65536, decode_content=True)

@@ -14,7 +14,6 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
-import requests
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from jinja2 import StrictUndefined
@@ -23,6 +22,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import AWX_CA_FIELD, ca_advice
+from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SECRETS = ("api_key", "password")  # the tenant is an identifier, shown like the username
@@ -178,13 +178,20 @@ def test_injected_variables_are_the_ones_the_modules_read(credential_type):
     assert set(credential_type["injectors"]["env"]) <= fallbacks
 
 
+def sent_headers(client):
+    """The header fields of a request the client sends (through the unit tests' fake transport)."""
+    transport = Scripted((200, []))
+    mounted(client, transport).request("GET", "/api/intent")
+    return transport.requests[0].headers
+
+
 def test_an_api_key_credential_gives_a_bearer_client(credential_type, tmp_path, monkeypatch):
     environment, dummy = inject(
         credential_type, dict(api_url="https://nac.example.com", api_key="k-123", validate_certs=True), tmp_path
     )
     assert environment["NAC_API_KEY"] == "k-123" and environment["NAC_USERNAME"] == ""
     client = client_from_environment(environment, monkeypatch)
-    headers = client.session.prepare_request(requests.Request("GET", client.base_url)).headers
+    headers = sent_headers(client)
     assert headers["Authorization"] == "Bearer k-123"
     assert "X-Tenant" not in headers
 
@@ -193,7 +200,7 @@ def test_a_basic_credential_with_a_tenant_gives_a_basic_client(credential_type, 
     inputs = dict(api_url="https://nac.example.com", username="svc", password="pw", tenant="t-1", validate_certs=True)
     environment, dummy = inject(credential_type, inputs, tmp_path)
     client = client_from_environment(environment, monkeypatch)
-    headers = client.session.prepare_request(requests.Request("GET", client.base_url)).headers
+    headers = sent_headers(client)
     assert headers["Authorization"] == "Basic " + base64.b64encode(b"svc:pw").decode()
     assert headers["X-Tenant"] == "t-1"
 

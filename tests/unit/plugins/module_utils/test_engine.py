@@ -178,6 +178,79 @@ def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_
     assert (throttle.limit, throttle.ceiling) == (7, 7)
 
 
+def steady(throttle, clock, until, in_flight, took=0.021):
+    """Requests answered one after another until the clock reads ``until``, ``in_flight`` of them at once (the
+    throttle's own pacing sleeps advance the clock too): how many were answered."""
+    answered = 0
+    for dummy in range(in_flight):
+        throttle.enter()
+    while clock.now < until:
+        clock.now += took / in_flight
+        throttle.leave(took=took)
+        answered += 1
+        throttle.enter()
+    for dummy in range(in_flight):
+        throttle.leave(took=took)
+    return answered
+
+
+def refused_at(throttle, clock, in_flight, pause=1.0):
+    """A refusal of one of ``in_flight`` requests sent at once; the others answered during the pause."""
+    for dummy in range(in_flight):
+        throttle.enter()
+    throttle.leave(refused_for=pause)
+    for dummy in range(in_flight - 1):
+        throttle.leave(took=0.021)
+    clock.now = throttle.resume_at
+
+
+def test_at_the_ceiling_with_every_slot_taken_the_requests_are_paced_a_little_faster_than_admitted():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    refused_at(throttle, clock, 3)  # three in flight refused: the limit drops below three
+    throttle.limit = throttle.ceiling = 2  # (what the growth after the pause reaches: see the test above)
+    assert throttle.gap == 0.0
+    steady(throttle, clock, clock.now + 1.0, 2)  # a window at the ceiling: not paced yet (two after the pause)
+    assert throttle.gap == 0.0
+    steady(throttle, clock, clock.now + 1.5, 2)
+    seen = 2 / 0.021  # what two in flight get at 21 ms a request
+    assert throttle.gap == pytest.approx(1.0 / (seen * Throttle.PACE_STEP), rel=0.03)
+    assert throttle.limit >= 3  # a slot more than the pace needs: the pace, not the limit, sets the rate
+    start, slots = clock.now, throttle.limit
+    for dummy in range(slots):  # as many at once as the limit lets in: they start a gap apart
+        throttle.enter()
+    assert clock.now - start == pytest.approx((slots - 1) * throttle.gap, abs=throttle.gap)
+    for dummy in range(slots):
+        throttle.leave(took=0.021)
+
+
+def test_a_refusal_while_paced_steps_back_to_the_pace_last_admitted_and_waits_before_probing_again():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    refused_at(throttle, clock, 3)
+    throttle.limit = throttle.ceiling = 2
+    steady(throttle, clock, clock.now + 2.5, 2)
+    paced = throttle.gap
+    assert paced > 0
+    steady(throttle, clock, clock.now + 1.0, 2)  # at the pace: everything admitted
+    refused_at(throttle, clock, 1)
+    assert throttle.gap == pytest.approx(paced * Throttle.PACE_STEP, rel=0.01)  # the pace before the probe
+    stepped = throttle.gap
+    steady(throttle, clock, clock.now + 9.0, 3)
+    assert throttle.gap == stepped  # no faster pace within PROBE_PAUSES pauses (at least 10 s)
+    steady(throttle, clock, clock.now + 25.0, 3)
+    assert throttle.gap < stepped  # then probed again, a step faster
+
+
+def test_a_limit_that_holds_nothing_back_is_never_paced():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    refused_at(throttle, clock, 3)
+    throttle.limit = throttle.ceiling = 2
+    steady(throttle, clock, clock.now + 5.0, 1)  # one request at a time: the limit of two never binds
+    assert throttle.gap == 0.0 and clock.sleeps == []
+
+
 def test_a_waiter_blocked_by_the_limit_wakes_when_a_request_leaves():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
