@@ -12,8 +12,9 @@ ahead of the consumer, which keeps memory flat).
 ``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (``429``,
 or ``503`` with ``Retry-After``) pauses every sender of the client until the time it names (one shared pause), and
 halves how many requests may be in flight (multiplicative decrease, once per pause); each success lets one more in
-again once as many successes as the limit were seen (additive increase), up to the callers' own concurrency. The
-retry policy (docs/docsite/rst/api.rst, "Retries and outcomes") says how long a request may be refused.
+again once as many successes as the limit were seen (additive increase), up to the callers' own concurrency, and
+where one more is too many, a pace between the two. The retry policy (docs/docsite/rst/api.rst, "Retries and
+outcomes") says how long a request may be refused.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -41,7 +42,9 @@ class Throttle:
     increase) once it had ``limit`` successes and half as long a time without a refusal as the last pause was (a
     service that asks for long pauses is approached slowly), up to the ceiling; the ceiling itself is probed again
     after ``PROBE_PAUSES`` pauses' time without a refusal (a service whose limit was lifted gets the callers'
-    concurrency back)."""
+    concurrency back). A limit too coarse for the rate admitted (two in flight admitted, three refused) is refined
+    by a pace (``_pace``): once the limit has held back the requests for a window at its ceiling, they start a
+    ``gap`` apart, PACE_STEP faster than the rate just seen."""
 
     WINDOW = 1.0  # seconds of successes that tell the rate the service admits
     PROBE_PAUSES = 30  # pauses' time without a refusal before the limit may exceed the refused one (at least 10 s)

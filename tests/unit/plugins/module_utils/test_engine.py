@@ -360,4 +360,7 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
     assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
+    assert "3 % faster than the rate the service was just seen to admit" in section
+    assert "a pace 3 % faster is tried again only after thirty pauses' time (at least 10 s)" in section
+    assert round((Throttle.PACE_STEP - 1) * 100) == 3 and Throttle.WINDOW == 1.0  # "for a second"
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section

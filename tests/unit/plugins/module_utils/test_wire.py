@@ -13,6 +13,7 @@ __metaclass__ = type
 import gzip
 import http.server
 import json
+import os
 import socket
 import threading
 import tracemalloc
@@ -309,4 +310,31 @@ def test_a_gzipped_reply_is_decoded(local_http):
     assert client.request("GET", "/api/device") == ITEMS
     assert client.request("GET", "/api/device") == ITEMS  # the decoder's tail read: the connection reused
     assert len(set(peers)) == 1
+    client.close()
+
+
+def test_the_api_guide_names_every_header_field_sent_with_every_request():
+    """The API guide's "Connections" says what goes with every request: it is what the wire sends."""
+    guide = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), *[".."] * 4 + ["docs", "docsite", "rst", "api.rst"]
+    )
+    with open(guide, encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    section = text[text.index("8.3. Connections ^^^") : text.index("9. The emulator ---")]
+    client = NacClient("https://nac.example.com", api_key=KEY, tenant="t-1")
+    fields = [line.split(": ", 1) for line in client.wire._head.decode("latin-1").split("\r\n") if line]
+    assert [name for name, dummy in fields] == [
+        "Host",
+        "User-Agent",
+        "Accept-Encoding",
+        "Accept",
+        "Connection",
+        "Authorization",
+        "X-Tenant",
+    ]
+    for name, value in fields:
+        if name in ("User-Agent", "Accept", "Accept-Encoding"):
+            assert "``%s: %s``" % (name, value) in section
+        elif name in ("Authorization", "X-Tenant"):
+            assert "``%s``" % name in section
     client.close()
