@@ -65,14 +65,17 @@ class Answer:
             if not 100 <= status < 200 or status == 101:
                 break
         self.status_code = status
-        headers, cookies = CaseInsensitiveDict(), []
+        joined, cookies = {}, []
         for name, value in fields:
-            if name in headers:
-                value = headers[name] + ", " + value
-            headers[name] = value
-            if name.lower() == "set-cookie":
-                cookies.append(value)
-        self.headers, self.set_cookies = headers, cookies
+            key = name.lower()
+            if key == "set-cookie":
+                cookies.append(value)  # each field apart: a cookie's Expires holds a comma
+            if key in joined:
+                joined[key] = (joined[key][0], joined[key][1] + ", " + value)
+            else:
+                joined[key] = (name, value)
+        headers = self.headers = CaseInsensitiveDict(joined.values())
+        self.set_cookies = cookies
         self.encoding = get_encoding_from_headers(headers)
         tokens = (headers.get("Connection") or "").lower()
         keep = "keep-alive" in tokens if parts[0] == b"HTTP/1.0" else "close" not in tokens
