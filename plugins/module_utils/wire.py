@@ -74,7 +74,7 @@ class Wire:
             proxied = urlsplit(self.proxy if "://" in self.proxy else "http://" + self.proxy)
             if proxied.scheme not in ("http", "https") or (proxied.scheme == "https" and self.scheme == "https"):
                 raise requests.exceptions.InvalidProxyURL(
-                    "the proxy %s://%s is not supported: give an http:// proxy (HTTPS_PROXY / HTTP_PROXY)"
+                    "The proxy %s://%s is not supported: give an http:// proxy (HTTPS_PROXY / HTTP_PROXY)"
                     % (proxied.scheme, proxied.hostname)
                 )
             credentials = []

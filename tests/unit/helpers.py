@@ -248,6 +248,17 @@ def site_client(routes, base=URL, **kwargs):
     return mounted(client, site), site
 
 
+# -- the documentation the tests hold to the code ------------------------------------------------------------
+
+
+def guide_section(start, end):
+    """The text of the API guide (docs/docsite/rst/api.rst) from ``start`` to ``end``, its whitespace collapsed (a
+    heading reads "8.3. Connections ^^^")."""
+    with open(os.path.join(COLLECTION, "docs", "docsite", "rst", "api.rst"), encoding="utf-8") as handle:
+        text = " ".join(handle.read().split())
+    return text[text.index(start) : text.index(end)]
+
+
 # -- a paginated device list (the API guide's 'Pagination and reply sizes') -------------------------------------
 
 DEVICES = [{"id": n, "hostname": "dev-%03d" % n} for n in range(1, 151)]

@@ -9,7 +9,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 import threading
 import time
 
@@ -28,6 +27,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
+from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
 
 # -- work driven by completions -------------------------------------------------------------------------------
 
@@ -351,12 +351,7 @@ def test_a_status_named_like_the_refusals_return_value_is_just_a_status():
 
 def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     """The API guide's "A rate limit" is the one home of the policy: its figures are the code's."""
-    guide = os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), *[".."] * 4 + ["docs", "docsite", "rst", "api.rst"]
-    )
-    with open(guide, encoding="utf-8") as handle:
-        text = " ".join(handle.read().split())
-    section = text[text.index("A rate limit ~~~") : text.index("A service that cannot be reached ~~~")]
+    section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
     assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
