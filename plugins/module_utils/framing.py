@@ -29,6 +29,8 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
 READ_CHUNK = 65536
 MAX_LINE = 65536  # the longest status line or header field read, as http.client bounds it
 MAX_FIELDS = 100  # the most header fields of one reply, as http.client bounds them
+DIGITS = "0123456789"  # (str.isdigit admits other scripts' digits: "²" is one)
+HEX_DIGITS = b"0123456789abcdefABCDEF"
 
 
 class Answer:
@@ -58,9 +60,15 @@ class Answer:
             if not line:
                 raise http.client.RemoteDisconnected("Remote end closed connection without response")
             parts = line.split(None, 2)
-            if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit() or len(line) > MAX_LINE:
+            status = parts[1] if len(parts) > 1 else b""
+            if (
+                len(line) > MAX_LINE
+                or not parts[0].startswith(b"HTTP/1.")
+                or len(status) != 3
+                or status.strip(b"0123456789")
+            ):
                 raise http.client.BadStatusLine(repr(line[:80]))
-            status = int(parts[1])
+            status = int(status)
             fields = _fields(fp)
             if not 100 <= status < 200 or status == 101:
                 break
@@ -150,11 +158,10 @@ class Answer:
             self._left -= len(data)
             return data
         if self._left is None:  # a chunk's size line
-            line = fp.readline(MAX_LINE + 1)
-            try:
-                self._left = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise http.client.IncompleteRead(b"", None) from None
+            size = fp.readline(MAX_LINE + 1).split(b";", 1)[0].strip()
+            if not size or len(size) > 16 or size.strip(HEX_DIGITS):  # empty, over 16 EiB, or no hex number
+                raise http.client.HTTPException("invalid chunk size %r" % size[:40])
+            self._left = int(size, 16)
             if self._left == 0:  # the last chunk: the trailer fields, then the end
                 _fields(fp)
                 self._chunked = False
@@ -213,9 +220,10 @@ def _length(value):
     if value is None:
         return None
     values = set(part.strip() for part in value.split(","))
-    if len(values) != 1 or not next(iter(values)).isdigit():
+    digits = next(iter(values))
+    if len(values) != 1 or not digits or len(digits) > 20 or digits.strip(DIGITS):
         raise http.client.HTTPException("invalid Content-Length %r" % value[:40])
-    return int(values.pop())
+    return int(digits)
 
 
 def _decoder(encoding):

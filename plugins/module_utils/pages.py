@@ -53,7 +53,7 @@ ENVELOPE_KEYS = (
     "has_more",
 )
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:(\d+)-(\d+)|\*)\s*/\s*(\d+|\*)\s*$")
+CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:([0-9]{1,20})-([0-9]{1,20})|\*)\s*/\s*([0-9]{1,20}|\*)\s*$")
 
 
 class Page(list):
@@ -200,7 +200,8 @@ def partial_sign(headers, read, pages, noun="records"):
 
 def _number(value):
     value = (value or "").strip()
-    return int(value) if value.isdigit() else None
+    # (isdigit alone admits "²"; a number of thousands of digits is no count, and int() refuses it)
+    return int(value) if value.isdigit() and value.isascii() and len(value) <= 20 else None
 
 
 def _content_range(value, read, pages, noun):

@@ -242,7 +242,7 @@ class Transport:
             limit, why = list_limit
         answer = self.wire.send(method, path, body, deadline)
         announced = (answer.headers.get("Content-Length") or "").strip()
-        if announced.isdigit() and int(announced) > limit:
+        if announced.isdigit() and announced.isascii() and int(announced) > limit:
             answer.close()
             raise self._too_large(method, path, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
         content = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)

@@ -321,3 +321,59 @@ def test_the_api_guide_names_every_header_field_sent_with_every_request():
         elif name in ("Authorization", "X-Tenant"):
             assert "``%s``" % name in section
     client.close()
+
+
+# -- a reply framed to harm: a clear failure, never a traceback ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw, said",
+    [
+        (b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\n[]", "BadStatusLine"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n\r\n", "BadStatusLine"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n[]", "invalid Content-Length"),  # "²": a digit to isdigit
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2, 3\r\n\r\n[]", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n[]", "invalid Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n[]\r\n0\r\n\r\n", "invalid chunk size"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1_0\r\n[]\r\n0\r\n\r\n", "invalid chunk size"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 40 + b"\r\n[]", "invalid chunk size"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 101 + b"Content-Length: 2\r\n\r\n[]", "more than 100 headers"),
+        (b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 70000 + b"\r\nContent-Length: 2\r\n\r\n[]", "LineTooLong"),
+    ],
+)
+def test_a_reply_framed_to_harm_is_a_clear_connection_failure(local_http, raw, said):
+    def answer(handler):
+        handler.wfile.write(raw)
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    url = serving(local_http, answer)[0]
+    client = client_of(url)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    text = str(raised.value)
+    assert said in text and "Traceback" not in text and len(text) < 1000
+    assert text.startswith("The connection to the NAC API at %s broke off during GET /api/device" % url)
+    client.close()
+
+
+def test_a_count_header_of_thousands_of_digits_is_no_sign_of_a_partial_list(local_http):
+    def answer(handler):
+        handler.reply(b"[]", headers=[("X-Total-Count", "9" * 5000)])
+
+    url = serving(local_http, answer)[0]
+    client = client_of(url)
+    assert client.list_devices() == []  # int() refuses 5,000 digits: not read as a count, never a traceback
+    client.close()
+
+
+def test_a_content_range_of_thousands_of_digits_is_a_sign_the_collection_does_not_read(local_http):
+    def answer(handler):
+        handler.reply(b"[]", headers=[("Content-Range", "items 0-0/" + "9" * 5000)])
+
+    url = serving(local_http, answer)[0]
+    client = client_of(url)
+    with pytest.raises(NacResponseError) as raised:  # a clear refusal of the list, never int()'s ValueError
+        client.list_devices()
+    assert "in a form the collection does not read (Content-Range: items 0-0/999" in str(raised.value)
+    client.close()
