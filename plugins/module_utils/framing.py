@@ -16,7 +16,6 @@ __metaclass__ = type
 import http.client
 import socket
 import ssl
-import time
 import zlib
 
 try:
@@ -105,19 +104,16 @@ class Answer:
 
     def chunks(self, deadline, budget):
         """The body as it arrives, decoded (gzip, deflate), each read from the socket given only the time left until
-        ``deadline`` (a ReadTimeout once it has passed). A decoded chunk is at most ``budget`` + 1 bytes, so that a
-        compressed body that would decode past the caller's limit is never held whole. The connection goes back
-        to the idle ones once the body has come whole, and is closed if the body is not read to its end."""
+        ``deadline`` (a ReadTimeout once it has passed: wire.Connection's reader). A decoded chunk is at most
+        ``budget`` + 1 bytes, so that a compressed body that would decode past the caller's limit is never held
+        whole. The connection goes back to the idle ones once the body has come whole, and is closed if the body is
+        not read to its end."""
         decoder = _decoder(self.headers.get("Content-Encoding"))
-        sock, size = self._connection.sock, 0
+        self._connection.raw.deadline, size = deadline, 0
         try:
             while True:
-                if self._left == 0 and not self._chunked:  # the whole body has come: no read, no deadline
+                if self._left == 0 and not self._chunked:  # the whole body has come: no read
                     break
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise socket.timeout("timed out")
-                sock.settimeout(left)
                 data = self._read1()
                 if not data:
                     break

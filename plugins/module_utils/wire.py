@@ -25,6 +25,7 @@ import base64
 import collections
 import http.client
 import http.cookiejar
+import io
 import json
 import os
 import select
@@ -42,6 +43,7 @@ try:
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 
+READ_BUFFER = 65536  # bytes a connection's reader takes from the socket at most in one read
 TARGETS = 256  # request targets kept per client, one per path (quoted once)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -124,6 +126,7 @@ class Wire:
         if len(self.cookies):
             head += self._cookie_line(path)
         try:
+            connection.raw.deadline = deadline  # every read of the reply, its head too, within the deadline
             left = deadline - time.monotonic()
             if left <= 0:
                 raise socket.timeout("timed out")
@@ -193,12 +196,15 @@ class Wire:
 
 
 class Connection:
-    """One kept-alive socket and its buffered reader, used by one request at a time."""
+    """One kept-alive socket and its buffered reader, used by one request at a time: each read from the socket is
+    given only the time left until the exchange's deadline (``raw.deadline``), so that a reply whose head or body
+    drips in ends at the deadline, not a timeout per read later."""
 
-    __slots__ = ("sock", "fp", "_poll")
+    __slots__ = ("sock", "raw", "fp", "_poll")
 
     def __init__(self, sock):
-        self.sock, self.fp = sock, sock.makefile("rb")
+        self.sock, self.raw = sock, _Deadlined(sock)
+        self.fp = io.BufferedReader(self.raw, READ_BUFFER)
         self._poll = None
 
     def usable(self):
@@ -217,6 +223,24 @@ class Connection:
                 part.close()
             except OSError:
                 pass
+
+
+class _Deadlined(io.RawIOBase):
+    """A socket read against a deadline (time.monotonic): each read's timeout is what is left of it."""
+
+    def __init__(self, sock):
+        super(_Deadlined, self).__init__()
+        self.sock, self.deadline = sock, 0.0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("timed out")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
 
 
 def tls_context(verify):

@@ -15,6 +15,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 import tracemalloc
 import zlib
 
@@ -376,4 +377,26 @@ def test_a_content_range_of_thousands_of_digits_is_a_sign_the_collection_does_no
     with pytest.raises(NacResponseError) as raised:  # a clear refusal of the list, never int()'s ValueError
         client.list_devices()
     assert "in a form the collection does not read (Content-Range: items 0-0/999" in str(raised.value)
+    client.close()
+
+
+def test_a_reply_whose_head_drips_in_ends_at_the_deadline(local_http):
+    def answer(handler):
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        try:
+            for dummy in range(200):  # a header field a byte at a time: each read comes well within the timeout
+                handler.wfile.write(b"X")
+                handler.wfile.flush()
+                time.sleep(0.02)
+        except OSError:
+            pass
+        handler.close_connection = True
+
+    url = serving(local_http, answer)[0]
+    client = client_of(url, timeout=0.3)
+    started = time.monotonic()
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    assert time.monotonic() - started < 1.0  # not a timeout per read: 4 s of dripping would have been read
+    assert "within 0.3s" in str(raised.value)
     client.close()
