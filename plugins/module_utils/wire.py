@@ -346,6 +346,9 @@ class _Reader(io.BufferedReader):
     def close(self):
         pass
 
+    def flush(self):  # (http.client's reply flushes its reader as it is collected, the connection long closed)
+        pass
+
     def shut(self):
         try:
             super(_Reader, self).close()
