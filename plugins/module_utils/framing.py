@@ -150,7 +150,7 @@ def check_framing(response):
     msg = response.msg
     coding = msg.get_all("Transfer-Encoding")
     if coding and not response.chunked:
-        raise Unframed("a Transfer-Encoding this client does not frame (%s)" % ", ".join(coding)[:80])
+        raise Unframed("a Transfer-Encoding this client does not frame (%s)" % ", ".join(coding))
     lengths = msg.get_all("Content-Length")
     if lengths and not response.chunked:
         values = set(part.strip() for value in lengths for part in value.split(","))

@@ -49,7 +49,11 @@ try:
     import requests
     from requests.utils import DEFAULT_CA_BUNDLE_PATH, requote_uri, select_proxy
     from urllib3.util.ssl_ import create_urllib3_context
-    from urllib3.util.ssl_match_hostname import CertificateError, match_hostname
+
+    try:
+        from urllib3.util.ssl_match_hostname import CertificateError, match_hostname
+    except ImportError:  # urllib3 1.26 before 1.26.8
+        from urllib3.packages.ssl_match_hostname import CertificateError, match_hostname
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 

@@ -24,7 +24,6 @@ FRAMINGS = (
     "stray_crlf",  # one CRLF after each reply
     "interim_103",  # a 103 Early Hints before each reply
     "switch_101",  # the first reply to each request (method, path, body) after a 101 and with the forged reply after it
-
     "chunked_with_length",  # Transfer-Encoding: chunked and a Content-Length, then the forged reply
     "chunked_http10",  # an HTTP/1.0 reply that keeps the connection alive, chunked, then the forged reply
     "words_refused",  # each reply to a creation with "Connection refused" and "NameResolutionError" in its status line

@@ -50,7 +50,8 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, Framing
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
     Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py),
     the servers that confirm nothing (capped, lagging, shifting lists; stored names, twins, redirects) from
-    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py), hostile framing from FramingMixin (framing.py).
+    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py), hostile framing from
+    FramingMixin (framing.py).
     """
 
     ROUTES = (
