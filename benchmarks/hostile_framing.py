@@ -16,7 +16,6 @@ import os
 import resource
 import socket
 import sys
-import tempfile
 import threading
 import time
 
@@ -84,8 +83,7 @@ def case_words():
 
 
 def case_cn_only():
-    directory = tempfile.mkdtemp()
-    paths = hostile.certificate(directory, names=())
+    paths = hostile.certificate("cn_only")
     servers = []
     server, url = hostile.tls_server(lambda *a, **k: servers.append(hostile.Scripted(*a, **k)) or servers[-1], paths)
     client = client_of(url, ca_path=paths[0])
@@ -182,8 +180,7 @@ def case_cut_gzip():
 
 
 def case_http_to_tls():
-    directory = tempfile.mkdtemp()
-    paths = hostile.certificate(directory, names=(), ip="127.0.0.1")
+    paths = hostile.certificate("address")
     servers = []
     server, url = hostile.tls_server(lambda *a, **k: servers.append(hostile.Scripted(*a, **k)) or servers[-1], paths)
     client = client_of(url.replace("https://", "http://"), max_retries=3, sleep=time.sleep)

@@ -127,6 +127,8 @@ class Answer:
         does not close, the reply was framed by its length or chunks (never by the connection's end, nor chunks
         with a Content-Length or on HTTP/1.0, RFC 9112 6.1), and nothing else is waiting on it."""
         response, msg = self._response, self._response.msg
+        if not response.chunked and response.length == 0:  # read whole (Python 3.11's read1 leaves it open)
+            response.close()
         if response.will_close or not response.isclosed():
             return False
         if "Transfer-Encoding" in msg and ("Content-Length" in msg or response.version == 10):

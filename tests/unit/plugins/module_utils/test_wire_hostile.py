@@ -9,9 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
 import gzip
-import ipaddress
 import os
 import socket
 import ssl
@@ -211,41 +209,13 @@ def test_a_refused_connection_is_known_unsent_from_its_type():
 # -- 4. TLS as urllib3 makes it ------------------------------------------------------------------------------
 
 
-def certificate(directory, names=("nac.test",), ip=None):
-    """A self-signed certificate (its own authority) for ``names`` in subjectAltName, or, with names empty, with
-    a common name alone: (cert path, key path)."""
-    x509 = pytest.importorskip("cryptography.x509")
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
+CERTIFICATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "certificates")
 
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-    )
-    alt = [x509.DNSName(name) for name in names] + ([x509.IPAddress(ipaddress.ip_address(ip))] if ip else [])
-    if alt:
-        builder = builder.add_extension(x509.SubjectAlternativeName(alt), critical=False)
-    cert = builder.sign(key, hashes.SHA256())
-    paths = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
-    with open(paths[0], "wb") as handle:
-        handle.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(paths[1], "wb") as handle:
-        handle.write(
-            key.private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-            )
-        )
-    return paths
+
+def certificate(name):
+    """A self-signed certificate and its key, in one file (certificates/README.md): (cert path, key path)."""
+    path = os.path.join(CERTIFICATES, name + ".pem")
+    return path, path
 
 
 def tls_server(scripted, paths):
@@ -255,8 +225,8 @@ def tls_server(scripted, paths):
     return server, "https://127.0.0.1:%d" % server.port
 
 
-def test_a_certificate_with_a_common_name_alone_is_refused(scripted, tmp_path):
-    paths = certificate(str(tmp_path), names=())  # CN=127.0.0.1, no subjectAltName
+def test_a_certificate_with_a_common_name_alone_is_refused(scripted):
+    paths = certificate("cn_only")  # CN=127.0.0.1, no subjectAltName
     server, url = tls_server(scripted, paths)
     client = client_of(url, ca_path=paths[0])
     with pytest.raises(NacConnectionError) as raised:
@@ -266,8 +236,8 @@ def test_a_certificate_with_a_common_name_alone_is_refused(scripted, tmp_path):
     client.close()
 
 
-def test_a_certificate_for_another_name_is_named_from_the_same_connection(scripted, tmp_path):
-    paths = certificate(str(tmp_path), names=("nac.test", "nac-2.test"))
+def test_a_certificate_for_another_name_is_named_from_the_same_connection(scripted):
+    paths = certificate("other_names")
     server, url = tls_server(scripted, paths)
     client = client_of(url, ca_path=paths[0])
     with pytest.raises(NacConnectionError) as raised:
@@ -276,8 +246,8 @@ def test_a_certificate_for_another_name_is_named_from_the_same_connection(script
     client.close()
 
 
-def test_a_certificate_for_the_address_is_accepted(scripted, tmp_path):
-    paths = certificate(str(tmp_path), names=("nac.test",), ip="127.0.0.1")
+def test_a_certificate_for_the_address_is_accepted(scripted):
+    paths = certificate("address")
     server, url = tls_server(scripted, paths)
     client = client_of(url, ca_path=paths[0])
     assert client.request("GET", "/api/device") == [{"id": 1, "hostname": "cam-01"}]
@@ -285,8 +255,8 @@ def test_a_certificate_for_the_address_is_accepted(scripted, tmp_path):
     client.close()
 
 
-def test_plain_http_to_a_tls_port_says_the_service_speaks_tls(scripted, tmp_path):
-    paths = certificate(str(tmp_path), names=(), ip="127.0.0.1")
+def test_plain_http_to_a_tls_port_says_the_service_speaks_tls(scripted):
+    paths = certificate("address")
     server, url = tls_server(scripted, paths)
     client = client_of(url.replace("https://", "http://"), max_retries=3)
     started = time.monotonic()
