@@ -270,7 +270,7 @@ def _left(deadline):
 def _final_reply(connection, method):
     """The final reply's head, read by http.client: interim replies (102, 103) skipped, at most MAX_INTERIM of them
     (http.client itself skips a 100 Continue); a reply this client will not frame raises Unframed."""
-    for _ in range(MAX_INTERIM + 1):
+    for dummy in range(MAX_INTERIM + 1):
         response = http.client.HTTPResponse(connection, method=method)
         response.begin()
         if not 100 <= response.status < 200 or response.status == 101:
@@ -322,10 +322,10 @@ class Connection:
                     tls.do_handshake()
                     break
                 except ssl.SSLWantReadError:
-                    ready = select.select([tls], [], [], _left(deadline))[0]
+                    waiting = ([tls], [])
                 except ssl.SSLWantWriteError:
-                    ready = select.select([], [tls], [], _left(deadline))[1]
-                if not ready:
+                    waiting = ([], [tls])
+                if not any(select.select(waiting[0], waiting[1], [], _left(deadline))[:2]):
                     raise socket.timeout("timed out")
             tls.settimeout(_left(deadline))
             if verify is not False:

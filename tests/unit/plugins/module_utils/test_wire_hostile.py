@@ -170,7 +170,7 @@ def test_a_switch_of_protocols_closes_the_connection_and_the_reply_after_it_answ
 def test_a_reply_reusable_on_its_own_keeps_its_connection(scripted):
     server = scripted(lambda method, number: reply(LIST))
     client = client_of(server.url)
-    for _ in range(3):
+    for dummy in range(3):
         client.request("GET", "/api/device")
     assert len(client.wire._idle) == 1 and server.count("GET") == 3
     client.close()
@@ -367,7 +367,7 @@ def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_
 
     server._serve = serve
     client = client_of(server.url)
-    for _ in range(5):
+    for dummy in range(5):
         client.request("GET", "/api/device")
     assert len(client.wire.cookies) <= wire.MAX_COOKIES
     assert all(len(line) <= wire.MAX_COOKIE_LINE + 10 for line in heads)
