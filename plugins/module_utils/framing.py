@@ -80,7 +80,7 @@ class Answer:
         a decoded chunk pass ``budget`` + 1: a body whose compressed bytes pass it raises TooLarge, and a compressed
         body that would decode past it is never held whole. A compressed body must end as its format says (a gzip
         stream cut before its trailer is a failure). The connection goes back to the idle ones once the body has
-        come whole and nothing else waits on it, and is closed otherwise."""
+        come whole on a connection that may carry another request (``reusable``), and is closed otherwise."""
         decoder = _decoder(self.headers.get("Content-Encoding"))
         response, connection = self._response, self._connection
         connection.raw.deadline, size, wire_size = deadline, 0, 0
@@ -125,15 +125,14 @@ class Answer:
     def reusable(self):
         """Whether the connection may carry another request: http.client read the reply whole on a connection it
         does not close, the reply was framed by its length or chunks (never by the connection's end, nor chunks
-        with a Content-Length or on HTTP/1.0, RFC 9112 6.1), and nothing else is waiting on it."""
+        with a Content-Length or on HTTP/1.0, RFC 9112 6.1). Whether anything else is waiting on it is asked
+        when it is taken for the next request (wire.Connection.idle)."""
         response, msg = self._response, self._response.msg
         if not response.chunked and response.length == 0:  # read whole (Python 3.11's read1 leaves it open)
             response.close()
         if response.will_close or not response.isclosed():
             return False
-        if "Transfer-Encoding" in msg and ("Content-Length" in msg or response.version == 10):
-            return False
-        return self._connection.idle()
+        return not ("Transfer-Encoding" in msg and ("Content-Length" in msg or response.version == 10))
 
     def close(self):
         """The connection is closed: the body is not read (further)."""

@@ -317,16 +317,8 @@ class Connection:
         tls = context.wrap_socket(self.sock, server_hostname=hostname, do_handshake_on_connect=False)
         try:
             tls.setblocking(False)
-            while True:  # each wait given what is left of the deadline: a handshake that drips in ends there
-                try:
-                    tls.do_handshake()
-                    break
-                except ssl.SSLWantReadError:
-                    waiting = ([tls], [])
-                except ssl.SSLWantWriteError:
-                    waiting = ([], [tls])
-                if not any(select.select(waiting[0], waiting[1], [], _left(deadline))[:2]):
-                    raise socket.timeout("timed out")
+            while not _handshaken(tls, deadline):  # each wait given what is left of the deadline
+                pass
             tls.settimeout(_left(deadline))
             if verify is not False:
                 check_name(tls.getpeercert(), hostname)
@@ -341,6 +333,21 @@ class Connection:
             self.sock.close()
         except OSError:
             pass
+
+
+def _handshaken(tls, deadline):
+    """One step of a non-blocking TLS handshake: True once done, else False after waiting (at most until
+    ``deadline``) for the socket to be ready for the next step; a handshake that drips in ends at the deadline."""
+    try:
+        tls.do_handshake()
+        return True
+    except ssl.SSLWantReadError:
+        ready = select.select([tls], [], [], _left(deadline))[0]
+    except ssl.SSLWantWriteError:
+        ready = select.select([], [tls], [], _left(deadline))[1]
+    if not ready:
+        raise socket.timeout("timed out")
+    return False
 
 
 class _Reader(io.BufferedReader):
