@@ -39,6 +39,7 @@ import requests
 from bench_aiohttp import aiohttp_bulk, aiohttp_status_batch
 from bench_compare import EmulatorProcess, median_spread, show
 from bench_dot1x_status import ADMIN_KEY, COLLECTIONS, client_for, config  # noqa: F401 (COLLECTIONS: sys.path)
+from bench_fast_server import FastServerProcess
 
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs, ensure_devices, summary
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
@@ -48,7 +49,7 @@ try:
 except ImportError:  # the code before the plan/apply engine (issue 24), for figures of that code
     from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body
 
-Sample = collections.namedtuple("Sample", "wall cpu switches requests")
+Sample = collections.namedtuple("Sample", "wall cpu switches requests server_cpu")
 STATUS_TARGETS = (1.2, 1.5)  # wall, CPU per request: module / aiohttp
 RATE_TARGET = 1.15  # wall / ideal against the token bucket
 SLOW_MARGIN = 35.0  # Retry-After 30: within the ideal plus this many seconds
@@ -64,14 +65,18 @@ def requests_sent(url):
     return sum(requests.get(url + "/_emulator/requests", timeout=30).json().values())
 
 
-def measure(url, work):
+def measure(url, work, server=None):
+    """(Sample, result) of ``work()``; ``server``: the server's process, whose CPU is counted too."""
     before = requests_sent(url)
+    served = server.cpu() if server is not None else 0.0
     cpu, switches = usage()
     start = time.perf_counter()
     result = work()
     wall = time.perf_counter() - start
     cpu_after, switches_after = usage()
-    return Sample(wall, cpu_after - cpu, switches_after - switches, requests_sent(url) - before), result
+    served = (server.cpu() if server is not None else 0.0) - served
+    sample = Sample(wall, cpu_after - cpu, switches_after - switches, requests_sent(url) - before, served)
+    return sample, result
 
 
 def module_status(url, concurrency):
@@ -88,35 +93,49 @@ def status_table(args):
         " switches: RUSAGE_SELF of this process (all threads), per request"
         % (args.devices, args.latency * 1000, args.repeat)
     )
-    with EmulatorProcess(config(args.devices), args.latency) as emulator:
+    if args.server == "fast":
+        print("  against an independent server on aiohttp's event loop (bench_fast_server.py), not the emulator")
+        server = FastServerProcess(args.devices, args.latency)
+    else:
+        server = EmulatorProcess(config(args.devices), args.latency)
+    with server as emulator:
         url = emulator.url
 
         def aio():
-            sample, replies = measure(url, lambda: aiohttp_status_batch(url, concurrency))
+            sample, replies = measure(url, lambda: aiohttp_status_batch(url, concurrency), emulator)
             assert len(replies) == args.devices
             return sample
 
         def module():
-            sample, report = measure(url, lambda: module_status(url, concurrency))
+            sample, report = measure(url, lambda: module_status(url, concurrency), emulator)
             assert len(report.results) == args.devices and report.failure is None, report.failure
             return sample
 
         print(
-            "  %-5s %-7s %-26s %-24s %-22s %-8s"
-            % ("conc.", "side", "wall ms/device", "CPU ms/request", "switches/request", "requests")
+            "  %-5s %-7s %-26s %-24s %-22s %-24s %-8s"
+            % (
+                "conc.",
+                "side",
+                "wall ms/device",
+                "CPU ms/request",
+                "switches/request",
+                "server CPU ms/request",
+                "requests",
+            )
         )
         for concurrency in args.concurrency:
             runs = in_turns(aio, module, args.repeat)
             for name in ("aiohttp", "module"):
                 samples = runs[name]
                 print(
-                    "  %-5d %-7s %-26s %-24s %-22s %-8s"
+                    "  %-5d %-7s %-26s %-24s %-22s %-24s %-8s"
                     % (
                         concurrency,
                         name,
                         show([s.wall * 1000.0 / args.devices for s in samples], "%.3f"),
                         show([per(s.cpu * 1000.0, s) for s in samples], "%.3f"),
                         show([per(s.switches, s) for s in samples], "%.2f"),
+                        show([per(s.server_cpu * 1000.0, s) for s in samples], "%.3f"),
                         "/".join(sorted(set(str(s.requests) for s in samples))),
                     )
                 )
@@ -385,6 +404,12 @@ def main():
     parser.add_argument("--latency", type=float, default=0.02)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 128])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--server",
+        choices=["emulator", "fast"],
+        default="emulator",
+        help="the status table's server: the emulator, or an independent one on aiohttp's event loop",
+    )
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--burst", type=int, default=20)
     parser.add_argument("--rate-devices", type=int, default=2000)

@@ -21,6 +21,7 @@ try:
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 
+from ansible_collections.netaccess.nac.plugins.module_utils.framing import PROXY_AUTH, REFUSED, TLS_PORT, UNRESOLVED
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
 
@@ -69,19 +70,22 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
     return min(max(seconds, 0.0), cap)
 
 
-def refused_before_sending(exc):
-    """True when the connection was never made (refused, DNS failure), so nothing was sent."""
-    text = repr(exc)
-    return any(
-        word in text
-        for word in (
-            "NewConnectionError",
-            "NameResolutionError",
-            "Connection refused",
-            "Name or service not known",
-            "nodename nor servname",
-        )
-    )
+def never_sent(exc):
+    """True when the exchange failed before any byte of the request was written (the connection never made, the
+    proxy's tunnel refused): a fact the wire sets on the exception (framing.failure's ``nac_sent``), never read from
+    its words. An exception without it may have been sent."""
+    return getattr(exc, "nac_sent", True) is False
+
+
+def cause(exc):
+    """What the wire knows of a failure's cause (framing.REFUSED, UNRESOLVED, ...), or None."""
+    return getattr(exc, "nac_cause", None)
+
+
+def final(exc):
+    """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
+    http:// request to a port where the service speaks TLS."""
+    return isinstance(exc, requests.exceptions.SSLError) or cause(exc) in (PROXY_AUTH, TLS_PORT)
 
 
 def unreachable(exc):
@@ -89,21 +93,23 @@ def unreachable(exc):
     refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return "connections time out"
-    if isinstance(exc, requests.exceptions.ConnectionError) and refused_before_sending(exc):
+    if isinstance(exc, requests.exceptions.ConnectionError) and never_sent(exc) and not final(exc):
         reason = connect_reason(exc)
-        return "connection refused" if reason.startswith("connection refused") else reason
+        return "connection refused" if cause(exc) == REFUSED else reason
     if isinstance(exc, requests.exceptions.Timeout):
         return "no reply"
     return None
 
 
-def connect_reason(exc):
-    text = str(exc)
-    if "NameResolutionError" in text or "Name or service not known" in text or "nodename nor servname" in text:
-        return "the host name could not be resolved"
-    if "Connection refused" in text or "ConnectionRefused" in text:
-        return "connection refused (is the service running and the port right?)"
-    return excerpt(text, 200)
+def connect_reason(exc, secrets=()):
+    """Why a connection could not be made, from the failure's cause (its text quoted, masked, when none is known)."""
+    known = {
+        UNRESOLVED: "the host name could not be resolved",
+        REFUSED: "connection refused (is the service running and the port right?)",
+        PROXY_AUTH: "the proxy refused the credentials (407 Proxy Authentication Required): check the user and "
+        "password in the proxy's URL (HTTPS_PROXY / HTTP_PROXY)",
+    }.get(cause(exc))
+    return known or excerpt(str(exc), 200, secrets)
 
 
 def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
@@ -117,11 +123,18 @@ def connection_failure(exc, method, path, url, base_url, verify, timeout, secret
         return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
     if isinstance(exc, exceptions.Timeout):
         return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
-    if isinstance(exc, exceptions.ProxyError):  # raised while connecting (wire.py): nothing reached the service
-        reason = connect_reason(exc) if refused_before_sending(exc) else excerpt(str(exc), 200, secrets)
+    if isinstance(exc, exceptions.ProxyError) and never_sent(exc):  # the tunnel or proxy: nothing reached the service
+        reason = connect_reason(exc, secrets)
         return "Could not connect to the NAC API at %s through the proxy: %s" % (url, reason), False
-    if isinstance(exc, exceptions.ConnectionError) and refused_before_sending(exc):
-        return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc)), False
+    if isinstance(exc, exceptions.ConnectionError) and never_sent(exc):
+        return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc, secrets)), False
+    if cause(exc) == TLS_PORT:
+        text = "The NAC API at %s answered %s %s with TLS: the service speaks TLS on that port (try https://)" % (
+            url,
+            method,
+            path,
+        )
+        return text, False
     if isinstance(exc, exceptions.ConnectionError):
         text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
             url,

@@ -2,8 +2,8 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """TLS (no Ansible imports): checking ``ca_path`` before any request, and saying why a handshake
-failed, reading the names of the server's certificate in a handshake of its own when they are
-what is wrong."""
+failed; when the certificate is for another name, the names it is for, as the connection that failed read
+them (wire.check_name)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,14 +11,8 @@ __metaclass__ = type
 
 import os
 import re
-import socket
 import ssl
 from urllib.parse import urlsplit
-
-try:
-    import requests
-except ImportError:  # transport.py reports the missing library
-    requests = None
 
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
@@ -61,8 +55,14 @@ def check_ca_path(ca_path):
 
 def tls_failure(exc, display_url, base_url, verify, timeout):
     """Why the TLS exchange with the service failed (``exc``, a requests SSLError), and what to do about it."""
-    if TLS_NAME_MISMATCH.search(str(exc)):
-        names = certificate_names(base_url, verify, timeout)
+    names = getattr(exc, "nac_names", None)  # read on the connection that failed (wire.check_name)
+    if names == []:
+        return (
+            "TLS verification failed for %s: its certificate has no subjectAltName, and a common name alone names "
+            "no host (urllib3 and browsers refuse it too). Reissue the certificate with the service's name in "
+            "subjectAltName, or set validate_certs to false" % display_url
+        )
+    if names is not None or TLS_NAME_MISMATCH.search(str(exc)):
         return (
             "TLS verification failed for %s: its certificate is for another name (%s), not %s. ca_path cannot "
             "fix this: set api_url to an address the certificate names, or set validate_certs to false"
@@ -96,28 +96,6 @@ def ca_advice(verify):
         "Trust its certificate with ca_path or NAC_CA_PATH (%s: paste the PEM certificate of the authority that "
         "signed the service's certificate there)" % field
     )
-
-
-def certificate_names(base_url, verify, timeout):
-    """The names (DNS, IP) a server's certificate is for, read in a handshake that checks the certificate
-    against ``verify`` (as requests does) but not its name; [] when they cannot be read."""
-    parts = urlsplit(base_url)
-    if verify is True:
-        verify = (
-            os.environ.get("REQUESTS_CA_BUNDLE")
-            or os.environ.get("CURL_CA_BUNDLE")
-            or requests.utils.DEFAULT_CA_BUNDLE_PATH
-        )
-    try:
-        context = ssl.create_default_context(**{"capath" if os.path.isdir(verify) else "cafile": verify})
-        context.check_hostname = False
-        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout) as raw:
-            with context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
-                cert = tls.getpeercert() or {}
-    except (OSError, ValueError, TypeError):
-        return []
-    names = [value for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
-    return names or [value for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
 
 
 def tls_reason(exc):

@@ -36,6 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacResponseError,
     ReadOnlyViolation,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.framing import TooLarge
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     CONNECTION_DEFAULTS as DEFAULTS,
 )
@@ -54,6 +55,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     WRITE_RETRYABLE_STATUS,
     backoff,
     connection_failure,
+    final,
     retry_after,
     unreachable,
 )
@@ -163,7 +165,7 @@ class Transport:
                 reply, started = self.throttle.send(self._send, method, path, body, decoder, limit)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
-                if isinstance(exc, requests.exceptions.SSLError) or (write and error.outcome_unknown):
+                if final(exc) or (write and error.outcome_unknown):
                     raise error from None
                 waited = self._wait_out(exc, error, sent_at, method, path)
                 if waited == RECOVERED or (waited and not error.outcome_unknown):
@@ -249,12 +251,16 @@ class Transport:
         # A list read with a decoder is decoded as it arrives, its body and text never held whole.
         streamed = decoder.reader(answer) if decoder is not None and method == "GET" else None
         size = 0
-        for chunk in answer.chunks(deadline, limit):
-            size += len(chunk)
-            if size > limit:
-                answer.close()
-                raise self._too_large(method, path, "grew past the limit as it arrived", "reading stopped there", why)
-            content.write(chunk if streamed is None else streamed.feed(chunk))
+        try:
+            for chunk in answer.chunks(deadline, limit):
+                size += len(chunk)
+                if size > limit:
+                    answer.close()
+                    raise TooLarge()
+                content.write(chunk if streamed is None else streamed.feed(chunk))
+        except TooLarge:  # decoded, or as it came on the wire (compressed)
+            grew = "grew past the limit as it arrived"
+            raise self._too_large(method, path, grew, "reading stopped there", why) from None
         if streamed is not None:
             content.write(streamed.finish())
             streamed = streamed if streamed.streaming else None  # its items, for ``decoded``

@@ -33,6 +33,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.framing import REFUSED
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -239,6 +240,13 @@ class AdapterAnswer:
 
     def close(self):
         self.response.close()
+
+
+def never_sent(exc, cause=REFUSED):
+    """``exc`` (a requests exception) as the wire raises it when no byte of the request was written (the connection
+    never made): the typed facts framing.failure sets, which retries.py reads (never the exception's words)."""
+    exc.nac_sent, exc.nac_replied, exc.nac_reused, exc.nac_cause = False, False, False, cause
+    return exc
 
 
 def site_client(routes, base=URL, **kwargs):

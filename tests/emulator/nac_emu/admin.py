@@ -31,6 +31,7 @@ class AdminMixin:
         "/_emulator/variants": {"GET": "admin_variants"},
         "/_emulator/rate_limit": {"GET": "admin_rate_limit", "POST": "admin_set_rate_limit"},
         "/_emulator/hostile": {"GET": "admin_hostile", "POST": "admin_set_hostile"},  # hostile.py
+        "/_emulator/framing": {"GET": "admin_framing", "POST": "admin_set_framing"},  # framing.py
     }
 
     def handle_admin(self, method, path, body):

@@ -27,6 +27,7 @@ from .config import (
 )
 from .emulator import Emulator
 from .faults import FAULT_DEFAULTS
+from .framing import FRAMINGS
 from .hostile import HOSTILE_DEFAULTS
 from .outage import OUTAGE_MODES
 
@@ -191,6 +192,12 @@ def parser():
         default=HOSTILE_DEFAULTS["canary"],
         help="directory that the payloads' commands touch a file in (default %(default)s)",
     )
+    hostile.add_argument(
+        "--framing",
+        choices=FRAMINGS,
+        default="none",
+        help="hostile framing (README, Hostile framing): replies whose bytes try to answer the next request",
+    )
     faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
     for option, key, keywords in FAULT_OPTIONS:
         default = FAULT_DEFAULTS[key]
@@ -259,6 +266,7 @@ def emulator_of(args):
         faults=dict((key, getattr(args, "fault_" + key)) for _option, key, _keywords in FAULT_OPTIONS),
         outage=scheduled,
         hostile=dict(on=args.hostile, canary=args.hostile_canary),
+        framing=args.framing,
     )
 
 

@@ -30,8 +30,9 @@ class Emulator(OutageMixin):
         faults=None,
         outage=None,
         hostile=None,
+        framing=None,
     ):
-        self.model = NacModel(config, state_path, faults, hostile)
+        self.model = NacModel(config, state_path, faults, hostile, framing)
         self.latency = float(latency)
         self.verbose = verbose
         self.tls = None

@@ -35,6 +35,7 @@ from .common import (
 from .config import BULK_MAX, CREATION_REPLIES, RESULT_KEYS, SETTINGS, SETTLED_AGE, complete_config, settings_problems
 from .creation import device_fields, free_ips
 from .faults import Faults
+from .framing import FramingMixin
 from .hostile import HostileMixin
 from .ratelimit import RateLimit
 from .store import StateFile
@@ -42,14 +43,15 @@ from .unconfirmed import UnconfirmedMixin, list_order, stored_hostname
 from .variants import SeedingMixin, hostname_key, paged_reply
 
 
-class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
+class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, FramingMixin):
     """Devices, accounts and the 802.1x model; every method is thread-safe.
 
     Devices are kept by an internal row number, not by id: a faulty server's list may repeat an id
     (POST /_emulator/devices seeds such records); the API itself always assigns a new id.
     Seeded records come from SeedingMixin (variants.py), the /_emulator endpoints from AdminMixin (admin.py),
     the servers that confirm nothing (capped, lagging, shifting lists; stored names, twins, redirects) from
-    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py).
+    UnconfirmedMixin (unconfirmed.py), the hostile mode from HostileMixin (hostile.py), hostile framing from
+    FramingMixin (framing.py).
     """
 
     ROUTES = (
@@ -59,11 +61,12 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin):
         ("POST", re.compile(r"^/api/intent/(?P<tag>[^/]+)/fire$"), "fire_intent"),
     )
 
-    def __init__(self, config=None, state_path=None, faults=None, hostile=None):
+    def __init__(self, config=None, state_path=None, faults=None, hostile=None, framing=None):
         self.config = config = complete_config(config)
         self.faults = Faults(faults)
         self.rate_limit = RateLimit(config.get("rate_limit"))
         self._init_hostile(hostile)
+        self._init_framing(framing)
         self.lock = threading.Lock()
         self.intents = collections.OrderedDict((i["tag"], i) for i in config["intents"])
         self.groups = dict((g["name"], ipaddress.IPv4Network(g["subnet"], strict=False)) for g in config["groups"])

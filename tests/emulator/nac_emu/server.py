@@ -106,6 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def dispatch(self):
         emulator = self.server.emulator
+        self.framed = None
         if emulator.refusing():  # a restart under way: this connection dies with the old process
             self._abort()
             return
@@ -123,6 +124,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self.close_connection = True
                     return
                 emulator.model.count(self.command, path)
+                if emulator.model.framing_mode != "none":  # hostile framing (framing.py): the request it answers
+                    self.framed = (self.command, path, body)
                 after = emulator.api_request_counted()
                 refusal = emulator.model.rate_limit.admit()  # the limiter stands in front of the faults
                 fault = None if refusal else emulator.model.faults.draw(self.command, path)
@@ -142,6 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
             after()
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
+    framed = None
 
     def _abort(self):
         """Close the connection with a TCP RST (SO_LINGER 0), no reply."""
@@ -231,6 +235,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.close_connection:
             lines.append("Connection: close")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        if self.framed is not None and stream is None:
+            fields = [line for line in lines[1:] if line != framing]
+            head, body = b"", self.server.emulator.model.framed(self.framed, lines[0], fields, body)
+            self.framed = None
         try:
             if stream is None:
                 self.wfile.write(head + body)  # one send per reply

@@ -175,7 +175,7 @@ def test_an_https_service_is_tunnelled_through_the_proxy_and_a_refused_tunnel_is
     sent = fields(seen[0])
     assert sent["proxy-authorization"].startswith("Basic ") and "authorization" not in sent  # the key stays inside
     text = str(raised.value)
-    assert "Tunnel connection failed: 403" in text and "Traceback" not in text
+    assert "the proxy refused the tunnel: 403" in text and "Traceback" not in text
     assert PROXY_PASSWORD not in text and KEY not in text
     assert len(merges) == 1
     client.close()
