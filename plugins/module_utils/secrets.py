@@ -6,11 +6,11 @@
 ``hidden_forms(values, api_url, basic, proxies, forms)`` lists every form of the secrets (``api_key``,
 ``password``, a password inside ``api_url``, the HTTP Basic token of a username and password, a proxy's password
 and its Basic token); ``mask(value, forms)`` replaces each of them, and any part of one that a cut (``...``) left
-at the end of a text, in a text or in every string (and key) of a result. Whatever cuts or collapses a text for a message masks it first
-(replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides one. The client masks its
-errors with it, the modules their failures, the inventory plugin its errors and the event source
-its events: a secret is hidden the same way, in every form, wherever it could appear. The tenant
-is an identifier, not a secret: it is never masked.
+at the end of a text, in a text or in every string (and key) of a result. Whatever cuts or collapses a text for
+a message masks it first (replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides
+one. The client masks its errors with it, the modules their failures and results, the inventory plugin its
+errors and the event source its events and log lines: a secret is hidden the same way, in every form, wherever
+it could appear. The tenant is an identifier, not a secret: it is never masked.
 """
 
 from __future__ import absolute_import, division, print_function

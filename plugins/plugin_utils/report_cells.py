@@ -29,9 +29,7 @@ CSV_QUOTED = re.compile('[,"\r\n]')
 # markup (code, emphasis, links, strikethrough, maths) get a backslash.
 # The characters of markup, and those that start an autolink of GitHub-flavoured Markdown: the ':' of '://' and the
 # '.' of 'www.' (any case), which a backslash before them breaks (as cmark-gfm and markdown-it's linkify read it).
-MD_CHARS = re.compile(
-    "(\r\n|\r|\n)|(%s)|([&<>|])|([\\\\`*_\\[\\]~$]|:(?=//)|(?<=[Ww][Ww][Ww])\\.)" % CONTROL.pattern
-)
+MD_CHARS = re.compile("(\r\n|\r|\n)|(%s)|([&<>|])|([\\\\`*_\\[\\]~$]|:(?=//)|(?<=[Ww][Ww][Ww])\\.)" % CONTROL.pattern)
 MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;"}
 
 

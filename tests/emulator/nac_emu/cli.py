@@ -191,6 +191,11 @@ def parser():
         default=HOSTILE_DEFAULTS["canary"],
         help="directory that the payloads' commands touch a file in (default %(default)s)",
     )
+    hostile.add_argument(
+        "--hostile-echo",
+        action="store_true",
+        help="with --hostile: every 802.1x status echoes the request's Authorization header (raw, URL-encoded, JSON)",
+    )
     faults = parser.add_argument_group("fault injection (README, Faults); off unless --faults is above 0")
     for option, key, keywords in FAULT_OPTIONS:
         default = FAULT_DEFAULTS[key]
@@ -258,7 +263,7 @@ def emulator_of(args):
         tls_key=args.tls_key,
         faults=dict((key, getattr(args, "fault_" + key)) for _option, key, _keywords in FAULT_OPTIONS),
         outage=scheduled,
-        hostile=dict(on=args.hostile, canary=args.hostile_canary),
+        hostile=dict(on=args.hostile, canary=args.hostile_canary, echo=args.hostile_echo),
     )
 
 
