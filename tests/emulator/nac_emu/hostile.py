@@ -13,6 +13,7 @@ import base64
 import collections
 import json
 import posixpath
+import re
 from urllib.parse import quote
 
 from .common import JSON_TYPE, SERVER_ERROR_HTML, ApiError, error, is_int, parse_object, validation_error
@@ -87,6 +88,11 @@ def payloads(canary):
             ("long", "L" * (LONG - 1) + "\x1b"),
         ]
     )
+
+
+def lower_hex(text):
+    """A URL-encoded text with its escapes in lower-case hex (``%2f``), as some servers write them."""
+    return re.sub("%[0-9A-F]{2}", lambda escape: escape.group(0).lower(), text)
 
 
 def hostname_of(text):
@@ -195,7 +201,7 @@ class HostileMixin:
                 status=self.hostile_text(device_id),
                 authMethod=authorization,
                 username=quote(authorization, safe=""),
-                message="%s credential=%s %s" % (escaped, credential, quote(credential, safe="").lower()),
+                message="%s credential=%s %s" % (escaped, credential, lower_hex(quote(credential, safe=""))),
             )
         return dict(
             status=self.hostile_text(device_id),
