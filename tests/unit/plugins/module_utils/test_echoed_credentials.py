@@ -38,7 +38,7 @@ def forms_of(secret):
     return [
         secret,
         quote(secret, safe=""),
-        quote(secret, safe="").lower(),
+        lower_hex(quote(secret, safe="")),
         json.dumps(secret)[1:-1].replace("/", "\\/"),
     ]
 
