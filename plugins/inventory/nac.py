@@ -80,9 +80,10 @@ notes:
   - "A cache file (of a file cache plugin such as C(ansible.builtin.jsonfile)) is used only when it is the user's
     own: a regular file (not a symbolic link) owned by the user that runs Ansible, writable by nobody else, in a
     directory that no other user can write into (or a sticky one such as C(/tmp)). Otherwise the plugin warns,
-    names what is wrong and reads the devices from the NAC. The plugin makes the cache directory (0700) and its
-    file (0600) private when they are the user's own, never through a symbolic link: give the cache a directory
-    of your own (O(cache_connection)), as the example does."
+    names what is wrong and reads the devices from the NAC. The plugin makes the cache directory private (0700)
+    when it is the user's own, never through a symbolic link, so that the files Ansible's cache plugin writes in
+    it (0644) are read by nobody else: give the cache a directory of your own (O(cache_connection)), as the
+    example does."
   - When the NAC cannot be queried, Ansible reports the source as unparsed and carries on without its hosts,
     unless the setting C(inventory_any_unparsed_is_failed) (E(ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED)) is
     true; AWX inventory updates fail on it.
@@ -266,15 +267,15 @@ def host_vars(record, entry=None):
 
 def distrusted_cache(cache, key):
     """Why the file that holds ``key`` in a file cache (``cache``: the plugin's CachePluginAdjudicator) is not the
-    user's own, or None (also when the cache keeps no file, or has none for ``key`` yet). Its directory and file are
-    made private (0700, 0600) when they are the user's own, through descriptors opened without following a
-    symbolic link: a link is never followed to change permissions."""
+    user's own, or None (also when the cache keeps no file, or has none for ``key`` yet). Its directory is made
+    private (0700) when it is the user's own, through a descriptor opened without following a symbolic link: a link
+    is never followed to change permissions."""
     file_name = getattr(getattr(cache, "_plugin", None), "_get_cache_file_name", None)
     if file_name is None:  # not a file cache (memory, redis, ...)
         return None
     path = file_name(key)
     directory = os.path.dirname(path) or "."
-    for where, mode, kind in ((directory, 0o700, stat.S_ISDIR), (path, 0o600, stat.S_ISREG)):
+    for where, mode, kind in ((directory, 0o700, stat.S_ISDIR), (path, None, stat.S_ISREG)):
         try:
             handle = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
@@ -290,7 +291,7 @@ def distrusted_cache(cache, key):
             problem = _not_private(info, kind)
             if problem:
                 return "the cache %s %s %s" % ("file" if kind is stat.S_ISREG else "directory", where, problem)
-            if stat.S_IMODE(info.st_mode) & 0o077:
+            if mode is not None and stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.geteuid():
                 os.fchmod(handle, mode)
         finally:
             os.close(handle)

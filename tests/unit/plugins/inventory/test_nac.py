@@ -367,13 +367,11 @@ def test_credentials_refused_while_querying_fail_the_inventory(emulator, tmp_pat
 
 
 def planted(tmp_path):
-    """The one cache file, rewritten by "another user": a planted host with its ansible_host."""
+    """The one cache file, rewritten by "another user": cam-01 renamed planted-01."""
     (cached,) = list((tmp_path / "cache").iterdir())
-    data = json.loads(cached.read_text())
-    data["devices"].append(
-        dict(id=999, hostname="planted-01", group="Cameras", profile="Camera", macs=[], ips=["203.0.113.9"])
-    )
-    cached.write_text(json.dumps(data))
+    text = cached.read_text()
+    assert '"cam-01"' in text
+    cached.write_text(text.replace('"cam-01"', '"planted-01"'))
     return cached
 
 
@@ -396,7 +394,7 @@ def test_a_cache_file_that_is_not_ours_is_not_used_and_the_nac_is_read_again(emu
     capsys.readouterr()
     inventory = parse(cached_source(tmp_path, emulator))
     assert emulator.request_counts() == {LIST: 1}  # read from the NAC again
-    assert "planted-01" not in inventory.hosts
+    assert "planted-01" not in inventory.hosts and "cam-01" in inventory.hosts
     assert "netaccess.nac.nac inventory: the cache file %s" % cached in " ".join(capsys.readouterr().err.split())
 
 
@@ -405,9 +403,10 @@ def test_the_cache_is_made_private_and_a_file_of_ours_is_used(emulator, tmp_path
     (cached,) = list((tmp_path / "cache").iterdir())
     assert stat.S_IMODE(os.lstat(str(tmp_path / "cache")).st_mode) == 0o700
     emulator.reset()
-    parse(cached_source(tmp_path, emulator))
+    inventory = parse(cached_source(tmp_path, emulator))
     assert emulator.request_counts() == {}  # ours: used
-    assert stat.S_IMODE(os.lstat(str(cached)).st_mode) == 0o600
+    assert "cam-01" in inventory.hosts and stat.S_IMODE(os.lstat(str(tmp_path / "cache")).st_mode) == 0o700
+    assert not stat.S_IMODE(os.lstat(str(cached)).st_mode) & 0o022  # as Ansible's cache plugin writes it
 
 
 def test_a_cache_directory_that_is_a_symbolic_link_is_not_followed(emulator, tmp_path, capsys):
