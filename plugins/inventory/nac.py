@@ -270,7 +270,10 @@ def distrusted_cache(cache, key):
     user's own, or None (also when the cache keeps no file, or has none for ``key`` yet). Its directory is made
     private (0700) when it is the user's own, through a descriptor opened without following a symbolic link: a link
     is never followed to change permissions."""
-    file_name = getattr(getattr(cache, "_plugin", None), "_get_cache_file_name", None)
+    plugin = getattr(cache, "_plugin", None)
+    if callable(getattr(plugin, "_get_key", None)):  # 2.19+: a key qualified by the schema, the plugin wrapped
+        key, plugin = plugin._get_key(key), getattr(plugin, "__wrapped__", plugin)
+    file_name = getattr(plugin, "_get_cache_file_name", None)
     if file_name is None:  # not a file cache (memory, redis, ...)
         return None
     path = file_name(key)
