@@ -394,7 +394,8 @@ def test_a_cache_file_that_is_not_ours_is_not_used_and_the_nac_is_read_again(emu
     inventory = parse(cached_source(tmp_path, emulator))
     assert emulator.request_counts() == {LIST: 1}  # read from the NAC again
     assert "planted-01" not in inventory.hosts and "cam-01" in inventory.hosts
-    assert "netaccess.nac.nac inventory: the cache file %s" % cached in " ".join(capsys.readouterr().err.split())
+    warned = "".join(capsys.readouterr().err.split())  # (before 2.19 a warning is wrapped at 80 columns)
+    assert "netaccess.nac.nacinventory:thecachefile%s" % cached in warned and "notused" in warned
 
 
 def test_the_cache_is_made_private_and_a_file_of_ours_is_used(emulator, tmp_path):
@@ -417,4 +418,4 @@ def test_a_cache_directory_that_is_a_symbolic_link_is_not_followed(emulator, tmp
     emulator.reset()
     parse(cached_source(tmp_path, emulator))
     assert emulator.request_counts() == {LIST: 1}
-    assert "cannot be used" in capsys.readouterr().err
+    assert "cannotbeused" in "".join(capsys.readouterr().err.split())
