@@ -175,14 +175,13 @@ def path_under(url, base_url):
     if origin(url) is None or origin(url) != origin(base_url):
         return None
     parts, base = urlsplit(url), urlsplit(base_url).path
+    under = []  # the path under base_url's, as it is sent (the first reading)
     for read in (_unquote_unreserved, lambda path: unquote(path).replace("\\", "/")):
         prefix, path = remove_dot_segments(read(base)).rstrip("/"), remove_dot_segments(read(parts.path))
         if not path.startswith(prefix + "/"):
             return None
-    path = remove_dot_segments(_unquote_unreserved(parts.path))
-    return path[len(remove_dot_segments(_unquote_unreserved(base)).rstrip("/")) :] + (
-        "?" + parts.query if parts.query else ""
-    )
+        under.append(path[len(prefix) :])
+    return under[0] + ("?" + parts.query if parts.query else "")
 
 
 def _unquote_unreserved(path):
