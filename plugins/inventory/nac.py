@@ -386,7 +386,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
-        """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}."""
+        """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}, every form
+        of the credentials masked in every value (secrets.mask)."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
         if not self.get_option("validate_certs"):
@@ -394,7 +395,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         try:
             records = client.list_devices()
             if not self.get_option("dot1x_status"):
-                return dict(devices=records, dot1x=None)
+                return mask(dict(devices=records, dot1x=None), client.secrets)
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
@@ -403,7 +404,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 "netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                 % (len(entries), time.monotonic() - started, concurrency)
             )
-            return dict(devices=records, dot1x=entries)
+            return mask(dict(devices=records, dot1x=entries), client.secrets)  # a NAC that echoes the credentials
         finally:
             client.close()
 

@@ -37,10 +37,11 @@ def mask(text, secrets):
     result, an event) is masked in every string it holds, its keys too; other values are returned as they are."""
     if not secrets or not text:
         return text
-    if isinstance(text, dict):
-        return dict((mask(key, secrets), mask(value, secrets)) for key, value in text.items())
-    if isinstance(text, (list, tuple)):
-        return type(text)(mask(value, secrets) for value in text)
+    if isinstance(text, (dict, list, tuple)):  # nothing to mask: the structure as it is (not copied)
+        if not _holds(text, secrets):
+            return text
+        found = re.compile("|".join(re.escape(secret) for secret in secrets) + "|" + re.escape(CUT))
+        return _masked(text, secrets, found.search)
     if not isinstance(text, str):
         return text
     for secret in secrets:
@@ -48,6 +49,25 @@ def mask(text, secrets):
     if CUT in text:
         text = CUT.join(_mask_tail(part, secrets) for part in text.split(CUT)[:-1]) + CUT + text.rsplit(CUT, 1)[1]
     return text
+
+
+def _masked(value, secrets, found):
+    """A structure with each of its strings (keys too) in which ``found`` finds a secret or a cut masked."""
+    if isinstance(value, dict):
+        return dict((_masked(key, secrets, found), _masked(item, secrets, found)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_masked(item, secrets, found) for item in value)
+    return mask(value, secrets) if isinstance(value, str) and found(value) else value
+
+
+def _holds(value, secrets):
+    """Whether the strings of ``value`` (a structure) may hold one of ``secrets`` or a cut (CUT): looked for in its
+    JSON text, in which each character of a string is escaped alone, so a form in a string is a form in the text."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # keys that JSON cannot hold, a cycle: every string is looked at
+        return True
+    return CUT in text or any(json.dumps(secret, ensure_ascii=False)[1:-1] in text for secret in secrets)
 
 
 def _mask_tail(text, secrets):
