@@ -419,3 +419,13 @@ def test_a_cache_directory_that_is_a_symbolic_link_is_not_followed(emulator, tmp
     parse(cached_source(tmp_path, emulator))
     assert emulator.request_counts() == {LIST: 1}
     assert "cannotbeused" in "".join(capsys.readouterr().err.split())
+
+
+def test_the_inventory_masks_a_credential_that_the_nac_echoes_in_its_host_variables(tmp_path):
+    """A NAC whose statuses echo the Authorization header (the emulator's hostile echo): no form of the key in any
+    host variable."""
+    with Emulator(hostile=dict(on=True, canary=str(tmp_path), echo=True)).start() as echoing:
+        inventory = parse(source(tmp_path, api_url=echoing.url, api_key=ADMIN_KEY, dot1x_status="true"))
+    assert hostvars(inventory, "cam-01")["nac_auth_method"] == "Bearer ********"
+    text = repr(dict((name, host.get_vars()) for name, host in inventory.hosts.items()))
+    assert ADMIN_KEY not in text and ADMIN_KEY.replace("-", "%2D") not in text

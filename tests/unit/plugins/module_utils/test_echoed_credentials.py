@@ -134,14 +134,3 @@ def test_a_structure_with_nothing_to_mask_is_returned_as_it_is():
     devices[7]["hostname"] = "x s3cret"
     assert mask(result, forms)["devices"][7]["hostname"] == "x " + MASK and mask(result, forms) is not result
     assert mask({"m": "cut at s3c..."}, forms) == {"m": "cut at %s..." % MASK}  # the start of one before a cut too
-
-
-def test_the_inventory_masks_an_echoed_credential_in_its_host_variables(echoing, tmp_path):
-    from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source, parse_inventory
-
-    inventory = parse_inventory(inventory_source(tmp_path, api_url=echoing.url, api_key=KEY, dot1x_status="true"))
-    variables = inventory.get_host("cam-01").get_vars()
-    assert variables["nac_auth_method"] == "Bearer " + MASK
-    text = repr(dict((name, host.get_vars()) for name, host in inventory.hosts.items()))
-    for form in forms_of(KEY):
-        assert form not in text, form
