@@ -16,7 +16,9 @@ description:
     value reads back exactly with a CSV reader (Python's C(csv) module, a spreadsheet).
   - A field whose text starts with C(=), C(+), C(-), C(@), a tab or a carriage return (or the full-width
     C(＝) C(＋) C(－) C(＠)), which a spreadsheet would run as a formula, is written with a single quote
-    C(') before it, as OWASP advises against CSV injection; so is a field that starts with C(') itself.
+    C(') before it, as OWASP advises against CSV injection; so is a field that starts with C(') itself, and a
+    field in which one of them follows leading whitespace of any kind (spaces, a line break, a no-break space,
+    the ideographic space U+3000), which a spreadsheet may skip.
     A program that reads the report gets the value back by dropping the first character of every field
     that starts with C('). Numbers are written as they are (a number is never a formula).
   - Control characters are never written raw. A line break (LF or CR LF) is data, kept inside the quotes
@@ -43,8 +45,8 @@ seealso:
 EXAMPLES = r"""
 - name: Write a CSV report of the 802.1x status query
   ansible.builtin.copy:
-    dest: /var/tmp/status.csv
-    mode: "0644"
+    dest: "{{ lookup('ansible.builtin.env', 'HOME') }}/status.csv"
+    mode: "0600"
     content: |
       hostname,status,message
       {% for r in status.results %}

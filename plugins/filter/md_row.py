@@ -14,7 +14,10 @@ description:
   - Writes a list of values as one row of a Markdown table, C(| a | b |), without its line break.
   - No value can add a row or a column, nor become markup or HTML. A line break (LF, CR LF or CR) becomes
     C(<br>); C(|), C(&), C(<) and C(>) become the entities C(&#124;), C(&amp;), C(&lt;) and C(&gt;); the
-    characters of inline markup (backslash, backtick, C(*), C(_), C([), C(]), C(~), C($)) get a backslash.
+    characters of inline markup (backslash, backtick, C(*), C(_), C([), C(]), C(~), C($)) get a backslash, and
+    so do the C(:) of C(://) and the C(.) of C(www.), so that no address becomes a link (an autolink of
+    GitHub-flavoured Markdown). An e-mail address may still be shown as a C(mailto:) link by GitHub's renderer,
+    which finds them in the text after escapes are read.
   - Control characters are never written raw. Any other control character (C0 with the tab, DEL, C1) and
     the invisible format characters (bidi controls, zero-width characters, the line and paragraph
     separators; those that the collection's messages escape too) are written as Python writes them in a
@@ -36,8 +39,8 @@ seealso:
 EXAMPLES = r"""
 - name: Write a Markdown table of the 802.1x status query
   ansible.builtin.copy:
-    dest: /var/tmp/status.md
-    mode: "0644"
+    dest: "{{ lookup('ansible.builtin.env', 'HOME') }}/status.md"
+    mode: "0600"
     content: |
       | Hostname | Status | Message |
       |---|---|---|

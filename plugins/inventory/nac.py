@@ -77,6 +77,13 @@ notes:
   - With O(cache=true), a run within O(cache_timeout) seconds of the previous one sends no request at all.
     The cache holds the device list and statuses (no credential), per inventory source, API address, tenant
     and O(dot1x_status); O(compose), O(groups) and O(keyed_groups) are applied afresh on every run.
+  - "A cache file (of a file cache plugin such as C(ansible.builtin.jsonfile)) is used only when it is the user's
+    own: a regular file (not a symbolic link) owned by the user that runs Ansible, writable by nobody else, in a
+    directory that no other user can write into (or a sticky one such as C(/tmp)). Otherwise the plugin warns,
+    names what is wrong and reads the devices from the NAC. The plugin makes the cache directory private (0700)
+    when it is the user's own, never through a symbolic link, so that the files Ansible's cache plugin writes in
+    it (0644) are read by nobody else: give the cache a directory of your own (O(cache_connection)), as the
+    example does."
   - When the NAC cannot be queried, Ansible reports the source as unparsed and carries on without its hosts,
     unless the setting C(inventory_any_unparsed_is_failed) (E(ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED)) is
     true; AWX inventory updates fail on it.
@@ -98,7 +105,8 @@ concurrency: 32
 # Cache the device list and the statuses for five minutes
 cache: true
 cache_plugin: ansible.builtin.jsonfile
-cache_connection: /var/tmp/nac_inventory_cache
+# A directory of your own (the plugin keeps it 0700): a cache file that another user could write is never used
+cache_connection: ~/.cache/netaccess.nac/inventory
 cache_timeout: 300
 
 # Groups and variables of your own from the device records
@@ -116,6 +124,7 @@ compose:
 import hashlib
 import json
 import os
+import stat
 import time
 
 from ansible import constants as C
@@ -141,7 +150,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template
+from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template, could_become_template
 from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     INSECURE_TLS,
     SECRET_OPTIONS,
@@ -174,10 +183,11 @@ def inert(value):
 
 
 def inert_name(name):
-    """A host name: never templatable. Before 2.19 only a name that could be a template is wrapped unsafe, so
-    that ``ansible-inventory --list`` writes every other name as a plain string in the lists of hosts."""
+    """A host name: never templatable. Before 2.19 only a name that could be or become a template (once
+    normalised or decoded: inert.could_become_template) is wrapped unsafe, so that ``ansible-inventory --list``
+    writes every other name as a plain string in the lists of hosts."""
     if trust_as_template is None:
-        return wrap_var(name) if could_be_template(name) else name
+        return wrap_var(name) if could_become_template(name) else name
     return name if could_be_template(name) else trust_as_template(name)
 
 
@@ -255,6 +265,57 @@ def host_vars(record, entry=None):
     return hostvars
 
 
+def distrusted_cache(cache, key):
+    """Why the file that holds ``key`` in a file cache (``cache``: the plugin's CachePluginAdjudicator) is not the
+    user's own, or None (also when the cache keeps no file, or has none for ``key`` yet). Its directory is made
+    private (0700) when it is the user's own, through a descriptor opened without following a symbolic link: a link
+    is never followed to change permissions."""
+    plugin = getattr(cache, "_plugin", None)
+    if callable(getattr(plugin, "_get_key", None)):  # 2.19+: a key qualified by the schema, the plugin wrapped
+        key, plugin = plugin._get_key(key), getattr(plugin, "__wrapped__", plugin)
+    file_name = getattr(plugin, "_get_cache_file_name", None)
+    if file_name is None:  # not a file cache (memory, redis, ...)
+        return None
+    path = file_name(key)
+    directory = os.path.dirname(path) or "."
+    for where, mode, kind in ((directory, 0o700, stat.S_ISDIR), (path, None, stat.S_ISREG)):
+        try:
+            handle = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            return None
+        except OSError as error:  # a symbolic link (ELOOP), no permission
+            return "the cache %s %s cannot be used (%s)" % (
+                "file" if kind is stat.S_ISREG else "directory",
+                where,
+                error.strerror,
+            )
+        try:
+            info = os.fstat(handle)
+            problem = _not_private(info, kind)
+            if problem:
+                return "the cache %s %s %s" % ("file" if kind is stat.S_ISREG else "directory", where, problem)
+            if mode is not None and stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.geteuid():
+                os.fchmod(handle, mode)
+        finally:
+            os.close(handle)
+    return None
+
+
+def _not_private(info, kind):
+    """What makes a cache file or directory (``info``: its stat; ``kind``: stat.S_ISREG or S_ISDIR) not the user's
+    own, or None."""
+    if not kind(info.st_mode):
+        return "is not a %s" % ("regular file" if kind is stat.S_ISREG else "directory")
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid != os.geteuid():
+        if kind is stat.S_ISDIR and info.st_uid == 0 and mode & stat.S_ISVTX:
+            return None  # a sticky directory of root's (/tmp): no other user can replace a file of ours there
+        return "belongs to user id %d, not to the user running Ansible (%d)" % (info.st_uid, os.geteuid())
+    if mode & 0o022 and not (kind is stat.S_ISDIR and mode & stat.S_ISVTX):
+        return "can be written by other users (mode %04o)" % mode
+    return None
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     """A thin adapter: the client, the options and the status query are module_utils' own (api.py, options.py,
     dot1x.py)."""
@@ -271,8 +332,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         use_cache = self.get_option("cache") and cache
         data = None
         if use_cache:
+            distrusted = distrusted_cache(self._cache, key)
+            if distrusted:
+                self.display.warning(
+                    "netaccess.nac.nac inventory: %s: not used, the devices are read from the NAC" % distrusted
+                )
             try:
-                data = self._cache[key]
+                data = None if distrusted else self._cache[key]
             except KeyError:
                 pass
             if not isinstance(data, dict) or not isinstance(data.get("devices"), list):
@@ -320,7 +386,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         return "%s_%s" % (self.get_cache_key(path), hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12])
 
     def fetch(self):
-        """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}."""
+        """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}, every form
+        of the credentials masked in every value (secrets.mask)."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
         if not self.get_option("validate_certs"):
@@ -328,7 +395,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         try:
             records = client.list_devices()
             if not self.get_option("dot1x_status"):
-                return dict(devices=records, dot1x=None)
+                return mask(dict(devices=records, dot1x=None), client.secrets)
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
@@ -337,7 +404,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 "netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                 % (len(entries), time.monotonic() - started, concurrency)
             )
-            return dict(devices=records, dot1x=entries)
+            return mask(dict(devices=records, dot1x=entries), client.secrets)  # a NAC that echoes the credentials
         finally:
             client.close()
 

@@ -47,9 +47,10 @@ SOURCE_OPTIONS = collections.OrderedDict(
         ("interval", "float"),
         ("concurrency", "int"),
         ("initial", "bool"),
+        ("encode_all_strings", "bool"),
     )
 )
-SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False)
+SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=False, encode_all_strings=False)
 # The source's own options that fall back to an environment variable (as the connection options do).
 SOURCE_ENVIRONMENT = dict(interval="NAC_WATCH_INTERVAL")
 FIRST_ROUND = object()  # ``known`` value of a device listed at the first round whose status is not known yet
@@ -130,10 +131,16 @@ def log_text(text, secrets=()):
     return mask(shown(text), secrets)
 
 
-def secret_forms(client_kwargs):
-    """The forms of the source's secrets (``api_key``, ``password``, a password in ``api_url``) to mask:
-    secrets.hidden_forms of the client arguments that ``source_options`` returned."""
-    return hidden_forms([client_kwargs.get(name) for name in SECRET_OPTIONS], client_kwargs.get("api_url"))
+def secret_forms(client_kwargs, client=None):
+    """The forms of the source's secrets (``api_key``, ``password``, a password in ``api_url``, the Basic token)
+    to mask, with those of the ``client`` (NacClient.secrets: a proxy's credentials too): secrets.hidden_forms of
+    the client arguments that ``source_options`` returned."""
+    return hidden_forms(
+        [client_kwargs.get(name) for name in SECRET_OPTIONS],
+        client_kwargs.get("api_url"),
+        basic=[(client_kwargs.get("username"), client_kwargs.get("password"))],
+        forms=client.secrets if client is not None else (),
+    )
 
 
 def bug_round(bug, known, warnings, secrets):

@@ -7,7 +7,8 @@ Owns, once for every module: the connection options (with their environment fall
 the client, turning errors into ``fail_json(msg=..., failure={...})``, and check mode and diff:
 in check mode the client is read-only, so a write that slipped through is refused, never sent.
 Every message, warning and ``failure`` field leaves through here shown safely (replies.shown) and with
-every form of the credentials masked; the one warning of a task without TLS verification too.
+every form of the credentials masked; the one warning of a task without TLS verification too; and every value
+of a result, failed or not, with every form of the credentials masked (secrets.mask).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -55,9 +56,16 @@ class _AnsibleModule(AnsibleModule):
     and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
     """
 
+    client_forms = ()  # the client's own (NacClient.secrets: the Basic token, a proxy's credentials), once it exists
+
     def _forms(self):
         params = getattr(self, "params", None) or {}  # (a warning may come while the parameters are read)
-        return hidden_forms([params.get(name) for name in SECRET_OPTIONS], params.get("api_url"))
+        return hidden_forms(
+            [params.get(name) for name in SECRET_OPTIONS],
+            params.get("api_url"),
+            basic=[(params.get("username"), params.get("password"))],
+            forms=self.client_forms,
+        )
 
     def fail_json(self, msg, **kwargs):
         forms = self._forms()
@@ -68,7 +76,14 @@ class _AnsibleModule(AnsibleModule):
                 (key, mask(shown(value), forms) if isinstance(value, str) else value)
                 for key, value in kwargs["failure"].items()
             )
-        super(_AnsibleModule, self).fail_json(msg, **kwargs)
+        super(_AnsibleModule, self).fail_json(msg, **mask(kwargs, forms))
+
+    def exit_json(self, **kwargs):
+        """The result with every form of the credentials masked in every value (a server that echoes the
+        Authorization header in a status reply), by design: not left to Ansible's masking of no_log values."""
+        forms = self._forms()
+        self.no_log_values.update(forms)
+        super(_AnsibleModule, self).exit_json(**mask(kwargs, forms))
 
     def warn(self, warning, **kwargs):
         super(_AnsibleModule, self).warn(mask(shown(warning), self._forms()), **kwargs)
@@ -116,6 +131,7 @@ class NacModule:
             )
         except NacError as error:
             self.fail(error.message, failure=error.failure)
+        self.ansible.client_forms = self.client.secrets
         if not self.params["validate_certs"]:
             self.warn(INSECURE_TLS)
 

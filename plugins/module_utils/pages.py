@@ -17,7 +17,8 @@ __metaclass__ = type
 
 import json
 import re
-from urllib.parse import urljoin, urlsplit
+import string
+from urllib.parse import unquote, urljoin, urlsplit
 
 from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
@@ -27,6 +28,8 @@ SHOWN_LEN = 80  # characters of a header's value that a message quotes
 JSON_HEADER_LEN = 4096  # a JSON header (X-Pagination) longer than this is not read
 JSON_HEADER_DEPTH = 8  # nor one nested deeper than this: no decoder recurses on a server's header
 DEFAULT_PORTS = {"http": 80, "https": 443}
+UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+ESCAPED = re.compile("%([0-9A-Fa-f]{2})")
 
 # Headers that state how many records (or pages) the whole list has, as servers commonly name them.
 COUNT_HEADERS = ("X-Total-Count", "X-Pagination-Total-Count", "X-Total", "X-Total-Items", "X-Total-Results")
@@ -163,13 +166,44 @@ def origin(url):
 
 def path_under(url, base_url):
     """The path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
-    same origin (scheme, host, port) and under the path of ``base_url``; otherwise None."""
+    same origin (scheme, host, port) and under the path of ``base_url``; otherwise None.
+
+    The paths are compared as a server would resolve them: after the unreserved characters are decoded (as
+    requests' requote_uri does before sending: ``%2e`` is ``.``) and the dot segments removed (RFC 3986, section
+    5.2.4), and again with every escape decoded and a backslash read as ``/`` (a server that decodes ``%2f``):
+    ``/nac/%2e%2e/admin/device`` is outside ``/nac``. The path returned is the one compared, as it is sent."""
     if origin(url) is None or origin(url) != origin(base_url):
         return None
-    parts, prefix = urlsplit(url), urlsplit(base_url).path.rstrip("/")
-    if not parts.path.startswith(prefix + "/"):
-        return None
-    return parts.path[len(prefix) :] + ("?" + parts.query if parts.query else "")
+    parts, base = urlsplit(url), urlsplit(base_url).path
+    under = []  # the path under base_url's, as it is sent (the first reading)
+    for read in (_unquote_unreserved, lambda path: unquote(path).replace("\\", "/")):
+        prefix, path = remove_dot_segments(read(base)).rstrip("/"), remove_dot_segments(read(parts.path))
+        if not path.startswith(prefix + "/"):
+            return None
+        under.append(path[len(prefix) :])
+    return under[0] + ("?" + parts.query if parts.query else "")
+
+
+def _unquote_unreserved(path):
+    """``path`` with its percent-encoded unreserved characters decoded (RFC 3986, section 2.3), as requote_uri does."""
+    return ESCAPED.sub(
+        lambda found: chr(int(found.group(1), 16)) if chr(int(found.group(1), 16)) in UNRESERVED else found.group(0),
+        path,
+    )
+
+
+def remove_dot_segments(path):
+    """``path`` without its ``.`` and ``..`` segments, as RFC 3986 (section 5.2.4) resolves them."""
+    output = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if len(output) > 1:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    if path.split("/")[-1] in (".", ".."):
+        output.append("")  # "/a/b/.." is "/a/"
+    return "/".join(output)
 
 
 def partial_sign(headers, read, pages, noun="records"):

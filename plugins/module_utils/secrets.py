@@ -3,13 +3,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Credentials: the forms in which a secret could be shown, and the one way to mask them (no Ansible imports).
 
-``hidden_forms(values, api_url)`` lists every form of the secrets (``api_key``, ``password``, a
-password inside ``api_url``); ``mask(text, forms)`` replaces each of them, and any part of one that a
-cut (``...``) left at the end of a text. Whatever cuts or collapses a text for a message masks it first
-(replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides one. The client masks its
-errors with it, the modules their failures, the inventory plugin its errors and the event source
-its events: a secret is hidden the same way, in every form, wherever it could appear. The tenant
-is an identifier, not a secret: it is never masked.
+``hidden_forms(values, api_url, basic, proxies, forms)`` lists every form of the secrets (``api_key``,
+``password``, a password inside ``api_url``, the HTTP Basic token of a username and password, a proxy's password
+and its Basic token); ``mask(value, forms)`` replaces each of them, and any part of one that a cut (``...``) left
+at the end of a text, in a text or in every string (and key) of a result. Whatever cuts or collapses a text for
+a message masks it first (replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides
+one. The client masks its errors with it, the modules their failures and results, the inventory plugin its
+errors and the event source its events and log lines: a secret is hidden the same way, in every form, wherever
+it could appear. The tenant is an identifier, not a secret: it is never masked.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,19 +27,47 @@ MASK = "********"
 CUT = "..."  # what ends a text cut short (replies.shown): the part of a secret before it is masked too
 # Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
 USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
+PERCENT = re.compile("%[0-9A-F]{2}")  # a percent-encoded octet, as quote writes it (upper-case hex)
 
 
 def mask(text, secrets):
     """``text`` with each of ``secrets`` (the forms from ``hidden_forms``, longest first) replaced by ********,
     and so is the start of any of them that ends where the text was cut short (before a CUT): a text cut
-    before it was masked never shows the first characters of a secret."""
+    before it was masked never shows the first characters of a secret. A dict, list or tuple (a module's
+    result, an event) is masked in every string it holds, its keys too; other values are returned as they are."""
     if not secrets or not text:
+        return text
+    if isinstance(text, (dict, list, tuple)):  # nothing to mask: the structure as it is (not copied)
+        if not _holds(text, secrets):
+            return text
+        found = re.compile("|".join(re.escape(secret) for secret in secrets) + "|" + re.escape(CUT))
+        return _masked(text, secrets, found.search)
+    if not isinstance(text, str):
         return text
     for secret in secrets:
         text = text.replace(secret, MASK)
     if CUT in text:
         text = CUT.join(_mask_tail(part, secrets) for part in text.split(CUT)[:-1]) + CUT + text.rsplit(CUT, 1)[1]
     return text
+
+
+def _masked(value, secrets, found):
+    """A structure with each of its strings (keys too) in which ``found`` finds a secret or a cut masked."""
+    if isinstance(value, dict):
+        return dict((_masked(key, secrets, found), _masked(item, secrets, found)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_masked(item, secrets, found) for item in value)
+    return mask(value, secrets) if isinstance(value, str) and found(value) else value
+
+
+def _holds(value, secrets):
+    """Whether the strings of ``value`` (a structure) may hold one of ``secrets`` or a cut (CUT): looked for in its
+    JSON text, in which each character of a string is escaped alone, so a form in a string is a form in the text."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # keys that JSON cannot hold, a cycle: every string is looked at
+        return True
+    return CUT in text or any(json.dumps(secret, ensure_ascii=False)[1:-1] in text for secret in secrets)
 
 
 def _mask_tail(text, secrets):
@@ -52,31 +81,59 @@ def _mask_tail(text, secrets):
     return text[: len(text) - longest] + MASK if longest else text
 
 
-def hidden_forms(values, api_url=None):
+def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
-    escaped (repr, ascii, JSON, bytes) and URL-encoded (quote, quote_plus), each also with its runs of
-    whitespace collapsed to one space (as a one-line excerpt shows a text), longest first."""
+    escaped (repr, ascii, JSON, JSON with ``\\/``, bytes) and URL-encoded (quote, quote_plus, in upper and lower
+    case hex), each also with its runs of whitespace collapsed to one space (as a one-line excerpt shows a text),
+    longest first.
+
+    ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password``, as
+    ``authorization`` sends it) is a secret too. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
+    HTTPS_PROXY / HTTP_PROXY): the password of each, and the Basic token of its ``user:password`` (URL-decoded,
+    in latin-1 as requests sends ``Proxy-Authorization``, and in UTF-8). ``forms``: forms found already (a client's
+    ``secrets``), kept as they are."""
     values = [value for value in values if isinstance(value, str) and value]
     password = url_password(api_url)
     if password:
         values += [password, unquote(password)]
-    forms = set()
+    for username, secret in basic or ():
+        if isinstance(username, str) and isinstance(secret, str) and secret:
+            values.append(authorization(None, username, secret).split(" ", 1)[1])
+    for proxy in proxies or ():
+        values += _proxy_secrets(proxy)
+    found = set(form for form in forms or () if isinstance(form, str))
     for value in values:
-        forms.update(
+        found.update(
             (
                 value,
                 repr(value)[1:-1],
                 ascii(value)[1:-1],
                 json.dumps(value)[1:-1],
+                json.dumps(value)[1:-1].replace("/", "\\/"),  # as PHP and others escape a slash in JSON
                 repr(value.encode("utf-8"))[2:-1],
-                quote(value),
-                quote(value, safe=""),
-                quote_plus(value),
-                quote_plus(value, safe=""),
             )
         )
-    forms.update([" ".join(form.split()) for form in forms])
-    return sorted((form for form in forms if form), key=len, reverse=True)
+        for encoded in (quote(value), quote(value, safe=""), quote_plus(value), quote_plus(value, safe="")):
+            found.update((encoded, PERCENT.sub(lambda hexa: hexa.group(0).lower(), encoded)))
+    found.update([" ".join(form.split()) for form in found])
+    return sorted((form for form in found if form), key=len, reverse=True)
+
+
+def _proxy_secrets(proxy):
+    """The password of the proxy URL ``proxy`` and the Basic tokens of its credentials, or []."""
+    found = USERINFO.match(proxy) if isinstance(proxy, str) else None
+    if not found or ":" not in found.group(1):
+        return []
+    user, _colon, password = found.group(1).partition(":")
+    user, plain = unquote(user), unquote(password)
+    secrets = [password, plain]
+    for encoding in ("latin-1", "utf-8"):
+        try:
+            token = ("%s:%s" % (user, plain)).encode(encoding)
+        except UnicodeEncodeError:
+            continue
+        secrets.append(base64.b64encode(token).decode("ascii"))
+    return [secret for secret in secrets if secret]
 
 
 def authorization(api_key, username, password):

@@ -104,7 +104,6 @@ class Transport:
             check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
         )
         header = authorization(api_key, username, password)
-        self._secrets = hidden_forms((api_key, password, header.split(" ", 1)[1]))
         # The client's own verify (the insecure-TLS warning is the entry point's, once: options.INSECURE_TLS).
         self.verify = (ca_path or True) if validate_certs else False
         # Sent with every request; the credential is the one given, never a ~/.netrc entry.
@@ -123,6 +122,9 @@ class Transport:
         merger = requests.Session()
         settings = merger.merge_environment_settings(self.base_url + "/", {}, True, self.verify, None)
         merger.close()
+        # Every form of the credentials: the key, the password and the Basic token, and a proxy's password and token.
+        proxies = (settings.get("proxies") or {}).values()
+        self._secrets = hidden_forms((api_key, password), basic=[(username, password)], proxies=proxies)
         try:
             self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
         except (requests.exceptions.RequestException, ValueError) as exc:  # a CA bundle, a proxy that cannot be used

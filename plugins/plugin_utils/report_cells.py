@@ -27,7 +27,9 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff
 CSV_QUOTED = re.compile('[,"\r\n]')
 # Markdown: a line break becomes <br>; the characters of HTML and of table cells become entities; those of inline
 # markup (code, emphasis, links, strikethrough, maths) get a backslash.
-MD_CHARS = re.compile("(\r\n|\r|\n)|(%s)|([&<>|])|([\\\\`*_\\[\\]~$])" % CONTROL.pattern)
+# The characters of markup, and those that start an autolink of GitHub-flavoured Markdown: the ':' of '://' and the
+# '.' of 'www.' (any case), which a backslash before them breaks (as cmark-gfm and markdown-it's linkify read it).
+MD_CHARS = re.compile("(\r\n|\r|\n)|(%s)|([&<>|])|([\\\\`*_\\[\\]~$]|:(?=//)|(?<=[Ww][Ww][Ww])\\.)" % CONTROL.pattern)
 MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;"}
 
 
@@ -43,7 +45,7 @@ def csv_cell(value):
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return to_text(value)  # a number is never a formula, even a negative one
     text = CSV_CHARS.sub(lambda match: match.group(1) or shown(match.group(2)), _text(value))
-    if text.startswith(FORMULA_STARTS):
+    if text.startswith(FORMULA_STARTS) or text.lstrip().startswith(FORMULA_STARTS):  # after any whitespace too
         text = "'" + text
     if CSV_QUOTED.search(text):
         text = '"%s"' % text.replace('"', '""')

@@ -193,6 +193,11 @@ def parser():
         help="directory that the payloads' commands touch a file in (default %(default)s)",
     )
     hostile.add_argument(
+        "--hostile-echo",
+        action="store_true",
+        help="with --hostile: every 802.1x status echoes the request's Authorization header (raw, URL-encoded, JSON)",
+    )
+    hostile.add_argument(
         "--framing",
         choices=FRAMINGS,
         default="none",
@@ -265,7 +270,7 @@ def emulator_of(args):
         tls_key=args.tls_key,
         faults=dict((key, getattr(args, "fault_" + key)) for _option, key, _keywords in FAULT_OPTIONS),
         outage=scheduled,
-        hostile=dict(on=args.hostile, canary=args.hostile_canary),
+        hostile=dict(on=args.hostile, canary=args.hostile_canary, echo=args.hostile_echo),
         framing=args.framing,
     )
 

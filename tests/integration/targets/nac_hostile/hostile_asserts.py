@@ -100,7 +100,12 @@ def read_csv(path):
 def formula_cells(path):
     """The fields of a CSV report that a spreadsheet would run as a formula."""
     with open(path, newline="", encoding="utf-8") as handle:
-        return [cell for row in csv.reader(handle) for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r")]
+        return [
+            cell
+            for row in csv.reader(handle)
+            for cell in row
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r") or cell.lstrip()[:1] in ("=", "+", "-", "@")
+        ]
 
 
 def gfm_cells(row):
@@ -200,6 +205,8 @@ def check_markdown_report(findings, name, path, results, summary, fragments):
         "%s: no HTML nor code of a value" % name,
         re.findall("<[^ ]{0,20}", html)[:5],
     )
+    autolinks = re.findall(r"(?i)\S{0,20}(?:(?<!\\)://|www\.)\S{0,20}", text)
+    findings.check(not autolinks, "%s: no address that a renderer would turn into a link" % name, str(autolinks[:5]))
 
 
 def check_html_report(findings, name, path, truth, fragments):

@@ -239,6 +239,30 @@ class Check(hostile_eda.EdaSteps):
         bulk = json.dumps(results["bulk"])
         self.findings.check("hx-bulk-02" in bulk, "nac_device bulk: the hostile 409 is named", bulk[:500])
 
+    def echo(self):
+        """A NAC that echoes the Authorization header in every status: the modules with HTTP Basic (-vvv, a fact, the
+        HTML report) and one round of the event source (its events and log) show no fragment of the Basic token or
+        the password (everything() looks at every output)."""
+        self.emulator.hostile(echo=True)
+        try:
+            basic = dict(NAC_API_KEY=None, NAC_USERNAME=USERNAME, NAC_PASSWORD=PASSWORD, NAC_TENANT=TENANT)
+            self.playbook("modules against a NAC that echoes the credentials", "%s/echo.yml" % HERE, "-vvv", **basic)
+            report = os.path.join(self.workdir, "echo-report.html")
+            if self.findings.check(os.path.exists(report), "echo: the HTML report written"):
+                with open(report, encoding="utf-8") as handle:
+                    text = handle.read()
+                self.outputs.append(("echo: the HTML report", text, True))
+                self.findings.check("********" in text, "echo: the HTML report shows the echo masked", text[-500:])
+            self.run(
+                "event source: one round against a NAC that echoes the credentials",
+                [self.python, os.path.join(HERE, "echo_source.py"), str(self.hostile["device_ids"][0])],
+                data=True,
+                **basic,
+            )
+            self.findings.check("********" in self.stdout, "echo: the event shows the echo masked", self.stdout[-500:])
+        finally:
+            self.emulator.hostile(echo=False)
+
     def role(self):
         rc, text = self.playbook("role device_onboarding", "%s/role.yml" % HERE, expect_rc=(2,))
         self.findings.check(
@@ -421,7 +445,7 @@ def main():
     # NAC_HOSTILE_STEPS=modules,role runs only those steps; NAC_HOSTILE_KEEP=1 keeps the work directory (outputs/).
     wanted = [name for name in os.environ.get("NAC_HOSTILE_STEPS", "").split(",") if name]
     try:
-        for step in (check.modules, check.role, check.inventory, check.eda, check.endless):
+        for step in (check.modules, check.echo, check.role, check.inventory, check.eda, check.endless):
             if wanted and step.__name__ not in wanted:
                 continue
             try:

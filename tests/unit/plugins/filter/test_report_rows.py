@@ -205,3 +205,45 @@ def test_every_character_a_message_escapes_is_escaped_in_the_reports_too(char):
     expected = "a%sb" % shown_by_messages(char)
     assert render(CSV, [value]) == expected
     assert render(MD, [value]) == "| %s |" % expected
+
+
+@pytest.mark.parametrize("space", [" ", "  ", "\u00a0", "\u3000", "\u2003", "\u205f", "\n", " \u00a0\u3000"])
+@pytest.mark.parametrize("formula", ["=1+1", "+1", "-1+2", "@SUM(1)", "\uff1d1"])
+def test_csv_neutralises_a_formula_after_leading_whitespace_of_any_kind(space, formula):
+    """Before: a cell that started with a space, a no-break space or U+3000 before '=' was written as it was."""
+    (cells,) = list(csv.reader(io.StringIO(render(CSV, [space + formula]), newline="")))
+    assert cells[0] == "'" + space + formula and read_back(cells[0]) == space + formula
+
+
+AUTOLINKS = [
+    "http://evil.invalid/login",
+    "see https://evil.invalid",
+    "www.evil.invalid",
+    "WWW.EVIL.INVALID",
+    "ftp://x.y",
+]
+
+
+def test_markdown_escapes_what_would_become_an_autolink():
+    """Before: a bare http://... or www.... in a cell became a clickable link where the report is rendered."""
+    row = render(MD, AUTOLINKS + ["a: b", "www", "wwwx.y", "3:4"])
+    assert not re.search(r"(?i)(?<!\\)://|www\.", row)
+    assert gfm_cells(row) == [
+        "http\\://evil.invalid/login",
+        "see https\\://evil.invalid",
+        "www\\.evil.invalid",
+        "WWW\\.EVIL.INVALID",
+        "ftp\\://x.y",
+        "a: b",
+        "www",
+        "wwwx.y",
+        "3:4",
+    ]
+
+
+def test_markdown_with_linkify_renders_no_link_of_a_value():
+    markdown_it = pytest.importorskip("markdown_it")
+    pytest.importorskip("linkify_it")
+    header = "| %s |\n|%s\n" % (" | ".join("c%d" % i for i in range(len(AUTOLINKS))), "---|" * len(AUTOLINKS))
+    html = markdown_it.MarkdownIt("gfm-like").render(header + render(MD, AUTOLINKS) + "\n")
+    assert "<a " not in html and "evil.invalid/login" in html

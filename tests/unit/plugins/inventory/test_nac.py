@@ -9,6 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import stat
+
 import pytest
 from ansible.errors import AnsibleParserError
 from ansible.plugins.loader import inventory_loader
@@ -360,3 +363,69 @@ def test_credentials_refused_while_querying_fail_the_inventory(emulator, tmp_pat
     with pytest.raises(AnsibleParserError, match=r"Access refused \(HTTP 403\)"):
         parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true", concurrency=1))
     assert emulator.request_counts()[FIRE] == 2  # devices 1 and 2 were answered, nothing after the refusal
+
+
+def planted(tmp_path):
+    """The one cache file, rewritten by "another user": cam-01 renamed planted-01."""
+    (cached,) = list((tmp_path / "cache").iterdir())
+    text = cached.read_text()  # JSON (2.19+: inside a "__payload__" string, its quotes escaped)
+    assert "cam-01" in text
+    cached.write_text(text.replace("cam-01", "planted-01"))
+    return cached
+
+
+@pytest.mark.parametrize("how", ["writable", "symlink", "owner"])
+def test_a_cache_file_that_is_not_ours_is_not_used_and_the_nac_is_read_again(emulator, tmp_path, capsys, how):
+    """Before: a cache file that another local user rewrote was used with no request (a planted host)."""
+    parse(cached_source(tmp_path, emulator))
+    cached = planted(tmp_path)
+    if how == "writable":
+        os.chmod(str(cached), 0o666)
+    elif how == "symlink":
+        target = tmp_path / "elsewhere.json"
+        os.rename(str(cached), str(target))
+        os.symlink(str(target), str(cached))
+    elif os.geteuid() != 0:
+        pytest.skip("changing a file's owner needs root")
+    else:
+        os.chown(str(cached), 4242, -1)
+    emulator.reset()
+    capsys.readouterr()
+    inventory = parse(cached_source(tmp_path, emulator))
+    assert emulator.request_counts() == {LIST: 1}  # read from the NAC again
+    assert "planted-01" not in inventory.hosts and "cam-01" in inventory.hosts
+    warned = "".join(capsys.readouterr().err.split())  # (before 2.19 a warning is wrapped at 80 columns)
+    assert "netaccess.nac.nacinventory:thecachefile%s" % cached in warned and "notused" in warned
+
+
+def test_the_cache_is_made_private_and_a_file_of_ours_is_used(emulator, tmp_path):
+    parse(cached_source(tmp_path, emulator))
+    (cached,) = list((tmp_path / "cache").iterdir())
+    assert stat.S_IMODE(os.lstat(str(tmp_path / "cache")).st_mode) == 0o700
+    emulator.reset()
+    inventory = parse(cached_source(tmp_path, emulator))
+    assert emulator.request_counts() == {}  # ours: used
+    assert "cam-01" in inventory.hosts and stat.S_IMODE(os.lstat(str(tmp_path / "cache")).st_mode) == 0o700
+    assert not stat.S_IMODE(os.lstat(str(cached)).st_mode) & 0o022  # as Ansible's cache plugin writes it
+
+
+def test_a_cache_directory_that_is_a_symbolic_link_is_not_followed(emulator, tmp_path, capsys):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o755)
+    os.symlink(str(real), str(tmp_path / "cache"))
+    parse(cached_source(tmp_path, emulator))
+    assert stat.S_IMODE(os.lstat(str(real)).st_mode) == 0o755  # never changed through the link
+    emulator.reset()
+    parse(cached_source(tmp_path, emulator))
+    assert emulator.request_counts() == {LIST: 1}
+    assert "cannotbeused" in "".join(capsys.readouterr().err.split())
+
+
+def test_the_inventory_masks_a_credential_that_the_nac_echoes_in_its_host_variables(tmp_path):
+    """A NAC whose statuses echo the Authorization header (the emulator's hostile echo): no form of the key in any
+    host variable."""
+    with Emulator(hostile=dict(on=True, canary=str(tmp_path), echo=True)).start() as echoing:
+        inventory = parse(source(tmp_path, api_url=echoing.url, api_key=ADMIN_KEY, dot1x_status="true"))
+    assert hostvars(inventory, "cam-01")["nac_auth_method"] == "Bearer ********"
+    text = repr(dict((name, host.get_vars()) for name, host in inventory.hosts.items()))
+    assert ADMIN_KEY not in text and ADMIN_KEY.replace("-", "%2D") not in text

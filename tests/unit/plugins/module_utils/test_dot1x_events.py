@@ -244,7 +244,7 @@ def test_options_defaults_and_environment_fallbacks():
     assert client == dict(
         CONNECTION_DEFAULTS, api_url="https://nac.example.com", api_key=KEY, read_only=True, pool_size=8
     )
-    assert options == dict(hostname=None, interval=60.0, concurrency=8, initial=False)
+    assert options == dict(hostname=None, interval=60.0, concurrency=8, initial=False, encode_all_strings=False)
 
 
 def test_interval_falls_back_to_nac_watch_interval_and_the_argument_wins():
@@ -294,7 +294,7 @@ def test_options_arguments_win_over_the_environment_and_strings_are_parsed():
     )
     assert client["tenant"] == "site-1" and not client["ca_path"].startswith("~") and client["pool_size"] == 32
     assert client["unreachable_timeout"] == 20.0
-    assert options == dict(hostname=["cam-01"], interval=1.0, concurrency=32, initial=True)
+    assert options == dict(hostname=["cam-01"], interval=1.0, concurrency=32, initial=True, encode_all_strings=False)
 
 
 @pytest.mark.parametrize(

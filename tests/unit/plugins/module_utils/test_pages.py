@@ -377,3 +377,32 @@ def test_a_real_reply_with_two_link_fields_and_a_relative_next_is_followed(local
 
 def test_the_page_bound_is_a_documented_constant():
     assert pages.MAX_PAGES == 10000
+
+
+@pytest.mark.parametrize(
+    "link, under",
+    [
+        ("https://nac.example.com/nac/%2e%2e/admin/device?p=2", None),  # requote_uri sends it as /nac/../admin
+        ("https://nac.example.com/nac/%2E%2E/admin/device", None),
+        ("https://nac.example.com/nac/api/../../admin/device", None),
+        ("https://nac.example.com/nac/api/%2e%2e%2f%2e%2e%2fadmin/device", None),  # a server that decodes %2f
+        ("https://nac.example.com/nac/api/..%5c..%5cadmin/device", None),  # ... or reads a backslash as /
+        ("https://nac.example.com/nac/./api/device?page=2", "/api/device?page=2"),
+        ("https://nac.example.com/nac/api/x/%2e%2e/device?page=2", "/api/device?page=2"),
+        ("https://nac.example.com/nac/%61pi/device", "/api/device"),  # an unreserved character, decoded as sent
+    ],
+)
+def test_a_next_link_is_compared_after_dot_segment_removal(link, under):
+    """Before: ``</nac/%2e%2e/admin/device?p=2>`` with api_url .../nac was followed (sent as /nac/../admin/...,
+    which a normalising server answers outside the api_url's path)."""
+    assert path_under(link, "https://nac.example.com/nac") == under
+
+
+def test_a_next_link_outside_api_url_after_dot_segments_is_refused_as_a_cross_origin_one():
+    base = "https://nac.example.com/nac"
+    routes = {base + "/api/device": (200, PAGE1, {"Link": link("/nac/%2e%2e/admin/device?p=2")})}
+    client, site = site_client(routes, base=base)
+    with pytest.raises(NacResponseError, match="outside api_url") as raised:
+        client.list_devices()
+    assert "/admin/" in raised.value.message
+    assert len(site.sent) == 1  # the next page was never asked for

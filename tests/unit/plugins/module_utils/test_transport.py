@@ -18,12 +18,18 @@ import shutil
 import socket
 import threading
 import time
+from urllib.parse import quote
 
 import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils import wire
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacConnectionError
+from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+    NacClient,
+    NacConfigError,
+    NacConnectionError,
+    NacError,
+)
 from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 KEY = "s3cr3t-key-value"
@@ -201,6 +207,47 @@ def test_the_proxys_password_is_in_no_error_message(environ):
     assert "connection refused" in str(raised.value) and raised.value.outcome_unknown is False
     assert PROXY_PASSWORD not in str(raised.value) and PROXY_PASSWORD not in repr(raised.value.__dict__)
     client.close()
+
+
+class EchoingProxy(Recorder):
+    """A proxy that refuses every request with a 407 whose reason phrase and body echo its Proxy-Authorization
+    header (as sent, and its token URL-encoded and decoded)."""
+
+    def refuse(self):
+        self.note()
+        sent = self.headers.get("Proxy-Authorization") or ""
+        token = sent.partition(" ")[2]
+        echo = "Proxy Authentication Required for %s (%s, %s)" % (
+            sent,
+            quote(token, safe=""),
+            base64.b64decode(token).decode("latin-1") if token else "",
+        )
+        body = json.dumps({"error": echo}).encode()
+        self.send_response(407, echo)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_CONNECT = refuse
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_a_proxys_407_that_echoes_its_credentials_shows_none_of_them(environ, local_http, scheme):
+    """Before: the reason phrase of a 407 that echoed the proxy's Basic credentials was shown; the proxy's password
+    and token were not among the masked forms."""
+    seen = []
+    proxy = local_http(type("Echoing", (EchoingProxy,), dict(seen=seen)))
+    environ.setenv("%s_PROXY" % scheme.upper(), proxy.replace("http://", "http://nac-user:%s@" % PROXY_PASSWORD))
+    client = NacClient("%s://nac.example.com" % scheme, api_key=KEY, max_retries=0, unreachable_timeout=0)
+    with pytest.raises((NacConnectionError, NacError)) as raised:
+        client.request("GET", "/api/device")
+    client.close()
+    token = base64.b64encode(("nac-user:%s" % PROXY_PASSWORD).encode()).decode()
+    text = str(raised.value) + repr(raised.value.__dict__)
+    assert seen and "407" in text, text
+    for form in (PROXY_PASSWORD, token, quote(token, safe="")):
+        assert form not in text, form
 
 
 def test_a_host_in_no_proxy_is_reached_directly(environ, merges, recorder):
