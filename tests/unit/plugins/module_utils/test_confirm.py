@@ -112,8 +112,8 @@ def test_creations_confirmed_at_once_cost_one_list_for_the_whole_task(emu, count
 
 
 UNPROVEN = (
-    "not attempted: the first creation of this task, %s (id %d), was not confirmed by the device list (see its "
-    "error), so no other device was sent: a list that hides or renames the devices it holds would have had each of "
+    "not attempted: the first creation of this task, %s (id %d), was not confirmed by the device list (its entry "
+    "says why), so no other device was sent: a list that hides or renames the devices it holds would have had each of "
     "them created again"
 )
 
