@@ -19,6 +19,12 @@ description:
   - Every parameter is checked before any request is sent; a bad value fails the task, quoting it.
   - The bulk form lists the devices once, then creates only the missing ones, O(concurrency) at a
     time. When nothing is missing, the task sends exactly one request.
+  - When a task would create more than one device, it creates the first alone and confirms it by reading the
+    device list (within O(settle_timeout)) before it sends any other. When the list does not show it as requested
+    (not listed, as a list capped without a sign or lagging beyond the window does; listed under another name;
+    listed twice), no other creation is sent; that item fails naming the device created, its id, what the list
+    showed and the likely cause, and the others fail as not attempted. A service that hides or renames what it
+    stores costs one device per run, never a bulk. A bulk of N new devices takes N + 3 requests.
 author:
   - netaccess.nac maintainers (@netaccess)
 options:
