@@ -184,8 +184,8 @@ def three_runs(emu, names, stored_names=GUARD):
     """Ensure ``names`` three times in a row (settle window 0: nothing to wait for on these servers); the devices
     the server holds after each run and each run's outcomes."""
     held, runs = [], []
+    nac = NacClient(emu.url, api_key=KEY, max_retries=0, sleep=lambda seconds: None)
     for _run in range(3):
-        nac = NacClient(emu.url, api_key=KEY, max_retries=0, sleep=lambda seconds: None)
         runs.append(
             ensure_devices(
                 specs_of(*names),
