@@ -12,11 +12,16 @@ server does not hold). Duplicates themselves are counted, not targeted: some ser
 the report must say so.
 
 - ``capped-list``: 1,500 existing devices, a list capped at the first 1,000 without a sign; the bulk ensure of
-  all 1,500, twice. The ids past the cap are never listed: false reports are judged against the ids a client
-  can see (a failure need not name a hidden id), clean duplicates against all.
+  all 1,500, three runs in a row (settle window 10 s: the cap never lets a creation be listed, whatever the
+  window). The ids past the cap are never listed: false reports are judged against the ids a client can see (a
+  failure need not name a hidden id), clean duplicates against all.
 - ``racing-client``: another client creates each name between our list and our POST (duplicates allowed,
   the reply carries the id): one device alone, then a bulk of 5.
 - ``normalised-name``: a server that stores the first DNS label of an FQDN: a bulk of 5 FQDNs, three runs.
+
+``capped-list`` and ``normalised-name`` print, after each of their three runs, the devices the run created on the
+server, its failures and the duplicates on the server so far (issue 34), and target at most one device created
+per run: the first creation of a task is confirmed by reading before any other is sent.
 - ``lagging-replica``: a read replica 30 s behind the writes: the same bulk of 50 run twice in a row.
 - ``redirect-commit``: committed creations answered 303 (a bulk of 11), 302 and 301 (one device each).
 - ``shifting-pages``: pages of 100 of 150 devices, one device inserted at the front (then: the first deleted)
@@ -129,6 +134,26 @@ def new_row(name):
     return row
 
 
+def per_run(emulator, items, result, before, key=same):
+    """Print and return one run's figures: devices the run created on the server, its failures, and the duplicates
+    of the requested names on the server so far (names compared by ``key``)."""
+    held, records = truth(emulator)  # {same name: ids}: key(requested name) is the same name of its stored form
+    created = len(records) - before
+    failures = result.get("failures")
+    duplicates = doubled(items, held, key)
+    print(
+        "          server: %d devices (%+d this run); failures %s; duplicates of the requested names %d"
+        % (len(records), created, failures, duplicates)
+    )
+    return len(records), created
+
+
+def at_most_one_per_run(row, created):
+    row.target(
+        "devices created per run, none listed as requested, <= 1", ", ".join(map(str, created)), max(created) <= 1
+    )
+
+
 def bulk_twice(row, runner, settings, label, items, cap=None):
     """The same bulk of ``items`` run twice in a row against an emulator of ``settings``, judged (``cap``: the
     list shows only that many devices: the ids past it are hidden from every report)."""
@@ -148,12 +173,30 @@ def bulk_twice(row, runner, settings, label, items, cap=None):
 
 
 def scenario_capped_list(args, runner):
-    """Issue 25 case 1: a list capped at the first 1,000 of 1,500 devices without a sign; bulk ensure of all."""
+    """Issue 25 case 1: a list capped at the first 1,000 of 1,500 devices without a sign; bulk ensure of all, three
+    runs in a row (issue 34: at most one device created per run)."""
     row = new_row("capped-list")
     existing = seeds(1500, "soak-cap-")
     items = [dict(hostname=record["hostname"], **SOAK) for record in existing]
-    print("1,500 existing devices, GET /api/device shows the first 1,000 (no header, no sign); bulk ensure, twice")
-    return bulk_twice(row, runner, config(devices=existing, list_cap=1000), "cap", items, cap=1000)
+    print("1,500 existing devices, GET /api/device shows the first 1,000 (no header, no sign); bulk ensure, 3 runs")
+    created, results = [], []
+    with Emulator(config(devices=existing, list_cap=1000)).start() as emulator:
+        count = len(emulator.records())
+        for run in (1, 2, 3):
+            (result,), seconds = runner.run(
+                "cap-%d" % run, emulator, [(DEVICE, dict(devices=items, settle_timeout=10))]
+            )
+            show("run %d" % run, result, seconds)
+            results.append(result)
+            row.seconds += seconds
+            count, made = per_run(emulator, items, result, count)
+            created.append(made)
+        held, records = truth(emulator)
+    hidden = frozenset(r["id"] for r in sorted(records, key=lambda r: r["id"])[1000:])
+    print("          ids the capped list never shows (no report can name them): %d" % len(hidden))
+    wrong, clean = count_row(row, items, held, results, hidden)
+    at_most_one_per_run(row, created)
+    return finish(row, held, items, wrong, clean)
 
 
 def scenario_racing_client(args, runner):
@@ -184,12 +227,15 @@ def scenario_normalised_name(args, runner):
         return same(stored_hostname(name, rule))
 
     print("creations stored under the first DNS label (soak-nn-0000.lab.example -> soak-nn-0000); 3 runs of 5")
-    wrong, created_clean = [], []
+    wrong, created_clean, created = [], [], []
     with Emulator(config(stored_hostname=rule)).start() as emulator:
+        count = len(emulator.records())
         for run in (1, 2, 3):
             (result,), seconds = runner.run("nn-%d" % run, emulator, [(DEVICE, dict(devices=items))])
             show("run %d" % run, result, seconds)
             row.seconds += seconds
+            count, made = per_run(emulator, items, result, count, key)
+            created.append(made)
             result_text = texts(result.get("warnings")) + " | " + str(result.get("msg") or "")
             for entry, item in zip(entries_of(result, items), items):
                 name = item["hostname"]
@@ -209,6 +255,7 @@ def scenario_normalised_name(args, runner):
     row.false = len(wrong)
     clean = [pair for pair in created_clean if len(held.get(key(pair[0]), ())) > 1]
     row.clean = len(clean)
+    at_most_one_per_run(row, created)
     return finish(row, held, items, wrong, clean, key=key)
 
 

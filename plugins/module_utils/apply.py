@@ -21,6 +21,12 @@ never from an error. Four steps, each one function:
   (what was sent and what that list shows decide its state, error and warnings together), in the words of
   its operation (``Operation.wording``); a record listed twice is reported as such, with every id.
 
+**The first write proves the ground** (``_proof``): when there are several actions, the first is carried out
+alone (written, settled, confirmed, reported) before any other is sent; the others follow, ``concurrency`` at a
+time, only when its report is clean (done, no warning). Otherwise none is sent (each fails ``not_attempted``,
+the reason ``unproven``): a list that hides, renames or doubles what a write made costs one write per task,
+never one per action. A first write refused outright wrote nothing: the next action proves the ground instead.
+
 A new operation (a deletion, say) is an ``Operation`` and a verb that the plan gives: the engine does not
 change (docs/docsite/rst/developing.rst, "Adding state: absent").
 """
@@ -48,6 +54,9 @@ Answer = collections.namedtuple("Answer", "id record reply")
 Answer.__doc__ = """What a write answered as a success: the id it names (None when the reply names none), the
 record as far as known, and the reply itself (for messages)."""
 
+# What the first write of a task proves (_proof), when it is not the reason to stop.
+PROVEN, NOTHING_WRITTEN = "proven", "nothing written"
+
 # What one list says of a write answered with an id (``Operation.confirm``): CONFIRMED, MISSING (not listed
 # yet: waited for during the settle window), or a message (the list contradicts the write: the action fails).
 CONFIRMED, MISSING = True, False
@@ -65,6 +74,7 @@ Wording = collections.namedtuple(
     "Wording",
     (
         "not_attempted",  # {reason}: no attempt was made, the task must stop
+        "unproven",  # {name} {id}: the reason to stop: the first write ({id}: " (id N)" or empty) was not proven
         "stopped",  # {error} {reason}: uncertain, and not sent again because the task must stop
         "refused_access",  # {error}: the reason to stop after a write refused for lack of access
         "several_known",  # {count} {name} {ids} {id}: a warning; done with an id, the list shows several
@@ -108,6 +118,7 @@ class Action:
         self.list_error = None  # the error of the last list after its last write, when that list failed
         self.stopped = None  # why it was not sent again
         self.confirmed = None  # what the lists after its last write say of an id answered (Operation.confirm)
+        self.refused = False  # its only write was refused outright: nothing was written
 
     @property
     def changed(self):
@@ -154,11 +165,26 @@ def apply(
     stop = _Stop(should_stop)
     window = _Window(settle_timeout, clock, sleep)
     lists = _Lists(list_records)
-    to_send = todo
+    rest = todo
+    while len(rest) > 1 and stop.known() is None:  # the first write proves the ground before the rest follow
+        first, rest = rest[0], rest[1:]
+        _carry_out([first], stop, window, lists, concurrency, max_resends)
+        proof = _proof(first)
+        if proof is PROVEN:
+            break
+        if proof is not NOTHING_WRITTEN:
+            stop.refuse(proof)
+    _carry_out(rest, stop, window, lists, concurrency, max_resends)
+    return actions
+
+
+def _carry_out(batch, stop, window, lists, concurrency, max_resends):
+    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time."""
+    to_send = batch
     while to_send:
         for _done in ordered_map(lambda action: _attempt(action, stop), to_send, concurrency):  # engine.py's workers
             pass
-        written = [action for action in todo if action.attempts]
+        written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]
         _settle(unsettled, written, lists, window)
@@ -170,11 +196,24 @@ def apply(
             and action.list_error is None
             and action.attempts <= max_resends
         ]  # _attempt checks the stop before sending any of them again
-    _confirm([action for action in todo if action.attempts], lists)
-    for action in todo:
+    _confirm([action for action in batch if action.attempts], lists)
+    for action in batch:
         if action.attempts and action.state != FAILED:
             _report(action, window, lists)
-    return actions
+
+
+def _proof(first):
+    """What the first write of a task proves, once reported: PROVEN (done, and its report is clean: the list
+    shows it as written, once), NOTHING_WRITTEN (refused at once: the next write proves the ground instead), or
+    the reason why no other write may be sent, in its operation's words (``unproven``): the list did not show
+    it as written (not at all, under another name, several times), or could not be read, or its outcome is
+    unknown. A server that hides or changes what it holds then costs one write per task, never one per action."""
+    if first.state == DONE and not first.warnings:
+        return PROVEN
+    if first.state == FAILED and first.refused:
+        return NOTHING_WRITTEN
+    ident = first.id if first.id is not None else first.written_id
+    return first.operation.wording.unproven.format(name=first.name, id="" if ident is None else " (id %s)" % ident)
 
 
 def _confirm(written, lists):
@@ -221,6 +260,11 @@ class _Stop:
     def refuse(self, reason):
         with self._lock:
             self._reason = self._reason or reason
+
+    def known(self):
+        """The reason found so far, without asking ``should_stop``."""
+        with self._lock:
+            return self._reason
 
     def reason(self):
         with self._lock:
@@ -298,7 +342,7 @@ def _attempt(action, stop):
         elif action.attempts > 1:
             action.state = REFUSED  # refused now, but an earlier attempt may yet land: the list decides
         else:
-            action.state = FAILED
+            action.state, action.refused = FAILED, True
         if isinstance(error, NacAuthError) and not error.outcome_unknown:
             stop.refuse(action.operation.wording.refused_access.format(error=error.message))
         return

@@ -24,6 +24,9 @@ DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 # "did not show" it while the list shows it: the engine reports what the last list shows (apply._report).
 CREATION_WORDING = Wording(
     not_attempted="not attempted: {reason}",
+    unproven="the first creation of this task, {name}{id}, was not confirmed by the device list (its entry says why), "
+    "so no other device was sent: a list that hides or renames the devices it holds would have had each of them "
+    "created again",
     stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
     "was not sent again: {reason}",
     refused_access="a creation was refused for lack of access, so no other was sent ({error})",

@@ -30,6 +30,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     lookalikes,
     repeated_ids,
     repeated_ids_warning,
+    stored_forms,
+    stored_text,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
 
@@ -42,6 +44,15 @@ MESSAGE_HOSTS = 10
 LOOKALIKE_NOT_CREATED = (
     "%s; not created: a NAC that compares names loosely would refuse it or confuse the two. Rename one of them, "
     "or create it in the NAC"
+)
+
+# nac_device's stored_names: GUARD, a device to create whose probable stored form is listed is not created;
+# EXACT, names are compared as the same name only (hostnames.hostname_key).
+GUARD, EXACT = "guard", "exact"
+STORED_NOT_CREATED = (
+    "not created: %s, probably this very device as stored by a NAC that shortens names (creating it again would "
+    "add one more device on every run). If it is, use the stored name %s as the hostname; if it is another "
+    "device, set stored_names: exact to create %s beside it"
 )
 
 _MAC = re.compile(
@@ -201,13 +212,15 @@ class Outcome(Action):
         return entry
 
 
-def plan(specs, records):
+def plan(specs, records, stored_names=GUARD):
     """One action per spec against the device list (pure): LEAVE an existing device, CREATE a missing one
     (pending until applied), or fail.
 
     A device exists when a listed device has the same name (hostnames.hostname_key). A listed name that
     matches only by a looser rule (a lookalike) is never taken for it: a device to create whose name has
-    a lookalike fails, unwritten, naming it with its id; an existing one gets a warning naming it.
+    a lookalike fails, unwritten, naming it with its id; an existing one gets a warning naming it. With
+    ``stored_names`` GUARD, a device to create whose probable stored form is listed (hostnames.stored_forms:
+    its first DNS label, without or with a trailing dot) fails, unwritten, naming it with its id.
     """
     index = index_by_hostname(records)
     alike = lookalikes(records, [spec["hostname"] for spec in specs])
@@ -231,6 +244,13 @@ def plan(specs, records):
                 )
         elif similar:
             outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
+        elif stored_names == GUARD:
+            stored = [
+                (record, relation) for key, relation in stored_forms(spec["hostname"]) for record in index.get(key, ())
+            ]
+            if stored:
+                names = " or ".join(sorted(set(quoted(record["hostname"]) for record, _relation in stored)))
+                outcome.fail(STORED_NOT_CREATED % (stored_text(stored), names, spec["hostname"]))
         outcomes.append(outcome)
     return outcomes
 
@@ -246,7 +266,9 @@ def _existing(outcome, record):
         )
 
 
-def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False, warn=None, **settling):
+def ensure_devices(
+    specs, list_devices, create, concurrency=8, check_mode=False, warn=None, stored_names=GUARD, **settling
+):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -257,7 +279,7 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
     Every creation is decided from the server's state, never guessed from an error: the apply engine
     (apply.apply), given ``concurrency``, ``check_mode`` and ``settling``, its other arguments of the same
     names (``settle_timeout``, ``max_resends``, ``should_stop``, ``clock``, ``sleep``). ``warn(message)`` is
-    told of ids the list shows for several devices.
+    told of ids the list shows for several devices. ``stored_names``: see ``plan``.
     """
     if not specs:
         return []
@@ -265,7 +287,7 @@ def ensure_devices(specs, list_devices, create, concurrency=8, check_mode=False,
     repeated = repeated_ids_warning(repeated_ids(records))
     if repeated and warn is not None:
         warn(repeated)
-    outcomes = plan(specs, records)
+    outcomes = plan(specs, records, stored_names)
     _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
     return apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
 

@@ -10,7 +10,9 @@ without case (RFC 4343): canonically equivalent spellings (NFD ``café`` and NFC
 SIGN and ``K``) are one name, and ``CAM-01`` is ``cam-01``. Nothing looser: ``straße`` is not
 ``strasse`` (Unicode case folding), ``ｃａｍ`` is not ``cam`` (compatibility forms, NFKC), ``cam-01 `` is
 not ``cam-01``. A listed name that equals a requested one only by such a looser rule is a *lookalike*:
-never taken for the requested device, always named with its id (``lookalikes``). The policy: the
+never taken for the requested device, always named with its id (``lookalikes``). A listed name that is a
+*probable stored form* of a requested one (its first DNS label, the name without or with a trailing dot:
+``stored_forms``) is not the same name either: a NAC that shortens names shows it so. The policy: the
 API guide, docs/docsite/rst/api.rst ("Hostnames: when two names are the same").
 """
 
@@ -168,6 +170,36 @@ def lookalikes(records, hostnames):
     have lookalikes (``by_hostname``), in request order."""
     return collections.OrderedDict(
         (name, alike) for name, (_same, alike) in by_hostname(records, hostnames).items() if alike
+    )
+
+
+def stored_forms(hostname):
+    """[(hostname key, how it relates to ``hostname``)] of the names a NAC that shortens names may have stored
+    ``hostname`` under, other than the same name: the first DNS label of an FQDN (``cam-01`` for
+    ``cam-01.example.com``), the name without its trailing dot, or with one. Case needs no form of its own:
+    names differing only in ASCII case are the same name (``hostname_key``)."""
+    bare = hostname[:-1] if hostname.endswith(".") else hostname
+    shown = shown_name(hostname)
+    forms = [(bare.split(".", 1)[0], "the first DNS label of %s" % shown)] if "." in bare.lstrip(".") else []
+    if bare != hostname:
+        forms.append((bare, "%s without its trailing dot" % shown))
+    else:
+        forms.append((hostname + ".", "%s with a trailing dot" % shown))
+    same, found = hostname_key(hostname), []
+    for form, relation in forms:
+        key = hostname_key(form)
+        if key != same and key not in (known for known, _relation in found):
+            found.append((key, relation))
+    return found
+
+
+def stored_text(listed):
+    """What a message says of the ``listed`` records, each under a probable stored form of a requested name
+    ((record, relation) pairs, ``stored_forms``), as in: cam-01 (id 7), the first DNS label of cam-01.example.com,
+    is listed."""
+    return "; ".join(
+        "%s (id %s), %s, is listed" % (shown_name(record["hostname"]), record["id"], relation)
+        for record, relation in listed
     )
 
 

@@ -19,6 +19,12 @@ description:
   - Every parameter is checked before any request is sent; a bad value fails the task, quoting it.
   - The bulk form lists the devices once, then creates only the missing ones, O(concurrency) at a
     time. When nothing is missing, the task sends exactly one request.
+  - When a task would create more than one device, it creates the first alone and confirms it by reading the
+    device list (within O(settle_timeout)) before it sends any other. When the list does not show it as requested
+    (not listed, as a list capped without a sign or lagging beyond the window does; listed under another name;
+    listed twice), no other creation is sent; that item fails naming the device created, its id, what the list
+    showed and the likely cause, and the others fail as not attempted. A service that hides or renames what it
+    stores costs one device per run, never a bulk. A bulk of N new devices takes N + 3 requests.
 author:
   - netaccess.nac maintainers (@netaccess)
 options:
@@ -127,6 +133,25 @@ options:
         fails naming the likely cause (a capped list, a lagging read replica).
       - From 0 to 3600.
     type: float
+  stored_names:
+    description:
+      - Whether a device to create is refused when the device list shows what is probably its stored name.
+      - V(guard) (the default) refuses it. Some NACs store a shortened form of the name sent, the first DNS label
+        of an FQDN (V(cam-01) for V(cam-01.example.com)) or the name without its trailing dot, and list only
+        that; the next run would not find the requested name and would create the device again, one more on
+        every run. So when such a form of a missing name is listed (compared without case, as O(hostname)), the
+        item fails before anything is written, naming the listed device's id and name. Use the stored name as
+        the hostname (in the inventory) to make the item find its device.
+      - V(exact) compares names only as O(hostname) says, and creates the device. Use it when the listed device
+        is another one (a device V(cam-01) beside a wanted V(cam-01.example.com)) on a NAC that stores names as
+        sent.
+      - The trade-off. V(guard) may refuse a device whose name is another device's first label, until you choose
+        V(exact) for it; V(exact), on a NAC that shortens names, lets every run create one more device under the
+        stored name (the first creation of each task is confirmed by reading before any other is sent, so one
+        device per run, not one per item).
+    type: str
+    choices: [guard, exact]
+    default: guard
 notes:
   - The API does not document the reply to a creation. The new device's id is taken from the reply
     when it carries one; otherwise one more device list (for all new devices at once) finds it.
@@ -295,6 +320,8 @@ failures:
 
 from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
 from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+    EXACT,
+    GUARD,
     InvalidRequest,
     device_specs,
     ensure_devices,
@@ -330,6 +357,7 @@ def ensure(nac):
             nac.client.create_device,
             concurrency,
             nac.check_mode,
+            stored_names=params["stored_names"],
             settle_timeout=settle_timeout,
             max_resends=nac.client.max_retries,
             should_stop=controller_watch(),
@@ -365,6 +393,7 @@ def main():
             state=dict(type="str", default="present", choices=["present"]),
             concurrency=dict(type="int", default=8),
             settle_timeout=dict(type="float"),
+            stored_names=dict(type="str", default=GUARD, choices=[GUARD, EXACT]),
             **DEVICE_OPTIONS,
         ),
         mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],

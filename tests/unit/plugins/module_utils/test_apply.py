@@ -26,6 +26,7 @@ DELETE = "delete"
 
 DELETION_WORDING = Wording(
     not_attempted="deletion not attempted: {reason}",
+    unproven="{name}{id} was not shown deleted",
     stopped="{error}; unknown whether {reason} stopped it",
     refused_access="a deletion was refused ({error})",
     several_known="{name} ({id}): {count} records ({ids})",
@@ -135,13 +136,53 @@ def _gone(item, present):
     return MISSING if item.name in present else CONFIRMED
 
 
-def test_writes_that_the_operation_confirms_are_confirmed_by_one_list_for_all():
-    server = Deletions(["a", "b"])
+def test_writes_that_the_operation_confirms_are_confirmed_by_one_list_for_all_after_the_first():
+    server = Deletions(["a", "b", "c"])
     lists = []
     server.listed = lambda: lists.append(set(server.present)) or set(server.present)
-    items = server.run([_deleting("a"), _deleting("b")], confirm=_gone)
-    assert lists == [set()]  # answered at once: one list after every write has ended, for all of them
-    assert [(item.state, item.warnings) for item in items] == [(DONE, []), (DONE, [])]
+    items = server.run([_deleting("a"), _deleting("b"), _deleting("c")], confirm=_gone)
+    # the first alone, confirmed by its list; then the others, answered at once: one list after all of them
+    assert lists == [{"b", "c"}, set()]
+    assert [(item.state, item.warnings) for item in items] == [(DONE, [])] * 3
+    assert server.sent == ["a", "b", "c"]
+
+
+def test_a_first_write_the_list_does_not_confirm_stops_every_other_write():
+    server = Deletions(["a", "b", "c"])
+    server.delete = lambda item: server.sent.append(item.name) or Answer(7, None, {})  # answered, never done
+    items = server.run([_deleting("a"), _deleting("b"), _deleting("c")], confirm=_gone, settle_timeout=4)
+    assert server.sent == ["a"]  # one write per task, not one per action
+    assert (items[0].state, items[0].error) == (FAILED, "a (7) still listed after 4 s (3 listed)")
+    assert [(item.state, item.error, item.changed) for item in items[1:]] == [
+        (FAILED, "deletion not attempted: a (id 7) was not shown deleted", False)
+    ] * 2
+
+
+def test_a_first_write_with_a_warning_stops_every_other_write():
+    server = Deletions(["a", "b"])
+    server.listed = _failing_list  # answered, but no list confirms it: done with a warning
+    items = server.run([_deleting("a"), _deleting("b")], confirm=_gone, settle_timeout=2)
+    assert (items[0].state, items[0].warnings) == (DONE, ["a (7): the list failed: listing failed"])
+    assert (items[1].state, items[1].error) == (FAILED, "deletion not attempted: a (id 7) was not shown deleted")
+    assert server.sent == ["a"]
+
+
+def test_a_first_write_refused_outright_wrote_nothing_so_the_next_proves_the_ground():
+    conflict = NacHTTPError("HTTP 409: in use", status=409)
+    server = Deletions(["a", "b", "c", "d"], failures={"a": conflict, "b": conflict})
+    lists = []
+    server.listed = lambda: lists.append(set(server.present)) or set(server.present)
+    items = server.run([_deleting(name) for name in "abcd"], confirm=_gone)
+    assert [item.state for item in items] == [FAILED, FAILED, DONE, DONE]
+    assert server.sent == ["a", "b", "c", "d"] and lists == [{"a", "b", "d"}, {"a", "b"}]
+
+
+def test_an_uncertain_first_write_the_list_settles_proves_the_ground():
+    lost = NacConnectionError("reply lost", outcome_unknown=True)
+    server = Deletions(["a", "b"], failures={"a": (lost, True)})
+    items = server.run([_deleting("a"), _deleting("b")])
+    assert [(item.state, item.error) for item in items] == [(DONE, None), (DONE, None)]
+    assert server.sent == ["a", "b"]
 
 
 def test_a_write_not_confirmed_is_waited_for_then_fails_in_the_callers_words_keeping_its_id():

@@ -350,7 +350,7 @@ class Scripted:
             attempt = sum(1 for b in self.bodies if b["hostname"] == body["hostname"])
             self.running += 1
             self.most_running = max(self.most_running, self.running)
-        if self.barrier:
+        if self.barrier and len(self.bodies) > 1:  # the first creation is sent alone (it proves the ground)
             self.barrier.wait()
         time.sleep(self.delay)
         with self.lock:
@@ -433,7 +433,14 @@ def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_rep
         [spec("cam-01"), spec("cam-02", macs=["00-1A-2B-3C-4D-5E"], ips=["10.20.0.15"]), spec("cam-03")]
     )
     outcomes = api.ensure(specs)
-    assert api.lists == 2  # the plan, and one list that confirms every creation
+    assert api.lists == 3  # the plan, one list that confirms the first creation, one that confirms the others
+    assert [entry[:2] for entry in api.log] == [
+        ("list", 0),
+        ("post", "cam-02"),
+        ("list", 0),
+        ("post", "cam-03"),
+        ("list", 0),
+    ]
     assert sorted(api.bodies, key=lambda b: b["hostname"]) == [
         dict(hostname="cam-02", group="Cameras", profile="Camera", macs=["00:1a:2b:3c:4d:5e"], ips=["10.20.0.15"]),
         dict(hostname="cam-03", group="Cameras", profile="Camera"),
@@ -450,10 +457,10 @@ def test_missing_devices_are_created_once_with_their_bodies_and_ids_from_the_rep
 
 def test_creations_run_concurrency_at_a_time_and_results_keep_the_request_order():
     api = Scripted(delay=0.01, together=4)  # fails (broken barrier) unless 4 creations overlap
-    specs = device_specs([spec("ws-%02d" % n) for n in range(12)])
+    specs = device_specs([spec("ws-%02d" % n) for n in range(13)])  # the first alone, then 12 four at a time
     outcomes = api.ensure(specs, concurrency=4)
     assert api.most_running == 4
-    assert [o.hostname for o in outcomes] == ["ws-%02d" % n for n in range(12)]
+    assert [o.hostname for o in outcomes] == ["ws-%02d" % n for n in range(13)]
     ids = dict((r["hostname"], r["id"]) for r in api.records)
     assert [o.id for o in outcomes] == [ids[o.hostname] for o in outcomes]
     serial = Scripted(delay=0.01)
@@ -465,7 +472,7 @@ def test_creations_run_concurrency_at_a_time_and_results_keep_the_request_order(
 def test_ids_missing_from_replies_come_from_one_fresh_list(reply):
     api = Scripted(RECORDS, reply=reply)
     outcomes = api.ensure(device_specs([spec("cam-02"), spec("cam-03"), spec("cam-01")]))
-    assert api.lists == 2 and len(api.bodies) == 2
+    assert api.lists == 3 and len(api.bodies) == 2  # the plan, the first creation's list, the other's
     listed = dict((r["hostname"], r) for r in api.records)
     assert [o.id for o in outcomes] == [listed["cam-02"]["id"], listed["cam-03"]["id"], 1]
     assert outcomes[0].record == listed["cam-02"]
@@ -493,14 +500,14 @@ def test_a_failing_item_does_not_stop_the_others():
     assert outcomes[1].entry() == dict(
         id=None, hostname="cam-03", changed=False, error=outcomes[1].error, failure=outcomes[1].failure
     )
-    assert api.lists == 2
+    assert api.lists == 3
 
 
 def test_uncertain_outcomes_are_settled_by_one_list_for_all():
     api = Scripted(RECORDS, failures={"made-01": (unknown(), True), "made-02": (server_fault(), True), "fine-01": None})
     specs = device_specs([spec("made-01"), spec("made-02"), spec("fine-01")])
     outcomes = api.ensure(specs)
-    assert api.lists == 2 and api.sleeps == []
+    assert api.lists == 3 and api.sleeps == []  # the plan, the first creation's (uncertain: listed), the others'
     assert sorted(b["hostname"] for b in api.bodies) == ["fine-01", "made-01", "made-02"]
     assert [o.state for o in outcomes] == [CREATED] * 3
     assert outcomes[0].id == api.named("made-01")[0] and outcomes[0].error is None and outcomes[0].failure is None
@@ -587,13 +594,15 @@ def test_one_list_serves_every_pending_item_of_a_bulk():
     failures = dict(("lost-%02d" % n, [unknown(), None]) for n in range(20))
     failures.update(("late-%02d" % n, (server_fault(), 3)) for n in range(20))
     api = Scripted(failures=failures)
-    specs = device_specs([spec("lost-%02d" % n) for n in range(20)] + [spec("late-%02d" % n) for n in range(20)])
+    specs = device_specs(
+        [spec("fine-00")] + [spec("lost-%02d" % n) for n in range(20)] + [spec("late-%02d" % n) for n in range(20)]
+    )
     outcomes = api.ensure(specs, settle_timeout=30)
-    assert [o.state for o in outcomes] == [CREATED] * 40
-    assert len(api.bodies) == 60 and all(len(api.named(o.hostname)) == 1 for o in outcomes)
-    # the plan, the window's lists (0, 1, 3, 7, 15, 30), one after the re-sends, one at the end (sent again: the
-    # last look for a duplicate)
-    assert api.lists == 1 + 6 + 1 + 1
+    assert [o.state for o in outcomes] == [CREATED] * 41
+    assert len(api.bodies) == 61 and all(len(api.named(o.hostname)) == 1 for o in outcomes)
+    # the plan, the first creation's list, then for the 40 others: the window's lists (0, 1, 3, 7, 15, 30), one
+    # after the re-sends, one at the end (sent again: the last look for a duplicate)
+    assert api.lists == 1 + 1 + 6 + 1 + 1
 
 
 def test_an_unknown_outcome_that_cannot_be_checked_is_never_resent_and_says_so():
@@ -746,7 +755,7 @@ def test_the_three_creation_rules_against_the_emulator(emulator_for):
     )
     outcomes = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in outcomes] == [CREATED] * 3
-    assert emulator.request_counts() == {"GET /api/device": 2, "POST /api/device": 3}
+    assert emulator.request_counts() == {"GET /api/device": 3, "POST /api/device": 3}
     held = dict((r["hostname"], r) for r in client.list_devices())
     assert held["rule1-ws"]["macs"] == [] and len(held["rule1-ws"]["ips"]) == 2
     assert (held["rule2-ws"]["macs"], held["rule2-ws"]["ips"]) == ([], ["10.40.1.1", "10.40.1.2"])
@@ -756,10 +765,10 @@ def test_the_three_creation_rules_against_the_emulator(emulator_for):
 
     rerun = ensure_devices(specs, client.list_devices, client.create_device)
     assert [o.state for o in rerun] == [EXISTING] * 3 and all(o.warnings == [] for o in rerun)
-    assert emulator.request_counts() == {"GET /api/device": 4, "POST /api/device": 3}
+    assert emulator.request_counts() == {"GET /api/device": 5, "POST /api/device": 3}
 
 
-@pytest.mark.parametrize("creation_reply, lists", [("record", 2), ("id", 2), ("empty", 2)])
+@pytest.mark.parametrize("creation_reply, lists", [("record", 3), ("id", 3), ("empty", 3)])  # N + 3 requests
 def test_ids_whatever_the_creation_reply(emulator_for, creation_reply, lists):
     emulator, client = emulator_for(creation_reply)
     specs = device_specs([spec("new-%02d" % n, group="Workstations", profile="Workstation") for n in range(20)])
