@@ -70,6 +70,17 @@ options:
       - Status queries in flight at once when O(dot1x_status=true), from 1 to 256.
     type: int
     default: 8
+  progress:
+    description:
+      - "While the statuses of O(dot1x_status=true) are queried, show on standard error, once the queries have run
+        5 s and then at most every 10 s, one line such as
+        C(netaccess.nac.nac inventory: 1,204 of 2,005 queried, 3 failed, 0 refusals waited out, about 40 s left).
+        Never in the output of C(ansible-inventory --list)."
+      - V(false) shows none.
+    type: bool
+    default: true
+    env:
+      - name: NAC_PROGRESS
 notes:
   - Credentials are best given by the environment variables (as the AWX credential type of this collection
     injects them), never written into the inventory source. No credential appears in the inventory, its
@@ -134,6 +145,7 @@ except ImportError:  # before 2.19: the server's strings are marked unsafe inste
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_key,
@@ -332,7 +344,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
-            entries = query_all(client, targets, concurrency)
+            entries = query_all(client, targets, concurrency, self.progress(client))
             self.display.vvv(
                 "netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                 % (len(entries), time.monotonic() - started, concurrency)
@@ -340,6 +352,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return dict(devices=records, dot1x=entries)
         finally:
             client.close()
+
+    def progress(self, client):
+        """The progress of the status queries, shown on standard error (never in ``ansible-inventory --list``'s
+        output) unless the option ``progress`` is false."""
+        emit = None
+        if self.get_option("progress"):
+            emit = lambda line: self.display.display(shown(line), stderr=True)  # noqa: E731
+        return Progress("netaccess.nac.nac inventory", emit, refusals=lambda: client.refusals)
 
     def populate(self, records, entries=None):
         names, warnings = host_names(records)

@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
@@ -27,8 +28,28 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     SECRET_OPTIONS,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
+
+
+PROGRESS_FILE = "NAC_PROGRESS_FILE"  # set by the collection's action plugins (plugin_utils/progress.py) on the controller
+
+
+def progress_file_writer(path):
+    """A progress line sink appending to ``path`` (the file the action plugin shows on the controller), or None
+    without one. A file that cannot be written only loses the progress lines, never the task."""
+    if not path:
+        return None
+
+    def emit(line):
+        try:
+            with open(path, "a") as sink:
+                sink.write(shown(line) + "\n")
+        except (IOError, OSError):
+            pass
+
+    return emit
 
 
 def connection_argument_spec():
@@ -121,6 +142,12 @@ class NacModule:
 
     def warn(self, message):
         self.ansible.warn(message)
+
+    def progress(self):
+        """A progress.Progress of this task's long work, told to the controller when its action plugin asked for
+        it (NAC_PROGRESS_FILE), counting the client's refusals waited out."""
+        emit = progress_file_writer(os.environ.get(PROGRESS_FILE))
+        return Progress(self.ansible._name.split(".")[-1], emit, refusals=lambda: self.client.refusals)
 
     def change(self, name, before, after):
         """Report that ``name`` changed (in check mode: would change) from ``before`` to ``after``

@@ -334,6 +334,7 @@ def ensure(nac):
             max_resends=nac.client.max_retries,
             should_stop=controller_watch(),
             warn=nac.warn,
+            progress=nac.progress(),
         )
     except InvalidRequest as error:
         raise TaskFailed(str(error)) from None
