@@ -76,11 +76,23 @@ class _AnsibleModule(AnsibleModule):
     and a secret can be shown escaped or URL-encoded: every form of ``hidden_forms`` is masked.
     """
 
+    def __init__(self, argument_hint=None, **kwargs):
+        self._argument_hint = argument_hint
+        super(_AnsibleModule, self).__init__(**kwargs)
+        self._argument_hint = None  # the parameters are read: later failures are the module's own
+
+    def _load_params(self):
+        super(_AnsibleModule, self)._load_params()
+        if self._argument_hint is not None:  # what is wrong with the parameters as given, in the module's words
+            self._argument_hint = self._argument_hint(self.params) or None
+
     def _forms(self):
         params = getattr(self, "params", None) or {}  # (a warning may come while the parameters are read)
         return hidden_forms([params.get(name) for name in SECRET_OPTIONS], params.get("api_url"))
 
     def fail_json(self, msg, **kwargs):
+        if isinstance(self._argument_hint, str):  # Ansible refused the parameters: the module says what is wrong
+            msg = self._argument_hint
         forms = self._forms()
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
         msg = mask(shown(msg), forms)
@@ -112,14 +124,15 @@ class NacModule:
 
     A module declares its own ``argument_spec`` and an action ``run(nac) -> dict``; the action
     talks to the service through ``nac.client`` (read-only in check mode) and reports each change
-    with ``nac.change()``.
+    with ``nac.change()``. ``argument_hint(params)``: a message saying what is wrong with the parameters as given
+    (before Ansible checks them), shown instead of Ansible's when Ansible refuses them; None when it sees nothing.
     """
 
-    def __init__(self, argument_spec=None, read_only=False, pool_size=16, **kwargs):
+    def __init__(self, argument_spec=None, read_only=False, pool_size=16, argument_hint=None, **kwargs):
         spec = connection_argument_spec()
         spec.update(argument_spec or {})
         kwargs.setdefault("supports_check_mode", True)
-        self.ansible = _AnsibleModule(argument_spec=spec, **kwargs)
+        self.ansible = _AnsibleModule(argument_spec=spec, argument_hint=argument_hint, **kwargs)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         self.params = self.ansible.params
