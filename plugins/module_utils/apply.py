@@ -159,10 +159,15 @@ def apply(
     window = _Window(settle_timeout, clock, sleep)
     lists = _Lists(list_records)
     to_send, what = todo, "written"
+
+    def attempt(action):
+        _attempt(action, stop)
+        progress.step(failed=action.state == FAILED)
+
     while to_send:
         progress.phase(what, len(to_send))
-        for action in ordered_map(lambda action: _attempt(action, stop) or action, to_send, concurrency):  # engine.py
-            progress.step(failed=action.state == FAILED)
+        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
+            pass
         written = [action for action in todo if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]

@@ -78,7 +78,8 @@ options:
       - An item that fails does not stop the others; the task fails when any item failed, and still
         returns every item's result (in RV(devices); its message counts them and names the first failures).
       - Creating many devices shows a progress line on the controller every 10 s or so once it has run 5 s,
-        see R(Progress of long tasks,ansible_collections.netaccess.nac.docsite.progress).
+        see R(Progress of long tasks,ansible_collections.netaccess.nac.docsite.progress); V(NAC_PROGRESS=false)
+        silences it.
     type: list
     elements: dict
     suboptions:
