@@ -145,7 +145,6 @@ except ImportError:  # before 2.19: the server's strings are marked unsafe inste
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     hostname_key,
@@ -161,6 +160,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 

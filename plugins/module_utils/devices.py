@@ -130,11 +130,13 @@ def item_problems(items, keys, name="devices"):
             problems.append("%s is %s, not a device" % (where, _described(item)))
     if not problems:
         return None
-    return "%s. Each item of %s is one device, a mapping with the keys %s (hostname required), for example: " % (
+    example = "%s: [{hostname: cam-01, group: Cameras, profile: Camera}]" % name
+    return "%s. Each item of %s is one device, a mapping with the keys %s (hostname required), for example: %s" % (
         "; ".join(problems),
         name,
         ", ".join(keys),
-    ) + "%s: [{hostname: cam-01, group: Cameras, profile: Camera}]" % name
+        example,
+    )
 
 
 def _key_problems(item, keys):
@@ -369,9 +371,7 @@ def failure_message(outcomes):
         parts.append("%s: %s" % (named, quoted(reason, MESSAGE_REASON_CHARS)))
     if len(reasons) > MESSAGE_REASONS:
         others = list(reasons.values())[MESSAGE_REASONS:]
-        parts.append(
-            "%d more devices failed for %d other reasons" % (sum(len(hosts) for hosts in others), len(others))
-        )
+        parts.append("%d more devices failed for %d other reasons" % (sum(len(hosts) for hosts in others), len(others)))
     message = "%d of %d devices failed (%d created, %d existing): %s" % (
         counts["failures"],
         len(outcomes),

@@ -32,8 +32,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.progress import Prog
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
 
-
-PROGRESS_FILE = "NAC_PROGRESS_FILE"  # set by the collection's action plugins (plugin_utils/progress.py) on the controller
+# The progress file's path, set by the collection's action plugins (plugin_utils/progress.py) on the controller.
+PROGRESS_FILE = "NAC_PROGRESS_FILE"
 
 
 def progress_file_writer(path):

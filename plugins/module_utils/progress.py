@@ -99,15 +99,13 @@ class Progress:
         return "%s: %s" % (self.label, ", ".join(parts))
 
     def _left(self, now):
-        left = self.total - self.done
-        rate_left = (now - self._phase_started) / self.done * left if self.done else None
+        """A phase with a deadline (a wait) may last until it: what is left of it; else an estimate from the rate."""
         if self.deadline is not None:
-            at_most = max(0.0, self.deadline - now)
-            if rate_left is None or rate_left > at_most:
-                return "at most %s left" % duration(at_most)
-        if rate_left is None:
+            return "at most %s left" % duration(max(0.0, self.deadline - now))
+        left = self.total - self.done
+        if not self.done:
             return "%s left, no estimate yet" % _count(left)
-        return "about %s left" % duration(rate_left)
+        return "about %s left" % duration((now - self._phase_started) / self.done * left)
 
 
 def _count(number):

@@ -289,9 +289,7 @@ OPTIONS = (
 
 def query_status(nac):
     try:
-        report = dot1x_status(
-            nac.client, progress=nac.progress(), **dict((name, nac.params[name]) for name in OPTIONS)
-        )
+        report = dot1x_status(nac.client, progress=nac.progress(), **dict((name, nac.params[name]) for name in OPTIONS))
     except BatchStopped as stopped:  # fails the task with its result (NacModule.run), once its warnings are shown
         for warning in stopped.report.warnings:
             nac.warn(warning)

@@ -38,8 +38,10 @@ EXAMPLE = "devices: [{hostname: cam-01, group: Cameras, profile: Camera}]"
         ),
         (
             [{"hostname:x": None}],
-            "devices[0] has the key 'hostname:x', which YAML reads as one key because no space "
-            "follows the colon: write 'hostname: x'",
+            (
+                "devices[0] has the key 'hostname:x', which YAML reads as one key because no space "
+                "follows the colon: write 'hostname: x'"
+            ),
         ),
         (
             [{"hostname": "a"}, {"hostname": "b", "mac": ["00:11:22:33:44:55"]}],
@@ -48,8 +50,10 @@ EXAMPLE = "devices: [{hostname: cam-01, group: Cameras, profile: Camera}]"
         ([{"group": "Cameras"}], "devices[0] has no hostname: each item needs one"),
         (
             [None, 5, ["a"]],
-            "devices[0] is null, not a device; devices[1] is a int (5), not a device; "
-            "devices[2] is a list (['a']), not a device",
+            (
+                "devices[0] is null, not a device; devices[1] is a int (5), not a device; "
+                "devices[2] is a list (['a']), not a device"
+            ),
         ),
     ],
 )
