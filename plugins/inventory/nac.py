@@ -356,10 +356,15 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def progress(self, client):
         """The progress of the status queries, shown on standard error (never in ``ansible-inventory --list``'s
         output) unless the option ``progress`` is false."""
-        emit = None
-        if self.get_option("progress"):
-            emit = lambda line: self.display.display(shown(line), stderr=True)  # noqa: E731
-        return Progress("netaccess.nac.nac inventory", emit, refusals=lambda: client.refusals)
+
+        def emit(line):
+            self.display.display(shown(line), stderr=True)
+
+        return Progress(
+            "netaccess.nac.nac inventory",
+            emit if self.get_option("progress") else None,
+            refusals=lambda: client.refusals,
+        )
 
     def populate(self, records, entries=None):
         names, warnings = host_names(records)

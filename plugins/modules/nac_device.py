@@ -68,9 +68,9 @@ options:
     elements: str
   devices:
     description:
-      - Bulk form, one item per device, each a mapping with the keys of the single form, for example
+      - "Bulk form, one item per device, each a mapping with the keys of the single form, for example
         C({hostname: cam-01, group: Cameras, profile: Camera}). Mutually exclusive with O(hostname), O(group),
-        O(profile), O(macs) and O(ips).
+        O(profile), O(macs) and O(ips)."
       - An item that is not such a mapping (a bare name such as C(cam-01)), that has a key of no option (C(mac),
         or C(hostname:cam-01) written without a space after the colon, which YAML reads as one key) or no
         C(hostname) is refused before any request, naming the item by its index and what to write instead.
