@@ -70,6 +70,17 @@ options:
       - Status queries in flight at once when O(dot1x_status=true), from 1 to 256.
     type: int
     default: 8
+  progress:
+    description:
+      - "While the statuses of O(dot1x_status=true) are queried, show on standard error, once the queries have run
+        5 s and then at most every 10 s, one line such as
+        C(netaccess.nac.nac inventory: 1,204 of 2,005 queried, 3 failed, 0 refusals waited out, about 40 s left).
+        Never in the output of C(ansible-inventory --list)."
+      - V(false) shows none.
+    type: bool
+    default: true
+    env:
+      - name: NAC_PROGRESS
 notes:
   - Credentials are best given by the environment variables (as the AWX credential type of this collection
     injects them), never written into the inventory source. No credential appears in the inventory, its
@@ -158,6 +169,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
@@ -399,7 +411,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             require_access(client)
             targets, _warnings = resolve(records, all_devices=True)
             started = time.monotonic()
-            entries = query_all(client, targets, concurrency)
+            entries = query_all(client, targets, concurrency, self.progress(client))
             self.display.vvv(
                 "netaccess.nac.nac inventory: 802.1x status of %d devices queried in %.2f s, %d at a time"
                 % (len(entries), time.monotonic() - started, concurrency)
@@ -407,6 +419,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return mask(dict(devices=records, dot1x=entries), client.secrets)  # a NAC that echoes the credentials
         finally:
             client.close()
+
+    def progress(self, client):
+        """The progress of the status queries, shown on standard error (never in ``ansible-inventory --list``'s
+        output) unless the option ``progress`` is false."""
+
+        def emit(line):
+            self.display.display(shown(line), stderr=True)
+
+        return Progress(
+            "netaccess.nac.nac inventory",
+            emit if self.get_option("progress") else None,
+            refusals=lambda: client.refusals,
+        )
 
     def populate(self, records, entries=None):
         names, warnings = host_names(records)

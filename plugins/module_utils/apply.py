@@ -42,6 +42,7 @@ import time
 from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.options import SETTLE_TIMEOUT
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import body_reason
 
 PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
@@ -146,6 +147,7 @@ def apply(
     should_stop=None,
     clock=time.monotonic,
     sleep=time.sleep,
+    progress=None,
 ):
     """Carry out every pending action whose verb has an operation in ``operations`` ({verb: Operation}); the
     actions are updated (see the module's docstring). Other actions (a plan's "leave", or failed) are untouched.
@@ -153,7 +155,8 @@ def apply(
     ``list_records()`` reads the list that shows the writes' effects. In ``check_mode`` nothing is written: each
     action is reported done with its operation's ``preview``. ``should_stop()`` is asked before each write: when
     it returns a reason (the controller that started the task is gone), nothing more is sent and what was sent is
-    still settled. ``clock`` and ``sleep`` are injectable for tests.
+    still settled. ``clock`` and ``sleep`` are injectable for tests. ``progress`` (a progress.Progress) counts the
+    writes, and the settle window's wait.
     """
     todo = [action for action in actions if action.state == PENDING and action.verb in operations]
     for action in todo:
@@ -162,32 +165,43 @@ def apply(
         for action in todo:
             action.done(action.id, action.operation.preview(action))
         return actions
+    progress = progress or Progress()
     stop = _Stop(should_stop)
     window = _Window(settle_timeout, clock, sleep)
     lists = _Lists(list_records)
     rest = todo
     while len(rest) > 1 and stop.known() is None:  # the first write proves the ground before the rest follow
         first, rest = rest[0], rest[1:]
-        _carry_out([first], stop, window, lists, concurrency, max_resends)
+        _carry_out([first], stop, window, lists, concurrency, max_resends, progress, clock)
         proof = _proof(first)
         if proof is PROVEN:
             break
         if proof is not NOTHING_WRITTEN:
             stop.refuse(proof)
-    _carry_out(rest, stop, window, lists, concurrency, max_resends)
+    _carry_out(rest, stop, window, lists, concurrency, max_resends, progress, clock)
+    progress.finish()
     return actions
 
 
-def _carry_out(batch, stop, window, lists, concurrency, max_resends):
-    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time."""
-    to_send = batch
+def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, clock):
+    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time (counted by
+    ``progress``)."""
+    to_send, what = batch, "written"
+
+    def attempt(action):
+        _attempt(action, stop)
+        progress.step(failed=action.state == FAILED)
+
     while to_send:
-        for _done in ordered_map(lambda action: _attempt(action, stop), to_send, concurrency):  # engine.py's workers
+        progress.phase(what, len(to_send))
+        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]
-        _settle(unsettled, written, lists, window)
+        if unsettled:
+            progress.phase("settled from the device list", len(unsettled), deadline=clock() + window.seconds)
+        _settle(unsettled, written, lists, window, progress)
         to_send = [
             action
             for action in unsettled
@@ -196,6 +210,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends):
             and action.list_error is None
             and action.attempts <= max_resends
         ]  # _attempt checks the stop before sending any of them again
+        what = "sent again"
     _confirm([action for action in batch if action.attempts], lists)
     for action in batch:
         if action.attempts and action.state != FAILED:
@@ -350,7 +365,7 @@ def _attempt(action, stop):
     action.done(written.id, written.record)
 
 
-def _settle(unsettled, written, lists, window):
+def _settle(unsettled, written, lists, window, progress):
     """The settle step: look for the unsettled actions in the list, one list for all of them at a time, until
     each is settled or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last one at the end
     of the window (an action not settled is only ever sent again when the list kept not showing it settled for
@@ -361,6 +376,9 @@ def _settle(unsettled, written, lists, window):
     while waiting:
         if lists.read(written):
             waiting = [action for action in waiting if _waiting(action)]
+            progress.update(len(unsettled) - len(waiting))  # settled so far
+        else:
+            progress.tick()
         now = window.clock()
         if not waiting or now >= deadline:
             return

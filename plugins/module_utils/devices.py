@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import difflib
 import ipaddress
 import re
 
@@ -40,6 +41,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 CREATE, LEAVE = "create", "leave"
 CREATED, EXISTING = DONE, "existing"
 MESSAGE_HOSTS = 10
+MESSAGE_REASONS = 3  # reasons a failure message names (each with its first MESSAGE_HOSTS hostnames)
+MESSAGE_REASON_CHARS = 300  # characters of a reason a failure message shows at most
 
 LOOKALIKE_NOT_CREATED = (
     "%s; not created: a NAC that compares names loosely would refuse it or confuse the two. Rename one of them, "
@@ -121,6 +124,59 @@ def device_spec(item):
         if values:
             spec[key] = values
     return spec, problems
+
+
+def item_problems(items, keys, name="devices"):
+    """What is wrong with the items of the bulk option ``name`` as given (before Ansible reads them as mappings of
+    ``keys``), naming each item by its index and what to write instead; None when nothing is (what Ansible reads
+    as a mapping, a JSON or ``key=value`` string, passes)."""
+    if not isinstance(items, list):
+        return None
+    problems = []
+    for index, item in enumerate(items):
+        where = "%s[%d]" % (name, index)
+        if isinstance(item, dict):
+            problems.extend("%s %s" % (where, problem) for problem in _key_problems(item, keys))
+        elif not (isinstance(item, str) and (item.lstrip().startswith("{") or "=" in item)):
+            problems.append("%s is %s, not a device" % (where, _described(item)))
+    if not problems:
+        return None
+    example = "%s: [{hostname: cam-01, group: Cameras, profile: Camera}]" % name
+    return "%s. Each item of %s is one device, a mapping with the keys %s (hostname required), for example: %s" % (
+        "; ".join(problems),
+        name,
+        ", ".join(keys),
+        example,
+    )
+
+
+def _key_problems(item, keys):
+    problems = []
+    for key in item:
+        if key in keys:
+            continue
+        text = quoted(str(key))
+        head, colon, tail = str(key).partition(":")
+        if colon and head.strip() in keys and item[key] is None:
+            problems.append(
+                "has the key '%s', which YAML reads as one key because no space follows the colon: write '%s: %s'"
+                % (text, head.strip(), quoted(tail.strip()))
+            )
+            continue
+        close = difflib.get_close_matches(str(key), keys, 1)
+        hint = " (did you mean %s?)" % close[0] if close else ""
+        problems.append("has the key '%s', which is not an option of an item%s" % (text, hint))
+    if "hostname" not in item and not problems:
+        problems.append("has no hostname: each item needs one")
+    return problems
+
+
+def _described(item):
+    if item is None:
+        return "null"
+    if isinstance(item, str):
+        return "the string '%s'" % quoted(item, 80)
+    return "a %s (%s)" % ("list" if isinstance(item, list) else type(item).__name__, quoted(str(item), 80))
 
 
 def device_specs(items, name="devices"):
@@ -319,7 +375,9 @@ def warnings_of(outcomes, limit=MESSAGE_HOSTS):
 
 
 def failure_message(outcomes):
-    """One message naming every failed hostname, grouped by reason; None when nothing failed."""
+    """One short message: the counts, then the failed hostnames grouped by reason, the first MESSAGE_REASONS
+    reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed. Every item's
+    outcome is in the result's ``devices``."""
     reasons = {}
     for outcome in outcomes:
         if outcome.state == FAILED:
@@ -328,15 +386,21 @@ def failure_message(outcomes):
         return None
     counts = summary(outcomes)
     parts = []
-    for reason, hosts in reasons.items():
+    for reason, hosts in list(reasons.items())[:MESSAGE_REASONS]:
         named = ", ".join(hosts[:MESSAGE_HOSTS])
         if len(hosts) > MESSAGE_HOSTS:
             named += " and %d more" % (len(hosts) - MESSAGE_HOSTS)
-        parts.append("%s: %s" % (named, reason))
-    return "%d of %d devices failed (%d created, %d existing): %s" % (
+        parts.append("%s: %s" % (named, quoted(reason, MESSAGE_REASON_CHARS)))
+    if len(reasons) > MESSAGE_REASONS:
+        others = list(reasons.values())[MESSAGE_REASONS:]
+        parts.append("%d more devices failed for %d other reasons" % (sum(len(hosts) for hosts in others), len(others)))
+    message = "%d of %d devices failed (%d created, %d existing): %s" % (
         counts["failures"],
         len(outcomes),
         counts["created"],
         counts["existing"],
         " | ".join(parts),
     )
+    if len(outcomes) > 1:
+        message += ". Every device's outcome, with its error, is in the result's devices (register the task)"
+    return message

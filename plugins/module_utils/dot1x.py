@@ -43,6 +43,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     check_number,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 
 NOT_LISTED = "not in the device list (GET /api/device)"
@@ -90,6 +91,7 @@ def dot1x_status(
     check_access=True,
     clock=time.monotonic,
     sleep=time.sleep,
+    progress=None,
 ):
     """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
 
@@ -97,7 +99,8 @@ def dot1x_status(
     the intent; both before any fire request. Other NacErrors of the intent or device list
     propagate (after the client's retries). Once the device list was read, every target gets an
     entry: one that still fails after its retries has its own ``error``. Only refused credentials
-    stop the batch: BatchStopped, whose ``report`` holds what was answered.
+    stop the batch: BatchStopped, whose ``report`` holds what was answered. ``progress`` (a progress.Progress)
+    counts the queries and the rounds of a wait.
     """
     hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
@@ -105,7 +108,11 @@ def dot1x_status(
         require_access(client)
     refusals = client.refusals
     targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
-    results, refused = poll(client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep)
+    results, refused = poll(
+        client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep, progress=progress
+    )
+    if progress is not None:
+        progress.finish()
     if refused is not None:
         raise BatchStopped(refused, results, warnings)
     failure = failure_message(results, wait_for, wait_timeout)
@@ -221,6 +228,7 @@ def poll(
     wait_interval=5.0,
     clock=time.monotonic,
     sleep=time.sleep,
+    progress=None,
 ):
     """``(results, refused)``: one result entry per target, in the targets' order, and the NacAuthError that
     stopped the polling (None when none did); targets that share an id (``shared_ids``) are queried once, and
@@ -230,17 +238,22 @@ def poll(
     targets that do not have that status yet (an error counts as not yet: it may be transient),
     then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
     the deadline. Each entry is the target's latest answer. Refused credentials end the polling, with the
-    entries so far (the targets not queried have ``error``).
+    entries so far (the targets not queried have ``error``). ``progress`` counts each round's queries.
     """
+    progress = progress or Progress()
     refused = []
     copies = shared_ids(targets)
     results = [None if target.error is None else error_entry(target, target.error) for target in targets]
     pending = (i for i, target in enumerate(targets) if target.error is None and i not in copies)  # lazily, no list
     deadline = clock() + wait_timeout
+    queried = len(targets) - len(copies) - sum(1 for target in targets if target.error is not None)
+    progress.phase("queried", queried)
+    rounds = 1
     while True:
         started = clock()
         mine, theirs = itertools.tee(pending)  # tee holds only the indices in flight
-        for index, entry in zip(mine, query(client, (targets[i] for i in theirs), concurrency, refused)):
+        answers = query(client, (targets[i] for i in theirs), concurrency, refused, progress)
+        for index, entry in zip(mine, answers):
             results[index] = entry
         for index, first in copies.items():
             results[index] = copy_entry(results[first], targets[index])
@@ -256,23 +269,37 @@ def poll(
         now = clock()
         if not pending or now >= deadline:
             break
+        rounds += 1
+        progress.phase(
+            "queried again (round %d: %s of %s without status %s)"
+            % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
+            len(pending),
+            deadline=deadline,
+        )
         pause = min(started + wait_interval, deadline) - now
         if pause > 0:
             sleep(pause)
     return results, None
 
 
-def query(client, targets, concurrency, refused=None):
+def query(client, targets, concurrency, refused=None, progress=None):
     """Fire the intent once per target, ``concurrency`` at a time; yields one entry per target, in order.
 
     Any error after the client's retries is that target's own ``error``. A NacAuthError
     (credentials refused, no access to the intent) is the same for every target: it is appended to
-    ``refused``, and the targets not yet started are not queried (their entries say so).
+    ``refused``, and the targets not yet started are not queried (their entries say so). ``progress`` (a
+    progress.Progress) is stepped once per target.
     """
     refused = [] if refused is None else refused
+    progress = progress or Progress()
     lock = threading.Lock()
 
     def one(target):
+        entry = answer(target)
+        progress.step(failed="error" in entry)
+        return entry
+
+    def answer(target):
         if refused:
             return error_entry(target, NOT_QUERIED)
         try:
@@ -287,12 +314,18 @@ def query(client, targets, concurrency, refused=None):
     return ordered_map(one, targets, concurrency)
 
 
-def query_all(client, targets, concurrency):
+def query_all(client, targets, concurrency, progress=None):
     """Every target's entry (``query``; once per id, ``shared_ids``), as a list. Refused credentials are the same
-    for every target: their NacAuthError is raised rather than returned as every device's error."""
+    for every target: their NacAuthError is raised rather than returned as every device's error. ``progress``
+    counts the queries."""
     refused = []
     copies = shared_ids(targets)
-    answers = iter(list(query(client, (t for i, t in enumerate(targets) if i not in copies), concurrency, refused)))
+    if progress is not None:
+        progress.phase("queried", len(targets) - len(copies))
+    chosen = (t for i, t in enumerate(targets) if i not in copies)
+    answers = iter(list(query(client, chosen, concurrency, refused, progress)))
+    if progress is not None:
+        progress.finish()
     if refused:
         raise refused[0]
     entries = []

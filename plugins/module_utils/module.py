@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
@@ -28,8 +29,28 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     SECRET_OPTIONS,
     connection_values,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
+
+# The progress file's path, set by the collection's action plugins (plugin_utils/progress.py) on the controller.
+PROGRESS_FILE = "NAC_PROGRESS_FILE"
+
+
+def progress_file_writer(path):
+    """A progress line sink appending to ``path`` (the file the action plugin shows on the controller), or None
+    without one. A file that cannot be written only loses the progress lines, never the task."""
+    if not path:
+        return None
+
+    def emit(line):
+        try:
+            with open(path, "a") as sink:
+                sink.write(shown(line) + "\n")
+        except (IOError, OSError):
+            pass
+
+    return emit
 
 
 def connection_argument_spec():
@@ -58,6 +79,16 @@ class _AnsibleModule(AnsibleModule):
 
     client_forms = ()  # the client's own (NacClient.secrets: the Basic token, a proxy's credentials), once it exists
 
+    def __init__(self, argument_hint=None, **kwargs):
+        self._argument_hint = argument_hint
+        super(_AnsibleModule, self).__init__(**kwargs)
+        self._argument_hint = None  # the parameters are read: later failures are the module's own
+
+    def _load_params(self):
+        super(_AnsibleModule, self)._load_params()
+        if self._argument_hint is not None:  # what is wrong with the parameters as given, in the module's words
+            self._argument_hint = self._argument_hint(self.params) or None
+
     def _forms(self):
         params = getattr(self, "params", None) or {}  # (a warning may come while the parameters are read)
         return hidden_forms(
@@ -68,6 +99,8 @@ class _AnsibleModule(AnsibleModule):
         )
 
     def fail_json(self, msg, **kwargs):
+        if isinstance(self._argument_hint, str):  # Ansible refused the parameters: the module says what is wrong
+            msg = self._argument_hint
         forms = self._forms()
         self.no_log_values.update(forms)  # Ansible masks them in the whole result; the message here too
         msg = mask(shown(msg), forms)
@@ -106,14 +139,15 @@ class NacModule:
 
     A module declares its own ``argument_spec`` and an action ``run(nac) -> dict``; the action
     talks to the service through ``nac.client`` (read-only in check mode) and reports each change
-    with ``nac.change()``.
+    with ``nac.change()``. ``argument_hint(params)``: a message saying what is wrong with the parameters as given
+    (before Ansible checks them), shown instead of Ansible's when Ansible refuses them; None when it sees nothing.
     """
 
-    def __init__(self, argument_spec=None, read_only=False, pool_size=16, **kwargs):
+    def __init__(self, argument_spec=None, read_only=False, pool_size=16, argument_hint=None, **kwargs):
         spec = connection_argument_spec()
         spec.update(argument_spec or {})
         kwargs.setdefault("supports_check_mode", True)
-        self.ansible = _AnsibleModule(argument_spec=spec, **kwargs)
+        self.ansible = _AnsibleModule(argument_spec=spec, argument_hint=argument_hint, **kwargs)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         self.params = self.ansible.params
@@ -137,6 +171,12 @@ class NacModule:
 
     def warn(self, message):
         self.ansible.warn(message)
+
+    def progress(self):
+        """A progress.Progress of this task's long work, told to the controller when its action plugin asked for
+        it (NAC_PROGRESS_FILE), counting the client's refusals waited out."""
+        emit = progress_file_writer(os.environ.get(PROGRESS_FILE))
+        return Progress(self.ansible._name.split(".")[-1], emit, refusals=lambda: self.client.refusals)
 
     def change(self, name, before, after):
         """Report that ``name`` changed (in check mode: would change) from ``before`` to ``after``

@@ -30,21 +30,16 @@ author:
 options:
   hostname:
     description:
-      - Hostname of the device, its identity, sent as given when the device is created.
-      - A listed device has this hostname when both are the same name, that is canonically equivalent Unicode
-        (their NFC forms are equal, so a decomposed C(café) is the composed one and the KELVIN SIGN is C(K)) and
-        equal when ASCII letters are compared without case (RFC 4343, so V(CAM-01) is V(cam-01)). Nothing looser;
-        C(straße-01) is not C(strasse-01) (Unicode case folding), a full-width C(ｃａｍ-01) is not C(cam-01)
-        (compatibility forms, NFKC), and a listed C("cam-01 ") with a trailing space is not C(cam-01).
-      - A device to create whose name a listed device matches only by such a looser rule (a lookalike) is not
-        created. The item fails before anything is written, naming the lookalike with its id, because a NAC that
-        compares names loosely would refuse it or confuse the two. Rename one of them, or create the device in
-        the NAC; a device that exists gets a warning naming its lookalikes instead.
-      - When two or more listed devices have this hostname, the task fails and names their ids.
+      - Hostname of the device, for example V(cam-lobby-01). It is the device's identity - a device listed under
+        this name exists and is left alone, else it is created - and is sent as given when the device is created.
       - Exactly one of O(hostname) and O(devices) is required.
       - One name, a string of at most 253 characters without whitespace or control characters
-        (a whole number is read as its digits). A list or mapping is refused, before any request,
-        rather than turned into text; that is why the option's type is C(raw), not C(str).
+        (a whole number is read as its digits).
+      - Names are compared without case for ASCII letters (V(CAM-01) is V(cam-01)); the exact rule, and what
+        becomes of a name that only looks like a listed one (a lookalike), are in the notes.
+      - When two or more listed devices have this hostname, the task fails and names their ids.
+      - A list or mapping is refused, before any request, rather than turned into text; that is why the option's
+        type is C(raw), not C(str).
     type: raw
   group:
     description:
@@ -79,11 +74,18 @@ options:
     elements: str
   devices:
     description:
-      - Bulk form, one item per device, each with the keys of the single form. Mutually exclusive
-        with O(hostname), O(group), O(profile), O(macs) and O(ips).
+      - "Bulk form, one item per device, each a mapping with the keys of the single form, for example
+        C({hostname: cam-01, group: Cameras, profile: Camera}). Mutually exclusive with O(hostname), O(group),
+        O(profile), O(macs) and O(ips)."
+      - An item that is not such a mapping (a bare name such as C(cam-01)), that has a key of no option (C(mac),
+        or C(hostname:cam-01) written without a space after the colon, which YAML reads as one key) or no
+        C(hostname) is refused before any request, naming the item by its index and what to write instead.
       - A hostname, MAC or IP address requested for two items is an error, reported before any request.
       - An item that fails does not stop the others; the task fails when any item failed, and still
-        returns every item's result.
+        returns every item's result (in RV(devices); its message counts them and names the first failures).
+      - Creating many devices shows a progress line on the controller every 10 s or so once it has run 5 s,
+        see R(Progress of long tasks,ansible_collections.netaccess.nac.docsite.progress); V(NAC_PROGRESS=false)
+        silences it.
     type: list
     elements: dict
     suboptions:
@@ -153,6 +155,16 @@ options:
     choices: [guard, exact]
     default: guard
 notes:
+  - How hostnames are compared (O(hostname), and each item's C(hostname) in O(devices)). A listed device has a
+    requested hostname when both are the same name, that is canonically equivalent Unicode (their NFC forms are
+    equal, so a decomposed C(café) is the composed one and the KELVIN SIGN is C(K)) and equal when ASCII letters
+    are compared without case (RFC 4343, so V(CAM-01) is V(cam-01)). Nothing looser; C(straße-01) is not
+    C(strasse-01) (Unicode case folding), a full-width C(ｃａｍ-01) is not C(cam-01) (compatibility forms,
+    NFKC), and a listed C("cam-01 ") with a trailing space is not C(cam-01).
+  - A device to create whose name a listed device matches only by such a looser rule (a lookalike) is not
+    created. The item fails before anything is written, naming the lookalike with its id, because a NAC that
+    compares names loosely would refuse it or confuse the two. Rename one of them, or create the device in
+    the NAC; a device that exists gets a warning naming its lookalikes instead.
   - The API does not document the reply to a creation. The new device's id is taken from the reply
     when it carries one; otherwise one more device list (for all new devices at once) finds it.
   - Each item has one report, consistent with the last device list read after its creation. A hostname that list
@@ -326,6 +338,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     device_specs,
     ensure_devices,
     failure_message,
+    item_problems,
     summary,
     warnings_of,
 )
@@ -362,6 +375,7 @@ def ensure(nac):
             max_resends=nac.client.max_retries,
             should_stop=controller_watch(),
             warn=nac.warn,
+            progress=nac.progress(),
         )
     except InvalidRequest as error:
         raise TaskFailed(str(error)) from None
@@ -398,6 +412,7 @@ def main():
         ),
         mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],
         required_one_of=[("hostname", "devices")],
+        argument_hint=lambda params: item_problems(params.get("devices"), list(DEVICE_OPTIONS)),
         pool_size=lambda params: max(params["concurrency"], 8),
     ).run(ensure)
 

@@ -83,7 +83,9 @@ devices:
       macs: ["00:1a:2b:3c:4d:5e"]
       ips: ["10.20.0.10"]
 missing:
-  description: The requested hostnames and ids that match no device, in the order they were asked for.
+  description:
+    - The requested hostnames and ids that match no device, in the order they were asked for.
+    - When there are any, a warning names them too (the task still succeeds; see the example above to fail on them).
   returned: success
   type: list
   elements: raw
@@ -118,7 +120,20 @@ def list_devices(nac):
     repeated = repeated_ids_warning(repeated_ids(records))
     if repeated:
         nac.warn(repeated)
+    if missing:
+        nac.warn(missing_warning(missing))
     return dict(devices=devices, missing=missing)
+
+
+def missing_warning(missing, limit=10):
+    """The warning naming the hostnames and ids asked for that match no device (at most ``limit`` of them)."""
+    named = ", ".join(str(item) for item in missing[:limit])
+    if len(missing) > limit:
+        named += " and %d more" % (len(missing) - limit)
+    return "%d of the requested hostnames and ids match no device of the NAC: %s (the result's missing lists them)" % (
+        len(missing),
+        named,
+    )
 
 
 def main():

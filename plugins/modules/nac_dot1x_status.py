@@ -19,6 +19,9 @@ description:
   - With O(wait_for), polls each device until it has that status, for example until freshly
     onboarded devices are C(AUTHENTICATED).
   - Never changes anything.
+  - A long query or wait shows a progress line on the controller every 10 s or so once it has run 5 s (done,
+    failed, refusals waited out, what is left), see
+    R(Progress of long tasks,ansible_collections.netaccess.nac.docsite.progress); V(NAC_PROGRESS=false) silences it.
 author:
   - netaccess.nac maintainers (@netaccess)
 options:
@@ -286,7 +289,7 @@ OPTIONS = (
 
 def query_status(nac):
     try:
-        report = dot1x_status(nac.client, **dict((name, nac.params[name]) for name in OPTIONS))
+        report = dot1x_status(nac.client, progress=nac.progress(), **dict((name, nac.params[name]) for name in OPTIONS))
     except BatchStopped as stopped:  # fails the task with its result (NacModule.run), once its warnings are shown
         for warning in stopped.report.warnings:
             nac.warn(warning)
