@@ -113,7 +113,8 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending]
 td{overflow-wrap:break-word}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 tr.no td{background:#fdf1f1}tr.wait td{background:#fdf6e7}
-td.mark+td{white-space:nowrap}td.mark{width:2em;font-weight:700}tr.yes td.mark{color:var(--good)}tr.no td.mark{color:var(--bad)}
+td.mark+td{white-space:nowrap}td.mark{width:2em;font-weight:700}
+tr.yes td.mark{color:var(--good)}tr.no td.mark{color:var(--bad)}
 tr.wait td.mark{color:var(--wait)}
 .tools,.pager{display:none;gap:12px;align-items:center;flex-wrap:wrap;margin:0 0 12px}
 .js .tools,.js .pager{display:flex}.pager{margin:10px 0 0}
@@ -186,7 +187,9 @@ SCRIPT = """
     var head = this.heads[column], key = at[this.columns[column]];
     var direction = head.getAttribute("aria-sort") === "ascending" ? -1 : 1;
     var numbers = head.getAttribute("data-type") === "number";
-    this.heads.forEach(function (other) { if (other.hasAttribute("data-type")) { other.setAttribute("aria-sort", "none"); } });
+    this.heads.forEach(function (other) {
+      if (other.hasAttribute("data-type")) { other.setAttribute("aria-sort", "none"); }
+    });
     head.setAttribute("aria-sort", direction === 1 ? "ascending" : "descending");
     this.order = this.order.map(function (index, position) {
       return {index: index, value: rows[index][key], position: position};
@@ -549,8 +552,9 @@ def _table(name, heading, rows, columns, empty):
         '</tbody></table></div>%s<div class="pager" id="%s-pager"><button type="button" data-go="first">'
         '\u00ab First</button><button type="button" data-go="prev">\u2039 Previous</button><span class="where">'
         '</span><button type="button" data-go="next">Next \u203a</button><button type="button" data-go="last">'
-        'Last \u00bb</button><label>Rows per page <select><option>50</option><option selected>100</option>'
-        "<option>500</option><option>1000</option></select></label></div>" % (name, name, _heads(columns), first, more, name)
+        "Last \u00bb</button><label>Rows per page <select><option>50</option><option selected>100</option>"
+        "<option>500</option><option>1000</option></select></label></div>"
+        % (name, name, _heads(columns), first, more, name)
     )
     if not rows:
         body = '<p class="none">%s</p><div hidden>%s</div>' % (empty, body)
