@@ -7,7 +7,7 @@ ten not authenticated: the time the filter netaccess.nac.html_report takes to ma
 headless Chromium (tests/integration/targets/html_report/cdp.py) the time to load it, to sort by hostname, and to
 filter by words (a few rows left, then all again). The code measured is the installed copy's (make build; its
 collections path in ANSIBLE_COLLECTIONS_PATH, as make bench sets it). Each figure is the median of --repeat runs.
-It prints the figures only: no target, no exit status for speed (the page in a browser is tested
+It prints the figures only: no target, no exit status for speed (the page in a browser is tested by the
 integration target html_report).
 
     ANSIBLE_COLLECTIONS_PATH=<make build's path> .venv/bin/python benchmarks/bench_html_report.py \
