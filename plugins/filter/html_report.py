@@ -12,11 +12,12 @@ short_description: The 802.1x status of devices as one self-contained HTML page
 version_added: 0.1.0
 description:
   - Makes one HTML page of the results of M(netaccess.nac.nac_dot1x_status), each with its C(expected_status).
-  - The page starts with a verdict, C(PASSED), C(FAILED) or C(INCOMPLETE), for example
+  - >-
+    The page starts with a verdict, C(PASSED), C(FAILED) or C(INCOMPLETE), for example
     C(FAILED: 22 of 28 not at their expected status (18 failed, 4 still in progress)).
     Each device has one outcome. It has C(reached) its expected status when its C(status) equals C(expected_status)
     (ignoring case) and it has no C(error). It is C(in progress) when it has not, has no C(error), and its status
-    is one of O(in_progress) (C(CONNECTING) and the like, the authentication still under way: not a failure, not
+    is one of O(in_progress) (C(CONNECTING) and the like, the authentication still under way, so not a failure and not
     yet a success). Otherwise it has C(failed). The verdict is C(FAILED) when a device failed, C(INCOMPLETE)
     when none failed but some are in progress, and C(PASSED) when all reached their expected status.
   - Then the counts (devices, reached, failed, in progress), a bar chart of the statuses, what changed since the
@@ -78,7 +79,8 @@ options:
     elements: dict
   context:
     description:
-      - The run's context, shown in the header, as labels and values in their order, for example
+      - >-
+        The run's context, shown in the header, as labels and values in their order, for example
         C({"AWX job": "42 onboard cameras", "Playbook": "onboard.yml", "Duration": "95 s", "Wait timeout": "300 s"}).
       - Values that are empty are left out.
     type: dict
@@ -89,7 +91,7 @@ options:
     description:
       - The record of the previous report, as M(ansible.builtin.slurp) returns the file that
         P(netaccess.nac.html_report_record#filter) wrote (its C(content), base64-encoded). The page then says what
-        changed since: the devices newly failing, recovered, new, and no longer in the report.
+        changed since then (the devices newly failing, recovered, new, and no longer in the report).
       - Omitted or empty, the page says that there is nothing to compare with. A record that is not one is
         ignored, and the page says so.
     type: str

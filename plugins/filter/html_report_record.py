@@ -13,8 +13,8 @@ version_added: 0.1.0
 description:
   - The record of the devices of a report of P(netaccess.nac.html_report#filter) (each device's id, hostname and
     outcome, and when), as JSON text, to write beside the report. The next report reads it (its
-    O(netaccess.nac.html_report#filter:previous)) and says what changed since: the devices newly failing,
-    recovered, new, and no longer in the report.
+    O(netaccess.nac.html_report#filter:previous)) and says what changed since it (the devices newly failing,
+    recovered, new, and no longer in the report).
   - A device is identified by its C(id), else by its hostname (ignoring case). Its outcome is as the report decides
     it (C(reached), C(in progress), C(failed)), with the same O(in_progress).
   - The text holds no brace and no non-ASCII character (all written as C(\u) escapes). Write it private to the
