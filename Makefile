@@ -88,11 +88,10 @@ export ANSIBLE_LOCALHOST_WARNING := false
 export ANSIBLE_INVENTORY_UNPARSED_WARNING := false
 export ANSIBLE_RETRY_FILES_ENABLED := false
 
-# Drops ansible-test's per-test progress lines, its locale warning and the
+# Drops ansible-test's locale warning and the
 # pip chatter of its first (cold) sanity run; errors and results stay. sed,
 # unlike grep -v, succeeds when it filters everything out (pipefail).
 FILTER := sed -u -E \
-	-e "s/^Running sanity test '([^']+)'.*/    sanity test \1/" \
 	-e '/^WARNING: (Using locale |Reviewing previous [0-9]+ warning)/d' \
 	-e '/^Installing requirements for Python /d' \
 	-e '/^Using cached pip .* bootstrap script/d' \

@@ -132,39 +132,21 @@ _value:
   type: str
 """
 
+import inspect
+
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import IN_PROGRESS_STATUSES, page
+from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import page
 
 
-def html_report(
-    results,
-    title="802.1x status",
-    nac="",
-    created=None,
-    existing=None,
-    generated_at=None,
-    devices=None,
-    context=None,
-    csv=None,
-    previous=None,
-    in_progress=IN_PROGRESS_STATUSES,
-):
-    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py)."""
+def html_report(results, *args, **options):
+    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py, whose ``page`` takes these options)."""
     try:
-        return page(
-            results,
-            title=title,
-            nac=nac,
-            created=created,
-            existing=existing,
-            generated_at=generated_at,
-            devices=devices,
-            context=context,
-            csv=csv,
-            previous=previous,
-            in_progress=in_progress,
-        )
+        arguments = inspect.signature(page).bind(results, *args, **options)
+    except TypeError as error:
+        raise AnsibleFilterError("html_report: %s" % error) from None
+    try:
+        return page(*arguments.args, **arguments.kwargs)
     except ValueError as error:
         raise AnsibleFilterError("html_report: %s" % error) from None
 

@@ -297,3 +297,8 @@ def test_what_changed_since_the_previous_report():
 def test_a_previous_record_that_is_not_one_is_ignored_and_said(previous, why):
     source = render([result(1, "AUTHENTICATED")], previous=previous)
     assert "Nothing to compare with: " in source and why in source and 'data-change="' not in source
+
+
+def test_an_unknown_option_is_named():
+    with pytest.raises(AnsibleError, match="html_report: got an unexpected keyword argument 'previus'"):
+        render([], previus="")
