@@ -89,7 +89,7 @@ options:
     type: str
   previous:
     description:
-      - The record of the previous report, as M(ansible.builtin.slurp) returns the file that
+      - The record of the previous report, as C(ansible.builtin.slurp) returns the file that
         P(netaccess.nac.html_report_record#filter) wrote (its C(content), base64-encoded). The page then says what
         changed since then (the devices newly failing, recovered, new, and no longer in the report).
       - Omitted or empty, the page says that there is nothing to compare with. A record that is not one is
