@@ -7,7 +7,9 @@
 #   make docs       the documentation site, in build/docs/html (Sphinx, antsibull-docs and ansible-core: in a
 #                   virtual environment of their own, .venv/docs, unless .venv has the toolchain)
 #   make demo       run playbooks/demo.yml against a local NAC API emulator (needs ansible-core and
-#                   requests only: a light virtual environment, .venv/light, unless .venv is complete)
+#                   requests only: a light virtual environment, .venv/light, on any Python from 3.11, unless
+#                   .venv is complete); make build and make env use the same
+#   make units      the unit tests only (about 2 minutes; the toolchain the first time)
 #   make help       list the targets
 #
 # Works on a fresh clone with Python 3.11, 3.12 and 3.13 (on PATH, or installed by pyenv:
@@ -54,13 +56,17 @@ VENV_$(NEWEST) := $(VENV)
 STAMP_$(NEWEST) := $(VENV_STAMP)
 $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),$(eval VENV_$(v) := $(VENV)/core-$(CORE_$(v)))$(eval STAMP_$(v) := $(VENV_$(v))/.installed))
 NEXT_VENV := $(VENV)/core-next
-# make demo and make env need ansible-core and requests only: they use .venv when the toolchain is
-# already installed there, else a light virtual environment of their own (seconds, not a minute).
-LIGHT_VENV := $(if $(wildcard $(VENV_STAMP)),$(VENV),$(VENV)/light)
-LIGHT_STAMP := $(if $(wildcard $(VENV_STAMP)),$(VENV_STAMP),$(LIGHT_VENV)/.installed)
+# make demo, make env and make build need ansible-core and requests only: they use .venv when the toolchain is
+# installed there (or this run installs it), else a light virtual environment of their own (seconds, not a
+# minute, and about 60 MB, not 384), on the newest Python of LIGHT_PYTHONS that tests/tools/find_python.sh
+# finds: ansible-core $(CORE_$(NEWEST)) on Python 3.12 or later, $(CORE_2.19) (the newest for it) on 3.11.
+LIGHT_PYTHONS ?= 3.14 3.13 3.12 3.11
+NEEDS_TOOLCHAIN := $(or $(wildcard $(VENV_STAMP)),$(filter venv lint test% sanity% units% integration% bench soak changelog,$(MAKECMDGOALS)))
+LIGHT_VENV := $(if $(NEEDS_TOOLCHAIN),$(VENV),$(VENV)/light)
+LIGHT_STAMP := $(if $(NEEDS_TOOLCHAIN),$(VENV_STAMP),$(LIGHT_VENV)/.installed)
 # make docs: Sphinx and antsibull-docs (requirements-docs.txt) with ansible-core, in .venv when it has (or this
 # run makes) the toolchain, else in a virtual environment of their own, .venv/docs.
-TOOLCHAIN := $(or $(wildcard $(VENV_STAMP)),$(filter venv build lint test% sanity% units% integration%,$(MAKECMDGOALS)))
+TOOLCHAIN := $(or $(wildcard $(VENV_STAMP)),$(filter venv lint test% sanity% units% integration%,$(MAKECMDGOALS)))
 DOCS_VENV := $(if $(TOOLCHAIN),$(VENV),$(VENV)/docs)
 DOCS_STAMP := $(DOCS_VENV)/.requirements-docs.stamp
 
@@ -82,11 +88,10 @@ export ANSIBLE_LOCALHOST_WARNING := false
 export ANSIBLE_INVENTORY_UNPARSED_WARNING := false
 export ANSIBLE_RETRY_FILES_ENABLED := false
 
-# Drops ansible-test's per-test progress lines, its locale warning and the
+# Drops ansible-test's locale warning and the
 # pip chatter of its first (cold) sanity run; errors and results stay. sed,
 # unlike grep -v, succeeds when it filters everything out (pipefail).
 FILTER := sed -u -E \
-	-e '/^Running sanity test /d' \
 	-e '/^WARNING: (Using locale |Reviewing previous [0-9]+ warning)/d' \
 	-e '/^Installing requirements for Python /d' \
 	-e '/^Using cached pip .* bootstrap script/d' \
@@ -112,7 +117,7 @@ echo "    $(1): ok ($$(( SECONDS - _t0 )) s)"
 endef
 
 
-.PHONY: help pythons venv venvs build lint docs sanity units integration test test-matrix test-next demo bench soak clean distclean env
+.PHONY: help pythons venv venvs build lint docs sanity units integration test test-matrix test-next demo bench soak clean distclean env changelog
 .PHONY: $(foreach v,$(MATRIX),venv-$(v) sanity-$(v) units-$(v) integration-$(v) test-$(v))
 
 help:
@@ -124,14 +129,15 @@ help:
 	echo "  pythons      find the Python of every version of the matrix (fails naming a missing one)"
 	echo "  venv         create .venv (Python $(PYTHON_$(NEWEST)), ansible-core $(CORE_$(NEWEST))) with requirements-dev.txt"
 	echo "  venvs        also the virtual environment of every other version: .venv/core-<version>"
-	echo "  build        build the collection tarball into build/ and install it into $(STAGE)"
+	echo "  build        build the collection tarball into build/ and install it into $(STAGE) (ansible-core only:"
+	echo "               .venv/light, as make demo, unless .venv has the toolchain)"
 	echo "  lint         ruff, ansible-lint (production profile), shellcheck, antsibull-docs, antsibull-changelog, galaxy-importer,"
 	echo "               ansible-builder, the collection sources of the AWX/EE/DE files resolved offline, the GitHub workflows'"
 	echo "               and pre-commit's formats, the README's commands walked in order on a fresh copy (tests/tools/readme_walk.py)"
 	echo "  docs         build the documentation site into build/docs/html (offline; warnings fail); Sphinx, antsibull-docs and"
 	echo "               ansible-core into .venv/docs (unless .venv has the toolchain), about 190 MB the first time"
 	echo "  sanity       ansible-test sanity in the installed copy, on ansible-core $(NEWEST)"
-	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST)"
+	echo "  units        ansible-test units in the installed copy, on ansible-core $(NEWEST): the fast check, about 2 minutes"
 	echo "  integration  ansible-test integration against the NAC API emulator, on ansible-core $(NEWEST); its target"
 	echo "               html_report opens the HTML reports in headless Chromium (Debian's chromium, installed when missing)"
 	echo "  sanity-V, units-V, integration-V, test-V   the same on version V of the matrix ($(MATRIX))"
@@ -139,9 +145,11 @@ help:
 	echo "  env          build, then print the lines that set PATH, ANSIBLE_COLLECTIONS_PATH, NAC_API_URL and NAC_API_KEY"
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
-	echo "               the HTML report of 1,000 and 10,000 devices made and used in headless Chromium;"
+	echo "               the HTML report of 1,000 and 20,000 devices made and used in headless Chromium;"
 	echo "               the request engine against aiohttp and a rate limit: BENCH_ENGINE_ARGS=--quick for a short run)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
+	echo "  changelog    antsibull-changelog release for galaxy.yml's version (VERSION=x.y.z for another), with the"
+	echo "               toolchain's ansible-doc"
 	echo "  clean        remove build output, test output and the staged copy"
 	echo "  distclean    clean, and remove .venv too"
 
@@ -200,8 +208,10 @@ endef
 $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),$(eval $(call version_venv,$(v))))
 venv-$(NEWEST): $(VENV_STAMP)
 
-build: venv
+# ansible-core is all it needs: .venv/light on a machine without the toolchain (make demo's), else .venv.
+build: $(LIGHT_STAMP)
 	$(call stage_start,build,$(NEWEST))
+	export PATH="$(LIGHT_VENV)/bin:$$PATH"
 	$(build_collection)
 	$(call stage_end,build)
 
@@ -245,6 +255,8 @@ lint: build
 	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	"$(PY)" tests/tools/check_ci_matrix.py $(foreach v,$(MATRIX),$(v)=$(PYTHON_$(v)))
 	pre-commit validate-config .pre-commit-config.yaml
+	# The example rulebooks: ansible-rulebook's own schema and parser (the installed collection's event source).
+	"$(PY)" tests/tools/check_rulebooks.py
 	# The README's commands (own playbooks, the install routes, Event-Driven Ansible) in order, on a fresh copy.
 	"$(PY)" tests/tools/readme_walk.py --venv "$(VENV)"
 	$(call stage_end,lint)
@@ -365,13 +377,27 @@ $(1)-next: build venv-next
 endef
 $(foreach stage,units integration,$(eval $(call next_stage,$(stage))))
 
-# make demo and make env: ansible-core and requests, nothing else, unless .venv already has the toolchain.
+# make demo, make env and make build: ansible-core and requests, nothing else, unless .venv has the toolchain;
+# on the newest Python of LIGHT_PYTHONS found (make demo LIGHT_PYTHONS=3.11 picks one).
 $(VENV)/light/.installed: requirements-dev.txt
-	$(call stage_start,venv,$(NEWEST),ansible-core $(CORE_$(NEWEST)) and requests in $(VENV)/light)
-	python=$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "ansible-core $(CORE_$(NEWEST))")
+	$(call stage_start,venv,$(NEWEST),ansible-core and requests in $(VENV)/light)
+	python=""
+	for version in $(LIGHT_PYTHONS); do
+		if python=$$(tests/tools/find_python.sh "$$version" 2>/dev/null); then break; fi
+		python=""
+	done
+	if [[ -z "$$python" ]]; then
+		echo "    no Python $(LIGHT_PYTHONS) found: ansible-core needs Python 3.11 or later. Looked at python3.X on PATH" \
+			"and pyenv's installs; or point PYTHON_3_11 (PYTHON_3_12, ...) at one." >&2
+		exit 1
+	fi
+	version=$$("$$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	core=$(CORE_$(NEWEST))
+	if [[ "$$version" == 3.11 ]]; then core=$(CORE_2.19); fi
+	echo "    Python $$version ($$python), ansible-core $$core"
 	rm -rf "$(VENV)/light"
 	"$$python" -m venv "$(VENV)/light"
-	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(NEWEST))" \
+	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$$core" \
 		"$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
 	touch "$@"
 	$(call stage_end,venv)
@@ -418,10 +444,16 @@ bench: venv build
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3
 	"$(PY)" benchmarks/bench_large_list.py --devices 200000 --repeat 3 --huge-bytes 1100000000
 	tests/tools/install_chromium.sh
-	"$(PY)" benchmarks/bench_html_report.py --devices 1000 10000 --repeat 3
+	"$(PY)" benchmarks/bench_html_report.py --devices 1000 20000 --repeat 3
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)"
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)" --compact
 	$(call stage_end,bench)
+
+# The release's changelog: antsibull-changelog reads the plugins with ansible-doc, the toolchain's (not whatever is
+# on the caller's PATH, or none). VERSION: galaxy.yml's unless given.
+changelog: venv
+	antsibull-changelog release --ansible-doc-bin "$(BIN)/ansible-doc" $(if $(VERSION),--version "$(VERSION)")
+	echo "    CHANGELOG.rst and changelogs/changelog.yaml written for $(or $(VERSION),$$(sed -n 's/^version: *//p' galaxy.yml))"
 
 # Not part of test: about a minute or two. Exits non-zero when a reliability target is missed.
 soak: venv

@@ -2,14 +2,16 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of the HTML report (issue 27) for fleets of N devices (1,000 and 10,000 by default), one device in
+"""Benchmark of the HTML report (issues 27, 35) for fleets of N devices (1,000 and 20,000 by default), one device in
 ten not authenticated: the time the filter netaccess.nac.html_report takes to make the page and its size, then in
 headless Chromium (tests/integration/targets/html_report/cdp.py) the time to load it, to sort by hostname, and to
-filter by words (a few rows left, then all again). Each figure is the median of --repeat runs. It prints the
-figures only: no target, no exit status for speed (the page in a browser is tested by the integration target
-html_report).
+filter by words (a few rows left, then all again). The code measured is the installed copy's (make build; its
+collections path in ANSIBLE_COLLECTIONS_PATH, as make bench sets it). Each figure is the median of --repeat runs.
+It prints the figures only: no target, no exit status for speed (the page in a browser is tested by the
+integration target html_report).
 
-    .venv/bin/python benchmarks/bench_html_report.py [--devices 1000 10000] [--repeat 3]
+    ANSIBLE_COLLECTIONS_PATH=<make build's path> .venv/bin/python benchmarks/bench_html_report.py \
+        [--devices 1000 20000] [--repeat 3]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,11 +25,15 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "plugins", "plugin_utils"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "targets", "html_report"))
+# The filter's code as built and installed (make bench: ANSIBLE_COLLECTIONS_PATH is the staged copy).
+for entry in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(os.pathsep):
+    if entry and entry not in sys.path:
+        sys.path.append(entry)
 
 import cdp  # noqa: E402  pylint: disable=wrong-import-position
-from html_report import page  # noqa: E402  pylint: disable=wrong-import-position
+
+from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import page  # noqa: E402  pylint: disable=wrong-import-position
 
 SEARCH = "var s = document.getElementById('search'); s.value = %r; s.dispatchEvent(new Event('input'));"
 LAYOUT = " document.body.offsetHeight"  # the time includes the layout that the change causes
@@ -78,7 +84,7 @@ def measure(browser, path, results):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--devices", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--devices", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="nac-bench-html-")

@@ -12,16 +12,30 @@ short_description: The 802.1x status of devices as one self-contained HTML page
 version_added: 0.1.0
 description:
   - Makes one HTML page of the results of M(netaccess.nac.nac_dot1x_status), each with its C(expected_status).
-    The page shows the counts per status as a bar chart, what this run created, which devices did not reach
-    their expected status and why, when and against which NAC, and every device in a table that sorts (a click
-    on a column's title) and filters (words, a click on a bar of the chart, or only the devices not at their
-    expected status) in the browser.
+  - >-
+    The page starts with a verdict, C(PASSED), C(FAILED) or C(INCOMPLETE), for example
+    C(FAILED: 22 of 28 not at their expected status (18 failed, 4 still in progress)).
+    Each device has one outcome. It has C(reached) its expected status when its C(status) equals C(expected_status)
+    (ignoring case) and it has no C(error). It is C(in progress) when it has not, has no C(error), and its status
+    is one of O(in_progress) (C(CONNECTING) and the like, the authentication still under way, so not a failure and not
+    yet a success). Otherwise it has C(failed). The verdict is C(FAILED) when a device failed, C(INCOMPLETE)
+    when none failed but some are in progress, and C(PASSED) when all reached their expected status.
+  - Then the counts (devices, reached, failed, in progress), a bar chart of the statuses, what changed since the
+    previous report (O(previous)), what this run created (O(created)), and two tables, the devices not at their
+    expected status and all devices, with the group, profile, MAC and IP addresses of each device where the
+    device list gives them (O(devices)). The header names the NAC, when the status was read, the run's context
+    (O(context)) and links to the CSV report (O(csv)).
+  - Both tables sort (a click on a column's title) and page (100 rows a page, with a sticky header), and one set
+    of filters applies to both (words, the outcome, a click on a bar of the chart or on a kind of change). The
+    rows are drawn by the page's script from the page's data, a page at a time, so a page of 20,000 devices
+    stays fast. Without the script, the first 100 rows of each table are shown.
   - Self-contained, it loads nothing and sends nothing. Its Content-Security-Policy allows nothing but its own
-    style and script (by their hashes), and the page is readable without its script.
+    style and script (by their hashes); its data is a JSON block, which a browser never runs.
   - Every value is text, never markup. Values come from the NAC, which may be hostile. They are
-    HTML-escaped, braces included, so that no value can reach a template. Control characters,
+    HTML-escaped, braces included, so that no value can reach a template, and in the data block every
+    non-ASCII character, C(<), C(>), C(&) and the braces are written as C(\u) escapes. Control characters,
     bidirectional overrides and other invisible characters are shown as C(\x1b), C(\u202e) and so on,
-    and tabs and line breaks as spaces. The script only moves and hides rows, and never writes markup.
+    and tabs and line breaks as spaces. The script writes the rows' values as text, never as markup.
   - Used by the role P(netaccess.nac.device_onboarding#role) and the playbook C(netaccess.nac.dot1x_report).
 author:
   - netaccess.nac maintainers (@netaccess)
@@ -54,6 +68,43 @@ options:
   generated_at:
     description: When the status was read, as shown; the current time in UTC when omitted.
     type: str
+  devices:
+    description:
+      - The devices as the NAC lists them (RV(netaccess.nac.nac_device_info#module:devices), or the C(nac_record)
+        host variables of the inventory P(netaccess.nac.nac#inventory)), for their C(group), C(profile) (a string, or
+        the C(name) of an object), C(macs) and C(ips).
+      - Matched to the results by C(id), else by hostname (ignoring case). A column is shown when some device has a
+        value for it.
+    type: list
+    elements: dict
+  context:
+    description:
+      - >-
+        The run's context, shown in the header, as labels and values in their order, for example
+        C({"AWX job": "42 onboard cameras", "Playbook": "onboard.yml", "Duration": "95 s", "Wait timeout": "300 s"}).
+      - Values that are empty are left out.
+    type: dict
+  csv:
+    description: The file name of the CSV report written beside the page; the header links to it.
+    type: str
+  previous:
+    description:
+      - The record of the previous report, as C(ansible.builtin.slurp) returns the file that
+        P(netaccess.nac.html_report_record#filter) wrote (its C(content), base64-encoded). The page then says what
+        changed since then (the devices newly failing, recovered, new, and no longer in the report).
+      - Omitted or empty, the page says that there is nothing to compare with. A record that is not one is
+        ignored, and the page says so.
+    type: str
+  in_progress:
+    description:
+      - The statuses that mean that the authentication is still under way (compared ignoring case). The API does
+        not list its statuses; these are the common transient ones.
+    type: list
+    elements: str
+    default: [CONNECTING, AUTHENTICATING, PENDING, IN_PROGRESS]
+seealso:
+  - plugin: netaccess.nac.html_report_record
+    plugin_type: filter
 """
 
 EXAMPLES = r"""
@@ -63,7 +114,16 @@ EXAMPLES = r"""
       {{ status.results | map('combine', {'expected_status': 'AUTHENTICATED'})
          | netaccess.nac.html_report(title='802.1x re-check', nac=lookup('ansible.builtin.env', 'NAC_API_URL')) }}
     dest: /var/tmp/nac/dot1x.html
-    mode: "0644"
+    mode: "0600"
+
+- name: With the device list's fields, the run's context and a link to the CSV report beside it
+  ansible.builtin.copy:
+    content: >-
+      {{ status.results | map('combine', {'expected_status': 'AUTHENTICATED'})
+         | netaccess.nac.html_report(devices=listed.devices, csv='dot1x.csv',
+                                     context={'Playbook': 'recheck.yml', 'Wait timeout': '300 s'}) }}
+    dest: /var/tmp/nac/dot1x.html
+    mode: "0600"
 """
 
 RETURN = r"""
@@ -72,15 +132,21 @@ _value:
   type: str
 """
 
+import inspect
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import page
 
 
-def html_report(results, title="802.1x status", nac="", created=None, existing=None, generated_at=None):
-    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py)."""
+def html_report(results, *args, **options):
+    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py, whose ``page`` takes these options)."""
     try:
-        return page(results, title=title, nac=nac, created=created, existing=existing, generated_at=generated_at)
+        arguments = inspect.signature(page).bind(results, *args, **options)
+    except TypeError as error:
+        raise AnsibleFilterError("html_report: %s" % error) from None
+    try:
+        return page(*arguments.args, **arguments.kwargs)
     except ValueError as error:
         raise AnsibleFilterError("html_report: %s" % error) from None
 

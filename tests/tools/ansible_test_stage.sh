@@ -52,6 +52,19 @@ PY
     fi
 }
 
+sanity_progress() {
+    # ansible-test sanity's "Running sanity test "pylint" on Python 3.13" as a progress line with the seconds since
+    # the stage started, "    sanity test pylint on Python 3.13 (48 s)", and without its blank lines.
+    local line pattern='^Running sanity test "([^"]+)"(.*)$'
+    while IFS= read -r line; do
+        if [[ "${line}" =~ ${pattern} ]]; then
+            printf '    sanity test %s%s (%d s)\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "$(( SECONDS - started ))"
+        elif [[ -n "${line}" ]]; then
+            printf '%s\n' "${line}"
+        fi
+    done
+}
+
 rm -rf "${coll}/tests/output" "${results}"
 mkdir -p "${results}"
 # What ran: "ansible-core 2.21.5 / Python 3.13.0", for the summary.
@@ -61,7 +74,8 @@ rc=0
 case "${stage}" in
     sanity)
         get_pip_standin
-        (cd "${coll}" && ansible-test sanity --local --python "${python_version}" --junit) || rc=$?
+        started=${SECONDS}
+        (cd "${coll}" && ansible-test sanity --local --python "${python_version}" --junit 2>&1 | sanity_progress) || rc=$?
         ;;
     units)
         (cd "${coll}" && ansible-test units --local --python "${python_version}" --requirements) || rc=$?

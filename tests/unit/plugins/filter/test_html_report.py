@@ -20,7 +20,7 @@ from ansible.errors import AnsibleError
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
-from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import POLICY, visible
+from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import POLICY, record, visible
 
 try:
     from ansible.template import trust_as_template
@@ -99,9 +99,12 @@ def test_hostile_values_are_text_in_every_field():
     tags = sorted(set(tag for tag, _attrs in page.elements))
     assert tags == sorted(
         "html head meta title style body header h1 p span time main section div b h2 button svg rect ul li "
-        "table thead tr th tbody td input label footer script".split()
+        "table thead tr th tbody td input label select option footer script".split()
     )
-    assert [tag for tag, _attrs in page.elements].count("script") == 1
+    scripts = [attrs for tag, attrs in page.elements if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "report-data"}, {}]
+    block = source.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert not re.search("[^ -~]|[<>&{}]", block)  # printable ASCII only, nothing of markup or templates
     assert not [(tag, name) for tag, attrs in page.elements for name in attrs if name.lower().startswith("on")]
     # No control, bidi or invisible character is written raw, and no template: braces are character references.
     assert not [char for char in source if char not in "\n" and not char.isprintable() and char != " "]
@@ -151,14 +154,9 @@ def test_counts_created_missed_and_header():
     assert bars == ["AUTHENTICATED", "CONNECTING", "ERROR", "UNAUTHENTICATED", "authenticated"]
     counts = [int(data) for stack, data in page.texts if stack[-2:] == ("button", "span") and data.isdigit()]
     assert counts == [1, 1, 1, 1, 1]
-    rows = [attrs for tag, attrs in page.elements if tag == "tr" and "data-status" in attrs]
-    assert [(r["class"], r["data-status"]) for r in rows] == [
-        ("yes", "AUTHENTICATED"),
-        ("yes", "authenticated"),
-        ("yes", "UNAUTHENTICATED"),
-        ("no", "CONNECTING"),
-        ("no", "ERROR"),
-    ]
+    rows = [attrs["class"] for tag, attrs in page.elements if tag == "tr" and "class" in attrs]
+    # The table of those not at their expected status (CONNECTING in progress, the error failed), then all.
+    assert rows == ["wait", "no", "yes", "yes", "yes", "wait", "no"]
     texts = [data for _stack, data in page.texts]
     assert "Not at their expected status (2)" in texts and "Created by this run (1)" in texts
     assert "4 already existed." in texts and "not in the list" in texts and "In progress" in texts
@@ -185,3 +183,122 @@ def test_a_run_that_creates_nothing_has_no_such_section_and_an_empty_one_says_no
 def test_bad_input_is_named(results, options, message):
     with pytest.raises(AnsibleError, match=re.escape(message)):
         render(results, **options)
+
+
+def result(number, status, expected="AUTHENTICATED", **more):
+    return dict(dict(id=number, hostname="dev-%02d" % number, expected_status=expected, status=status), **more)
+
+
+def verdict(source):
+    return re.search(r'<p id="verdict" class="(\w+)">([^<]*)</p>', source).groups()
+
+
+@pytest.mark.parametrize(
+    "statuses, wanted",
+    [
+        (["AUTHENTICATED", "authenticated"], ("passed", "PASSED: all 2 at their expected status")),
+        ([], ("passed", "PASSED: no devices to check")),
+        (
+            ["AUTHENTICATED", "CONNECTING", "pending"],
+            ("incomplete", "INCOMPLETE: 2 of 3 still in progress, none failed"),
+        ),
+        (
+            ["AUTHENTICATED", "CONNECTING", "UNAUTHENTICATED", "UNKNOWN"],
+            ("failed", "FAILED: 3 of 4 not at their expected status (2 failed, 1 still in progress)"),
+        ),
+        (["UNAUTHENTICATED"], ("failed", "FAILED: 1 of 1 not at their expected status")),
+    ],
+)
+def test_the_verdict_keeps_devices_in_progress_apart_from_failures(statuses, wanted):
+    assert verdict(render([result(n, status) for n, status in enumerate(statuses, 1)])) == wanted
+
+
+def test_in_progress_is_a_choice_and_an_error_is_never_in_progress():
+    results = [result(1, "WARMING_UP"), result(2, "CONNECTING", error="timed out")]
+    assert verdict(render(results)) == ("failed", "FAILED: 2 of 2 not at their expected status")
+    assert verdict(render(results, in_progress=["warming_up"])) == (
+        "failed",
+        "FAILED: 2 of 2 not at their expected status (1 failed, 1 still in progress)",
+    )
+    with pytest.raises(AnsibleError, match="in_progress must be a list of statuses, got a string"):
+        render(results, in_progress="CONNECTING")
+
+
+def test_the_device_lists_fields_by_id_else_by_hostname():
+    results = [result(1, "AUTHENTICATED"), dict(result(2, "AUTHENTICATED"), id=None, hostname="Cam-B")]
+    devices = [
+        dict(id=1, hostname="dev-01", group={"name": "<b>Cams</b>"}, profile="Camera", macs=["aa", "bb"]),
+        dict(id=7, hostname="cam-b", group="Printers", ips=["10.0.0.1"], profile=["not", "a", "name"]),
+    ]
+    page = Page(render(results, devices=devices))
+    heads = [data for stack, data in page.texts if stack[-2:] == ("th", "button")]
+    assert heads[-4:] == ["Group", "Profile", "MACs", "IPs"]
+    cells = page.cells()
+    assert cells[-14:] == [
+        "\u2713", "dev-01", "1", "AUTHENTICATED", "AUTHENTICATED", "<b>Cams</b>", "Camera", "aa, bb",
+        "\u2713", "Cam-B", "AUTHENTICATED", "AUTHENTICATED", "Printers", "10.0.0.1",
+    ]  # fmt: skip
+    assert "Group" not in render([result(1, "AUTHENTICATED")], devices=[dict(id=1, hostname="dev-01")])
+    with pytest.raises(AnsibleError, match="html_report: devices: item 1 is not a mapping"):
+        render(results, devices=["dev-01"])
+
+
+def test_context_and_the_csv_link_are_text():
+    source = render(
+        [],
+        context={"AWX job": "42 {{ x }}", "Play": "<i>p</i>", "Empty": ""},
+        csv='../a "b"<x>.csv',
+    )
+    page = Page(source)
+    assert [data for stack, data in page.texts if stack[-1:] in (("dt",), ("dd",))] == [
+        "AWX job", "42 {{ x }}", "Play", "<i>p</i>", "CSV",
+    ]  # fmt: skip
+    links = [attrs for tag, attrs in page.elements if tag == "a"]
+    assert links == [{"href": "./a%20%22b%22%3Cx%3E.csv", "download": None}]
+    with pytest.raises(AnsibleError, match="context must be a mapping of labels to values, got a string"):
+        render([], context="job 42")
+
+
+def slurped(text):
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def test_what_changed_since_the_previous_report():
+    before = [result(1, "AUTHENTICATED"), result(2, "CONNECTING"), result(3, "UNAUTHENTICATED"), result(4, "X")]
+    before.append(dict(result(5, "AUTHENTICATED"), hostname="gone-\u202e{{x}}"))
+    text = record(before, generated_at="yesterday")
+    assert "{" not in text and "}" not in text and not re.search("[^ -~\n]", text)
+    now = [result(1, "UNAUTHENTICATED"), result(2, "AUTHENTICATED"), result(3, "AUTHENTICATED"), result(4, "Y")]
+    now.append(result(6, "AUTHENTICATED"))
+    source = render(now, previous=slurped(text))
+    page = Page(source)
+    kinds = [(attrs["data-change"]) for tag, attrs in page.elements if tag == "button" and "data-change" in attrs]
+    counts = [data for stack, data in page.texts if stack[-2:] == ("button", "b")]
+    assert list(zip(kinds, counts)) == [("newly failing", "1"), ("recovered", "2"), ("new", "1")]
+    assert "Since the previous report (" in source and "yesterday" in [d for _s, d in page.texts]
+    assert [data for stack, data in page.texts if stack[-2:] == ("ul", "li")] == [visible("gone-\u202e{{x}}")]
+    # Each device's change, in its row of all devices (the last column).
+    devices = source.split('<table id="devices"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<tr class="\w+">(.*?)</tr>', devices)
+    assert [re.findall(r"<td[^>]*>(.*?)</td>", row)[-1] for row in rows] == [
+        "newly failing", "recovered", "recovered", "", "new",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "previous, why",
+    [
+        ("", "no report of this name was written in this directory before"),
+        ("not base64!", "not base64-encoded JSON"),
+        (slurped("[1, 2]"), "it is not a record of this report (netaccess.nac.html_report/1)"),
+        (slurped('["netaccess.nac.html_report/1", "t", [["id:1", "a", "lost"]]]'), "a device entry is malformed"),
+    ],
+)
+def test_a_previous_record_that_is_not_one_is_ignored_and_said(previous, why):
+    source = render([result(1, "AUTHENTICATED")], previous=previous)
+    assert "Nothing to compare with: " in source and why in source and 'data-change="' not in source
+
+
+def test_an_unknown_option_is_named():
+    with pytest.raises(AnsibleError, match="html_report: got an unexpected keyword argument 'previus'"):
+        render([], previus="")
