@@ -172,28 +172,31 @@ def apply(
     rest = todo
     while len(rest) > 1 and stop.known() is None:  # the first write proves the ground before the rest follow
         first, rest = rest[0], rest[1:]
-        _carry_out([first], stop, window, lists, concurrency, max_resends, progress, clock)
+        _carry_out([first], stop, window, lists, concurrency, max_resends, progress, clock, todo)
         proof = _proof(first)
         if proof is PROVEN:
             break
         if proof is not NOTHING_WRITTEN:
             stop.refuse(proof)
-    _carry_out(rest, stop, window, lists, concurrency, max_resends, progress, clock)
+    _carry_out(rest, stop, window, lists, concurrency, max_resends, progress, clock, todo)
     progress.finish()
     return actions
 
 
-def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, clock):
-    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time (counted by
-    ``progress``)."""
-    to_send, what = batch, "written"
+def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, clock, todo):
+    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time. ``progress`` counts
+    the writes of all of ``todo`` (the batches of a task are one phase: "written"), then those sent again."""
+    before = [action for action in todo if action.attempts]
+    progress.phase("written", len(todo), done=len(before), failed=sum(1 for action in before if action.state == FAILED))
+    to_send, what = batch, None
 
     def attempt(action):
         _attempt(action, stop)
         progress.step(failed=action.state == FAILED)
 
     while to_send:
-        progress.phase(what, len(to_send))
+        if what is not None:
+            progress.phase(what, len(to_send))
         for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
             pass
         written = [action for action in batch if action.attempts]

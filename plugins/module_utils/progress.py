@@ -49,12 +49,14 @@ class Progress:
         self._phase_started = self.started
         self._base = self._refusals()  # refusals counted before this work started are not its own
 
-    def phase(self, what, total, deadline=None):
-        """From now on ``total`` items are counted as ``what`` (``queried``, ``written``), none done yet; the phase
-        ends by ``deadline`` (a clock time) at the latest when it has one (a wait)."""
+    def phase(self, what, total, deadline=None, done=0, failed=0):
+        """From now on ``total`` items are counted as ``what`` (``queried``, ``written``), ``done`` of them done
+        already (``failed`` of those failed); the phase ends by ``deadline`` (a clock time) at the latest when it
+        has one (a wait)."""
         with self._lock:
-            self.what, self.total, self.done, self.failed, self.deadline = what, total, 0, 0, deadline
-            self._phase_started = self._clock()
+            if not done or (what, total) != (self.what, self.total):  # (a phase carried on keeps its start)
+                self._phase_started = self._clock()
+            self.what, self.total, self.done, self.failed, self.deadline = what, total, done, failed, deadline
         self.tick()
 
     def step(self, failed=False):
