@@ -328,14 +328,46 @@ def _not_private(info, kind):
     return None
 
 
+PLUGIN = "netaccess.nac.nac"
+
+
+def names_this_plugin(path):
+    """Whether the YAML file at ``path`` names this plugin (``plugin: netaccess.nac.nac``), read as text: at most
+    its first 64 KiB, no YAML parsed (the file may be any other source's)."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(65536).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return False
+    return any(
+        line.split("#", 1)[0].strip().replace('"', "").replace("'", "") in ("plugin: " + PLUGIN, "plugin: nac")
+        for line in text.splitlines()
+    )
+
+
+def rename_hint(path):
+    """``path`` with a name this plugin reads: its name's extension replaced by ``.nac.yml``."""
+    directory, name = os.path.split(path)
+    return os.path.join(directory, name.rsplit(".", 1)[0] + ".nac.yml")
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     """A thin adapter: the client, the options and the status query are module_utils' own (api.py, options.py,
     dot1x.py)."""
 
-    NAME = "netaccess.nac.nac"
+    NAME = PLUGIN
 
     def verify_file(self, path):
-        return super(InventoryModule, self).verify_file(path) and path.endswith(("nac.yml", "nac.yaml"))
+        if not super(InventoryModule, self).verify_file(path):
+            return False
+        if path.endswith(("nac.yml", "nac.yaml")):
+            return True
+        if names_this_plugin(path):  # Ansible would only say that no inventory was parsed
+            self.display.warning(
+                "%s names the plugin %s, but an inventory source of it must be a file whose name ends with nac.yml "
+                "or nac.yaml: rename it (for example to %s)" % (shown(path), PLUGIN, shown(rename_hint(path)))
+            )
+        return False
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache)

@@ -165,6 +165,18 @@ def test_verify_file_wants_names_ending_in_nac_yml(tmp_path):
         assert bool(plugin.verify_file(str(path))) is wanted, name
 
 
+def test_a_source_that_names_the_plugin_under_another_name_gets_a_hint(tmp_path, monkeypatch):
+    plugin = inventory_loader.get("netaccess.nac.nac")
+    warnings = []
+    monkeypatch.setattr(plugin.display, "warning", warnings.append)
+    (tmp_path / "dot1x.yml").write_text("# the NAC\nplugin: 'netaccess.nac.nac'  # its devices\ndot1x_status: true\n")
+    (tmp_path / "other.yml").write_text("plugin: ansible.builtin.constructed\n")
+    assert not plugin.verify_file(str(tmp_path / "dot1x.yml"))
+    assert not plugin.verify_file(str(tmp_path / "other.yml"))
+    assert len(warnings) == 1 and "must be a file whose name ends with nac.yml or nac.yaml" in warnings[0]
+    assert "rename it (for example to %s)" % (tmp_path / "dot1x.nac.yml") in warnings[0]
+
+
 def test_without_dot1x_status_one_list_request_and_no_status_query(emulator, tmp_path):
     inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY))
     assert emulator.request_counts() == {LIST: 1}
