@@ -76,7 +76,7 @@ class Throttle:
         self.good_rate = None  # the fastest pace that held a whole probe period without a refusal since
         self._next_start = 0.0  # the clock time the next request may start at, when paced
         self._probe_at = 0.0  # the pace is probed faster at this clock time
-        self._asked = REFUSAL_PAUSE  # seconds the last refusal asked to pause for (REFUSAL_PAUSE: unsaid)
+        self._asked = REFUSAL_PAUSE  # seconds the last refusal paused for
         self._unsaid = False  # the last refusal named no Retry-After
         self._refused_sent = None  # when the first refused request of the pause was sent: the pace is set at its end
         self._first_sent = None  # when the task's first request was sent
@@ -173,7 +173,7 @@ class Throttle:
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
                     self.good_rate = None  # a pace that held was refused: the service admits less now
                 self._unsaid = refused_for == UNSAID
-                self._asked = REFUSAL_PAUSE if self._unsaid else refused_for
+                self._asked = self.pause(refused_for)
             self.resume_at = max(self.resume_at, now + self.pause(refused_for))
 
     def _set_pace(self, now):
