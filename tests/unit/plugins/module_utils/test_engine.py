@@ -24,6 +24,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
+    REFUSAL_STATUS,
     RETRY_AFTER_CAP,
     UNSAID,
 )
@@ -220,7 +221,7 @@ def test_the_pace_is_doubled_until_refused_then_halved_towards_the_refused_pace_
     assert throttle.refused_rate == refused and throttle.rate < refused
     assert throttle.rate >= throttle.good_rate  # never below the pace that held a whole probe period
     held = throttle.rate
-    until = clock.now + 2.5
+    until = clock.now + 6.0
     while clock.now < until:
         answered(throttle, clock, took=0.001)
     assert throttle.rate == pytest.approx((held + refused) / 2)  # halfway, after HALVING_PAUSES pauses (5 s)
@@ -357,8 +358,13 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
-    assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
-    assert "3 % faster than the rate the service was just seen to admit" in section
-    assert "a pace 3 % faster is tried again only after thirty pauses' time (at least 10 s)" in section
-    assert round((Throttle.PACE_STEP - 1) * 100) == 3 and Throttle.WINDOW == 1.0  # "for a second"
+    assert "once the task is paced, %.1f s when it has none" % REFUSAL_FLOOR in section
+    assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
+    assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
+    assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
+    assert "doubled after each pause's time (at least a second)" in section and Throttle.PROBE_FAST == 2.0
+    assert "halfway to the pace refused after five pauses' time (at least 2 s)" in section
+    assert Throttle.HALVING_PAUSES == 5
+    assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
+    assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
