@@ -135,7 +135,8 @@ class RateLimit:
             retry_after = max(1, int(math.ceil(wait - 1e-9)))
         headers = [] if retry_after is None else [("Retry-After", str(retry_after))]
         title = "Too many requests" if status == 429 else "Service temporarily unavailable"
-        return json_reply(status, {"error": title, "message": "Rate limit exceeded"}, headers=headers)
+        message = "Rate limit exceeded" + ("" if retry_after is None else ", retry in %d s" % retry_after)
+        return json_reply(status, {"error": title, "message": message}, headers=headers)
 
     # Each shape: None when the request is admitted (its state updated), else True (refused: Retry-After as set)
     # or the seconds it reckons the client should wait (its own Retry-After).
