@@ -30,7 +30,7 @@ import tempfile
 import time
 
 import requests
-from bench_compare import EmulatorProcess
+from bench_compare import EmulatorProcess, stop_process
 from bench_dot1x_status import config
 from bench_engine import RATE_TARGET, SHAPE_TARGET, wall_text
 
@@ -112,13 +112,7 @@ class Nginx:
         raise SystemExit("nginx did not listen on port %d" % self.port)
 
     def __exit__(self, *exc_info):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         shutil.rmtree(self.tmp, True)
 
     def errors(self):
