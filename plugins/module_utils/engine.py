@@ -64,6 +64,8 @@ class Throttle:
     PROBE_STEP = 1.03  # and once there, this much faster ...
     PROBE_PAUSES = 30  # ... after this many pauses' time without a refusal (at least 10 s)
     MIN_RATE = 0.1  # requests a second: the slowest pace
+    SLICE = 0.2  # seconds a request waiting for its start sleeps at most before it looks at the pace again
+    USED = 0.8  # a pace is probed faster only once this share of its starts were taken since it last changed
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
@@ -81,6 +83,8 @@ class Throttle:
         self._refused_sent = None  # when the first refused request of the pause was sent: the pace is set at its end
         self._first_sent = None  # when the task's first request was sent
         self._changed = None  # when the pace last changed (or the last pause ended)
+        self._epoch = 0  # counts the paces set (and the pauses begun): a start given at an older one is taken again
+        self._started = self._started_then = 0  # requests started at the pace in all, and when it last changed
         self._admitted = collections.deque(maxlen=RECENT)  # send times of requests answered (in answer order)
         self._took = None  # a request's time, smoothed
         # Until the first refusal nothing is held back and no lock is taken: a request is only counted in and out
@@ -95,32 +99,39 @@ class Throttle:
                 self._first_sent = self._clock()
             next(self._entered)
             return
-        slept_to, slot = None, None  # slot: the refusals counted when this request was given its start
+        # slot: the pace (epoch) this request was given its start at; mark: the time it has slept to (a clock that
+        # sleeping does not move, as in the tests, still moves on for it)
+        slept_to, slot, start, mark = None, None, 0.0, None
         while True:
             with self._lock:
                 now, until = self._clock(), self.resume_at
+                now = now if mark is None else max(now, mark)
                 if until == slept_to or until <= now:  # no pause on (or the one slept is over)
-                    if slot == self.refusals:  # its start has come, and no refusal came meanwhile
+                    if slot != self._epoch:  # no start yet, or the pace changed since: a start at this pace
+                        if self._refused_sent is not None:
+                            self._set_pace(max(now, until))
+                        start, slot = self._paced(max(now, until)), self._epoch
+                    if start <= now:
+                        self._started += 1
                         return
-                    if self._refused_sent is not None:
-                        self._set_pace(max(now, until))
-                    wait, slot = self._paced(max(now, until)), self.refusals
-                    if wait <= 0:
-                        return
+                    wait = min(start - now, self.SLICE)  # a new pace meanwhile re-spaces the requests waiting
                 else:
                     wait = until - now
-            self._sleep(wait)  # a refusal meanwhile (a pause, a new pace): looked at again after
-            slept_to = until
+            self._sleep(wait)
+            slept_to, mark = until, now + wait
 
     def _paced(self, now):
-        """Seconds until this request may start (lock held): none while not paced; probed faster when due."""
+        """The clock time this request may start at (lock held): now while not paced; probed faster when due."""
         if not self.gap:
-            return 0.0
-        if now >= self._probe_at:
-            self._probe(now)
+            return now
+        if (
+            now >= self._probe_at
+            and self._started - self._started_then >= self.USED * (now - self._changed) * self.rate
+        ):
+            self._probe(now)  # (only a pace the requests kept up with: not one that requests waiting hid)
         start = max(now, self._next_start)
         self._next_start = start + self.gap
-        return start - now
+        return start
 
     def send(self, send, *args):
         """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
@@ -168,6 +179,7 @@ class Throttle:
             self.refusals += 1
             started = now if started is None else started
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
+                self._epoch += 1
                 self._refused_sent = started
                 self.refused_rate = self.rate
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
@@ -198,6 +210,7 @@ class Throttle:
         self.gap = 1.0 / self.rate
         self._next_start = now
         self._probe_at = now + self._probe_period()
+        self._started_then, self._epoch = self._started, self._epoch + 1
 
     def _probe_period(self):
         if self.refused_rate is None:  # doubling
@@ -216,7 +229,8 @@ class Throttle:
             self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self.refused_rate) / 2.0)
         self.gap = 1.0 / self.rate
         self._probe_at = now + self._probe_period()
-        self._changed = now
+        self._changed, self._started_then = now, self._started
+        self._next_start, self._epoch = now, self._epoch + 1
 
 
 def ordered_map(function, items, workers):
