@@ -146,7 +146,8 @@ help:
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
 	echo "               the HTML report of 1,000 and 20,000 devices made and used in headless Chromium;"
-	echo "               the request engine against aiohttp and a rate limit: BENCH_ENGINE_ARGS=--quick for a short run)"
+	echo "               the request engine against aiohttp and rate limits of every shape, and behind a real"
+	echo "               nginx limit_req when nginx is installed: BENCH_ENGINE_ARGS=--quick for a short run)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
 	echo "  changelog    antsibull-changelog release for galaxy.yml's version (VERSION=x.y.z for another), with the"
 	echo "               toolchain's ansible-doc"
@@ -439,6 +440,7 @@ bench: venv build
 	"$(PY)" benchmarks/bench_dot1x_status.py --devices 1000 --latency 0.02 --concurrency 1 32 --ansible \
 		--compare-devices 5000 --compare-concurrency 32 --compare-repeat 3
 	"$(PY)" benchmarks/bench_engine.py $(BENCH_ENGINE_ARGS)
+	"$(PY)" benchmarks/bench_nginx.py $(BENCH_ENGINE_ARGS)
 	"$(PY)" benchmarks/bench_eda_round.py --devices 5000 --latency 0.02 --concurrency 32 --compare-repeat 3
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3

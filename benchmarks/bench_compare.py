@@ -57,6 +57,17 @@ def self_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def stop_process(process):
+    """Terminate a child process that is still running (killed if it does not end within 10 s)."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class EmulatorProcess:
     """The NAC API emulator (tests/emulator/nac_emulator.py) as a process of its own.
 
@@ -99,13 +110,7 @@ class EmulatorProcess:
         return self
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         if self.workdir:
             shutil.rmtree(self.workdir, True)
         self.process = self.workdir = None

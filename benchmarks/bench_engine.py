@@ -11,17 +11,19 @@ Against the emulator in a process of its own (bench_compare.EmulatorProcess, its
    ``--concurrency``: wall ms per device, CPU ms per request and context switches per request (RUSAGE_SELF of
    this process: every thread of it, never the emulator's), medians [min-max], and the ratios module / aiohttp
    taken run by run.
-2. rate limit: the emulator's token bucket (``--rate``/s, burst ``--burst``, Retry-After 1), the status of
-   ``--rate-devices`` devices at each ``--rate-concurrency``: wall against the ideal (devices / rate), the
-   refusals the emulator sent (GET /_emulator/rate_limit) and the devices in error; then Retry-After 30 with
-   ``--slow-devices`` devices; then a bulk creation of ``--bulk-limited`` devices against 50/s (failed, and
-   duplicates: hostnames listed twice; duplicates are allowed by the emulator here, so that a resent creation
-   would show). Each case runs in a child process, killed after ``--case-timeout`` seconds (printed as such).
+2. rate limits of every shape (SHAPES: nginx ``limit_req`` without and with burst, answering 429 or 503; a token
+   bucket; a fixed window; DRF's throttle; 429 without Retry-After; a 503 storm with reset connections; a penalty
+   box; a server closing kept-alive connections just after each reply): per shape, the status of its devices and a
+   bulk creation of as many new ones at each ``--rate-concurrency``, against the emulator's limiter
+   (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate) and against a reference
+   client that paces at the true rate, the refusals the emulator sent, the devices in error, and duplicates
+   (hostnames listed twice; the emulator allows them here, so that a creation sent twice would show). Each case
+   runs in a child process, killed after ``--timeout-factor`` times its ideal (at least ``--case-timeout``).
 3. bulk: the creation of ``--bulk`` devices at ``--bulk-concurrency`` by aiohttp and by module_utils
    (devices.ensure_devices), on a reset emulator each time: wall, requests.
 
-It prints figures and PASS/FAIL against the targets of issue 26; it never fails on them. ``--quick`` makes every
-table small (a minute or two in all).
+It prints figures and PASS/FAIL against the targets of issues 26 and 33; it never fails on them. ``--quick`` makes
+every table small.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -33,7 +35,9 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import requests
 from bench_aiohttp import aiohttp_bulk, aiohttp_status_batch
@@ -51,8 +55,7 @@ except ImportError:  # the code before the plan/apply engine (issue 24), for fig
 
 Sample = collections.namedtuple("Sample", "wall cpu switches requests server_cpu")
 STATUS_TARGETS = (1.2, 1.5)  # wall, CPU per request: module / aiohttp
-RATE_TARGET = 1.15  # wall / ideal against the token bucket
-SLOW_MARGIN = 35.0  # Retry-After 30: within the ideal plus this many seconds
+RATE_TARGET = 1.25  # wall / ideal against a rate limit (issue 33)
 BULK_TARGET = 1.2
 
 
@@ -174,13 +177,96 @@ def verdict(values, limit):
     return " (<= %.2fx: %s)" % (limit, "PASS" if median_spread(values)[0] <= limit else "FAIL")
 
 
-# ---- the rate-limit cases: each in a child process (``--case``), killed at --case-timeout ----------------------
+# ---- the rate-limit shapes: each case in a child process (``--case``), killed at its timeout --------------------
+
+Shape = collections.namedtuple("Shape", "name text rate devices limit faults")
+# The limiters of real deployments (tests/emulator/nac_emu/ratelimit.py), each with the devices of its case: the
+# status of that many devices, or a bulk creation of that many new ones. rate 0: no limit (the ideal is then the
+# time of the same case without the shape).
+SHAPES = (
+    Shape(
+        "nginx",
+        "nginx limit_req 50 r/s, no burst, 429, no Retry-After",
+        50,
+        500,
+        dict(shape="leaky", rate=50, burst=0, status=429, retry_after=None),
+        None,
+    ),
+    Shape(
+        "nginx503",
+        "nginx limit_req 50 r/s burst=20 nodelay, its default 503, no Retry-After",
+        50,
+        500,
+        dict(shape="leaky", rate=50, burst=20, status=503, retry_after=None),
+        None,
+    ),
+    Shape(
+        "token",
+        "token bucket 100/s, burst 20, 429, Retry-After 1",
+        100,
+        1000,
+        dict(shape="token", rate=100, burst=20, status=429, retry_after=1),
+        None,
+    ),
+    Shape(
+        "window",
+        "fixed window (Kong) 50 a second, 429, Retry-After: the rest of the window",
+        50,
+        500,
+        dict(shape="window", rate=50, status=429, retry_after=1),
+        None,
+    ),
+    Shape(
+        "drf",
+        "DRF throttle 50/s (sliding log), 429, Retry-After as DRF reckons it",
+        50,
+        500,
+        dict(shape="drf", rate=50, status=429, retry_after=1),
+        None,
+    ),
+    Shape(
+        "noretry",
+        "token bucket 50/s, burst 10, 429 without Retry-After",
+        50,
+        500,
+        dict(shape="token", rate=50, burst=10, status=429, retry_after=None),
+        None,
+    ),
+    Shape(
+        "storm",
+        "503 storm: token bucket 50/s, burst 50, 503, Retry-After 2; 10 % of requests reset",
+        50,
+        500,
+        dict(shape="token", rate=50, burst=50, status=503, retry_after=2),
+        dict(rate=0.1, modes=["reset"]),
+    ),
+    Shape(
+        "penalty",
+        "penalty box: over 10 a second, everything refused 30 s, Retry-After 30",
+        10,
+        300,
+        dict(shape="penalty", rate=10, status=429, retry_after=30),
+        None,
+    ),
+    Shape(
+        "closing",
+        "no limit; each kept-alive connection closed 5 ms after its reply, no Connection: close",
+        0,
+        300,
+        dict(rate=0, close_after=0.005),
+        None,
+    ),
+)
+SHAPE_TARGET = dict(penalty=5.0, nginx503=1.5)  # wall / ideal; every other shape: RATE_TARGET
 
 
-def run_case(url, kind, count, concurrency):
-    """In the child: the status of every device, or the bulk creation of ``count``; prints a JSON line."""
+def run_case(url, kind, count, concurrency, rate=0.0):
+    """In the child: the status of every device, or the bulk creation of ``count`` (``pace-*``: by the reference
+    client pacing at ``rate``); prints a JSON line."""
     start = time.perf_counter()
-    if kind == "status":
+    if kind.startswith("pace-"):
+        result = paced_case(url, kind[5:], count, concurrency, rate)
+    elif kind == "status":
         report = module_status(url, concurrency)
         errors = sum(1 for entry in report.results if entry.get("error"))
         result = dict(errors=errors, results=len(report.results), summary=report.summary)
@@ -191,8 +277,54 @@ def run_case(url, kind, count, concurrency):
         finally:
             nac.close()
         result = dict(summary(outcomes))
+        result["errors"] = result.get("failures", 0)
     result["wall"] = time.perf_counter() - start
     print(json.dumps(result))
+
+
+def paced_case(url, kind, count, concurrency, rate):
+    """The reference: a client that knows the true ``rate`` and starts its requests 1 / rate apart (a refusal: sent
+    again after its Retry-After, else one gap; a reset connection: sent again), the same requests as the module's."""
+    lock, state = threading.Lock(), dict(next=time.monotonic(), errors=0)
+    local = threading.local()
+
+    def call(method, path, body=None):
+        for _attempt in range(100):
+            with lock:
+                start = max(time.monotonic(), state["next"])
+                state["next"] = start + (1.0 / rate if rate else 0.0)
+            time.sleep(max(0.0, start - time.monotonic()))
+            if not hasattr(local, "session"):
+                local.session = requests.Session()
+                local.session.headers["Authorization"] = "Bearer " + ADMIN_KEY
+            try:
+                reply = local.session.request(method, url + path, json=body, timeout=30)
+            except requests.exceptions.ConnectionError:
+                continue
+            if reply.status_code not in (429, 503):
+                return reply
+            with lock:
+                state["next"] = max(state["next"], time.monotonic() + float(reply.headers.get("Retry-After") or 0))
+        state["errors"] += 1
+        return None
+
+    if kind == "status":
+        call("GET", "/api/intent")
+        devices = call("GET", "/api/device").json()
+        work = [
+            ("POST", "/api/intent/dot1x_status/fire", dict(targetId=d["id"], additionalPayload=dict(json=True)))
+            for d in devices
+        ]
+    else:
+        call("GET", "/api/device")
+        work = [("POST", "/api/device", creation_body(spec)) for spec in device_specs(bulk_items(count))]
+    pool = ThreadPoolExecutor(concurrency)
+    replies = list(pool.map(lambda item: call(*item), work))
+    pool.shutdown()
+    if kind != "status":
+        call("GET", "/api/device")
+    bad = sum(1 for reply in replies if reply is None or reply.status_code >= 300)
+    return dict(errors=bad, results=len(replies))
 
 
 def bulk_items(count):
@@ -207,22 +339,40 @@ def bulk_items(count):
     ]
 
 
-def case(emulator, args, kind, count, concurrency, limit):
-    """(result of the child, refusals sent, requests) for one case on a reset emulator with the bucket ``limit``."""
+def case(emulator, args, kind, count, concurrency, shape, timeout):
+    """(result of the child, refusals sent, requests, duplicates) for one case on a reset emulator with the
+    limiter (and faults) of ``shape``."""
     emulator.reset()
-    requests.post(emulator.url + "/_emulator/rate_limit", json=limit, timeout=30).raise_for_status()
+    requests.post(emulator.url + "/_emulator/rate_limit", json=shape.limit, timeout=30).raise_for_status()
+    if shape.faults:
+        requests.post(emulator.url + "/_emulator/faults", json=shape.faults, timeout=30).raise_for_status()
     before = requests_sent(emulator.url)
-    command = [sys.executable, os.path.abspath(__file__), "--case", kind, emulator.url, str(count), str(concurrency)]
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--case",
+        kind,
+        emulator.url,
+        str(count),
+        str(concurrency),
+        str(shape.rate),
+    ]
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, timeout=args.case_timeout, universal_newlines=True)
+        done = subprocess.run(command, stdout=subprocess.PIPE, timeout=timeout, universal_newlines=True)
         result = (
             json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else dict(crashed=done.returncode)
         )
     except subprocess.TimeoutExpired:
-        result = dict(timeout=args.case_timeout)
+        result = dict(timeout=timeout)
+    if shape.faults:
+        requests.post(emulator.url + "/_emulator/faults", json=dict(rate=0), timeout=30).raise_for_status()
     refused = requests.get(emulator.url + "/_emulator/rate_limit", timeout=30).json()["refused"]
-    requests.post(emulator.url + "/_emulator/rate_limit", json={"rate": 0}, timeout=30).raise_for_status()
-    return result, refused, requests_sent(emulator.url) - before
+    requests.post(emulator.url + "/_emulator/rate_limit", json=dict(rate=0, close_after=0), timeout=30)
+    names = collections.Counter(
+        r["hostname"].lower() for r in requests.get(emulator.url + "/_emulator/devices", timeout=60).json()
+    )
+    duplicates = sum(n - 1 for n in names.values() if n > 1)
+    return result, refused, requests_sent(emulator.url) - before, duplicates
 
 
 def wall_text(result):
@@ -234,106 +384,62 @@ def wall_text(result):
 
 
 def rate_table(args):
-    rate, burst = args.rate, args.burst
-    emulator_config = config(args.rate_devices)
-    emulator_config["allow_duplicate_hostnames"] = True  # a resent creation shows as a duplicate
-    with EmulatorProcess(emulator_config, args.rate_latency) as emulator:
-        ideal = args.rate_devices / rate
-        print(
-            "2. Rate limit: token bucket %g/s, burst %d, Retry-After 1; status of %d devices, %.0f ms latency;"
-            " ideal %.1f s (devices / rate)" % (rate, burst, args.rate_devices, args.rate_latency * 1000, ideal)
-        )
-        print("  %-5s %-22s %-14s %-9s %-7s %s" % ("conc.", "wall", "wall / ideal", "refusals", "errors", "requests"))
-        for concurrency in args.rate_concurrency if "status" in args.rate_parts else ():
-            result, refused, sent = case(
-                emulator, args, "status", args.rate_devices, concurrency, dict(rate=rate, burst=burst, retry_after=1)
-            )
-            ratio = result["wall"] / ideal if "wall" in result else None
-            print(
-                "  %-5d %-22s %-14s %-9d %-7s %d"
-                % (
-                    concurrency,
-                    wall_text(result),
-                    "%.2fx%s"
-                    % (
-                        ratio,
-                        " (<= %.2fx, 0 errors: %s)"
-                        % (RATE_TARGET, "PASS" if ratio <= RATE_TARGET and not result["errors"] else "FAIL"),
-                    )
-                    if ratio
-                    else "-",
-                    refused,
-                    result.get("errors", "-"),
-                    sent,
+    """Per shape, the status of its devices and a bulk of as many new ones, at each concurrency: the wall time
+    against the ideal (devices / rate) and against the reference client pacing at the true rate."""
+    shapes = [shape for shape in SHAPES if shape.name in args.shapes]
+    print(
+        "2. Rate limits of every shape, %.0f ms latency; ideal: devices / rate; paced: the reference client that"
+        " starts its requests at the true rate (concurrency %d); a case is killed after %.0fx its ideal (at least"
+        " %.0f s)" % (args.rate_latency * 1000, args.pace_concurrency, args.timeout_factor, args.case_timeout)
+    )
+    print(
+        "  %-8s %-6s %-5s %-18s %-9s %-9s %-9s %-7s %-5s %s"
+        % ("shape", "kind", "conc.", "wall", "/ ideal", "/ paced", "refusals", "errors", "dupl.", "requests")
+    )
+    for shape in shapes:
+        count = max(1, int(shape.devices * args.scale))
+        emulator_config = config(count)
+        emulator_config["allow_duplicate_hostnames"] = True  # a creation sent twice shows as a duplicate
+        print("  %s: %s; %d devices" % (shape.name, shape.text, count))
+        with EmulatorProcess(emulator_config, args.rate_latency) as emulator:
+            for kind in ("status", "bulk"):
+                ideal = count / shape.rate if shape.rate else None
+                timeout = max(args.case_timeout, args.timeout_factor * (ideal or 10.0))
+                paced, refused, sent, dupl = case(
+                    emulator, args, "pace-" + kind, count, args.pace_concurrency, shape, timeout
                 )
-            )
-        if "slow" in args.rate_parts:
-            slow_case(args)
-        if "bulk" not in args.rate_parts:
-            return
-        # the bulk: its list is of the seeded devices; the new ones have their own names
-        result, refused, sent = case(
-            emulator,
-            args,
-            "bulk",
-            args.bulk_limited,
-            args.bulk_limited_concurrency,
-            dict(rate=50, burst=burst, retry_after=1),
-        )
-        names = collections.Counter(
-            r["hostname"].lower() for r in requests.get(emulator.url + "/_emulator/devices", timeout=60).json()
-        )
-        duplicates = sum(count - 1 for count in names.values() if count > 1)
-        print(
-            "  bulk of %d at 50/s, concurrency %d: %s, created %s, failed %s, duplicates %d, %d refusals,"
-            " %d requests (%s)"
-            % (
-                args.bulk_limited,
-                args.bulk_limited_concurrency,
-                wall_text(result),
-                result.get("created", "-"),
-                result.get("failures", "-"),
-                duplicates,
-                refused,
-                sent,
-                "PASS"
-                if result.get("failures") == 0 and not duplicates and result.get("created") == args.bulk_limited
-                else "FAIL",
-            )
-        )
+                reference = paced.get("wall")
+                ideal = ideal or reference  # no limit: the reference is the ideal
+                show_case(shape, "paced", args.pace_concurrency, paced, ideal, reference, refused, dupl, sent)
+                for concurrency in args.rate_concurrency:
+                    result, refused, sent, dupl = case(emulator, args, kind, count, concurrency, shape, timeout)
+                    show_case(shape, kind, concurrency, result, ideal, reference, refused, dupl, sent)
 
 
-def slow_case(args):
-    """Retry-After 30 against its own emulator of ``--slow-devices`` devices."""
-    with EmulatorProcess(config(args.slow_devices), args.rate_latency) as emulator:
-        burst = args.burst
-        slow_ideal = args.slow_devices / args.slow_rate
-        result, refused, sent = case(
-            emulator,
-            args,
-            "status",
-            args.slow_devices,
-            args.slow_concurrency,
-            dict(rate=args.slow_rate, burst=burst, retry_after=30),
+def show_case(shape, kind, concurrency, result, ideal, reference, refused, duplicates, sent):
+    wall = result.get("wall")
+    target = SHAPE_TARGET.get(shape.name, RATE_TARGET)
+    verdict = ""
+    if kind != "paced":
+        ok = wall is not None and (ideal is None or wall <= target * ideal) and not result.get("errors")
+        verdict = "%s (<= %.2fx, 0 errors, 0 duplicates)" % ("PASS" if ok and not duplicates else "FAIL", target)
+    print(
+        "  %-8s %-6s %-5d %-18s %-9s %-9s %-9d %-7s %-5d %-8d %s"
+        % (
+            shape.name,
+            kind,
+            concurrency,
+            wall_text(result),
+            "%.2fx" % (wall / ideal) if wall and ideal else "-",
+            "%.2fx" % (wall / reference) if wall and reference else "-",
+            refused,
+            result.get("errors", "-"),
+            duplicates,
+            sent,
+            verdict,
         )
-        print(
-            "  Retry-After 30, %g/s: status of %d devices at concurrency %d: %s (ideal %.0f s + %.0f s: %s), %d"
-            " refusals, %s errors, %d requests"
-            % (
-                args.slow_rate,
-                args.slow_devices,
-                args.slow_concurrency,
-                wall_text(result),
-                slow_ideal,
-                SLOW_MARGIN,
-                "PASS"
-                if "wall" in result and result["wall"] <= slow_ideal + SLOW_MARGIN and not result["errors"]
-                else "FAIL",
-                refused,
-                result.get("errors", "-"),
-                sent,
-            )
-        )
+    )
+    sys.stdout.flush()
 
 
 def bulk_table(args):
@@ -396,10 +502,10 @@ def bulk_table(args):
 def main():
     if sys.argv[1:2] == ["--case"]:
         kind, url, count, concurrency = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-        return run_case(url, kind, count, concurrency)
+        return run_case(url, kind, count, concurrency, float(sys.argv[6]))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", nargs="+", default=["status", "rate", "bulk"], choices=["status", "rate", "bulk"])
-    parser.add_argument("--quick", action="store_true", help="small runs: every table in a minute or two")
+    parser.add_argument("--quick", action="store_true", help="small runs: every table in a few minutes")
     parser.add_argument("--devices", type=int, default=5000)
     parser.add_argument("--latency", type=float, default=0.02)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 128])
@@ -410,27 +516,21 @@ def main():
         default="emulator",
         help="the status table's server: the emulator, or an independent one on aiohttp's event loop",
     )
-    parser.add_argument("--rate", type=float, default=100.0)
-    parser.add_argument("--burst", type=int, default=20)
-    parser.add_argument("--rate-devices", type=int, default=2000)
-    parser.add_argument("--rate-latency", type=float, default=0.02)
-    parser.add_argument("--rate-concurrency", type=int, nargs="+", default=[2, 4, 8, 32, 64, 256])
     parser.add_argument(
-        "--rate-parts", nargs="+", default=["status", "slow", "bulk"], choices=["status", "slow", "bulk"]
+        "--shapes", nargs="+", default=[shape.name for shape in SHAPES], choices=[shape.name for shape in SHAPES]
     )
-    parser.add_argument("--slow-devices", type=int, default=300)
-    parser.add_argument("--slow-rate", type=float, default=50.0)
-    parser.add_argument("--slow-concurrency", type=int, default=8)
-    parser.add_argument("--bulk-limited", type=int, default=500)
-    parser.add_argument("--bulk-limited-concurrency", type=int, default=8)
+    parser.add_argument("--scale", type=float, default=1.0, help="the devices of every shape's cases, times this")
+    parser.add_argument("--rate-latency", type=float, default=0.02)
+    parser.add_argument("--rate-concurrency", type=int, nargs="+", default=[8, 32, 128])
+    parser.add_argument("--pace-concurrency", type=int, default=32)
     parser.add_argument("--bulk", type=int, default=1000)
     parser.add_argument("--bulk-concurrency", type=int, default=32)
-    parser.add_argument("--case-timeout", type=float, default=180.0, help="kill a rate-limit case after this long")
+    parser.add_argument("--case-timeout", type=float, default=60.0, help="kill a rate-limit case after this long ...")
+    parser.add_argument("--timeout-factor", type=float, default=6.0, help="... or this many times its ideal")
     args = parser.parse_args()
     if args.quick:
         args.devices, args.concurrency, args.repeat = 1000, [32, 128], 2
-        args.rate_devices, args.rate_concurrency, args.slow_devices = 500, [2, 8, 64], 100
-        args.bulk_limited, args.bulk, args.case_timeout = 150, 300, 90.0
+        args.scale, args.rate_concurrency, args.bulk = 0.3, [8, 128], 300
     print("load average at start: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
     for table in args.tables:
         dict(status=status_table, rate=rate_table, bulk=bulk_table)[table](args)

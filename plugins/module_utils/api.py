@@ -98,7 +98,9 @@ class NacClient(Transport):
         of a refusal."""
         reply = self.exchange(method, path, body=body, write=write, decoder=decoder, limit=limit)
         if reply.status_code >= 300:
-            raise self.http_error(method, path, reply, write=write, attempts=reply.attempts, needs=needs)
+            error = self.http_error(method, path, reply, write=write, attempts=reply.attempts, needs=needs)
+            error.refused = reply.refused
+            raise error
         value = self.decoded(method, path, reply, write=write, decoder=decoder)
         return Page(value, reply.headers, reply.url, reply.size) if isinstance(value, list) else value
 

@@ -14,7 +14,10 @@ never from an error. Four steps, each one function:
   the list shows the object; a deletion: its id is gone) and ``Operation.confirm`` "does this list confirm
   the write answered with that id?" (a creation: the id is listed under the requested name). A write is
   sent again (at most ``max_resends`` times) only when its outcome is uncertain and the list kept not
-  showing it settled for that whole window; a write the list does not confirm is never reported clean;
+  showing it settled for that whole window; a write the list does not confirm is never reported clean. A write
+  a rate limit refused with 503 (``NacError.refused``: the shared pause taken) is looked for at once, and sent
+  again (after the pause) as soon as a list does not show it, for RATE_LIMIT_PATIENCE seconds from its first
+  refusal, without spending ``max_resends``;
 - **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
   (an earlier attempt committed late shows there as a duplicate);
 - **report** (``_report``): one report per action, consistent with the last list read after its last write
@@ -44,6 +47,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAut
 from ansible_collections.netaccess.nac.plugins.module_utils.options import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import body_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import RATE_LIMIT_PATIENCE
 
 PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
 DONE, FAILED = "done", "failed"
@@ -120,6 +124,10 @@ class Action:
         self.stopped = None  # why it was not sent again
         self.confirmed = None  # what the lists after its last write say of an id answered (Operation.confirm)
         self.refused = False  # its only write was refused outright: nothing was written
+        self.rate_refused = False  # its last write was refused by a rate limit (503), within the patience
+        self.refused_since = None  # the clock of its first write refused so
+        self.refusals = 0  # its writes refused so (not counted against max_resends)
+        self.settle_by = None  # the end of the settle window of its last write
 
     @property
     def changed(self):
@@ -188,31 +196,38 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     the writes of all of ``todo`` (the batches of a task are one phase: "written"), then those sent again."""
     before = [action for action in todo if action.attempts]
     progress.phase("written", len(todo), done=len(before), failed=sum(1 for action in before if action.state == FAILED))
-    to_send, what = batch, None
+    to_send, what, waiting = batch, None, []
 
     def attempt(action):
-        _attempt(action, stop)
+        _attempt(action, stop, window.clock)
         progress.step(failed=action.state == FAILED)
 
-    while to_send:
-        if what is not None:
+    while to_send or waiting:
+        if what is not None and to_send:
             progress.phase(what, len(to_send))
         for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]
-        if unsettled:
-            progress.phase("settled from the device list", len(unsettled), deadline=clock() + window.seconds)
-        _settle(unsettled, written, lists, window, progress)
+        for action in unsettled:
+            action.settle_by = window.clock() + window.seconds
+        waiting += unsettled
+        if waiting:
+            progress.phase("settled from the device list", len(waiting), deadline=clock() + window.seconds)
+        _settle(waiting, written, lists, window, progress)
+        now = window.clock()
         to_send = [
             action
-            for action in unsettled
+            for action in waiting
             if action.state == UNKNOWN
             and not action.settled
             and action.list_error is None
-            and action.attempts <= max_resends
+            and (action.rate_refused or (now >= action.settle_by and action.attempts - action.refusals <= max_resends))
         ]  # _attempt checks the stop before sending any of them again
+        # The others the window still waits for (a write refused by a rate limit cut their wait short).
+        sending = set(id(action) for action in to_send)
+        waiting = [a for a in waiting if id(a) not in sending and _waiting(a) and now < a.settle_by]
         what = "sent again"
     _confirm([action for action in batch if action.attempts], lists)
     for action in batch:
@@ -339,9 +354,9 @@ class _Lists:
         return True
 
 
-def _attempt(action, stop):
+def _attempt(action, stop, clock):
     """The write step: one attempt of the action's operation, unless the task must stop; its result decided
-    from the reply or error."""
+    from the reply or error (a refusal by a rate limit timed by ``clock``)."""
     reason = stop.reason()
     if reason:
         if action.attempts:
@@ -351,10 +366,16 @@ def _attempt(action, stop):
         return
     action.attempts += 1
     action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
+    action.rate_refused = False
     try:
         written = action.operation.write(action)
     except NacError as error:
         action.error, action.failure = error.message, error.failure
+        if error.refused:
+            now = clock()
+            action.refused_since = now if action.refused_since is None else action.refused_since
+            action.rate_refused = now - action.refused_since <= RATE_LIMIT_PATIENCE
+            action.refusals += action.rate_refused
         if error.outcome_unknown:
             action.state = UNKNOWN  # the server may have committed it: the list decides
         elif action.attempts > 1:
@@ -371,20 +392,21 @@ def _attempt(action, stop):
 def _settle(unsettled, written, lists, window, progress):
     """The settle step: look for the unsettled actions in the list, one list for all of them at a time, until
     each is settled or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last one at the end
-    of the window (an action not settled is only ever sent again when the list kept not showing it settled for
-    the whole window). Every list tells every written action what it shows of it (``_Lists``)."""
+    of its window (an action not settled is only ever sent again when the list kept not showing it settled for
+    its whole window, or when a rate limit refused it). Every list tells every written action what it shows of it
+    (``_Lists``)."""
     waiting = list(unsettled)
-    deadline = window.clock() + window.seconds
     pause = SETTLE_FIRST_PAUSE
     while waiting:
-        if lists.read(written):
+        read = lists.read(written)
+        if read:
             waiting = [action for action in waiting if _waiting(action)]
             progress.update(len(unsettled) - len(waiting))  # settled so far
         else:
             progress.tick()
-        now = window.clock()
-        if not waiting or now >= deadline:
-            return
+        now, deadline = window.clock(), max([action.settle_by for action in waiting] or [0.0])
+        if not waiting or now >= deadline or (read and any(action.rate_refused for action in waiting)):
+            return  # a refused write the list does not show is sent again at once (after the shared pause)
         window.sleep(min(pause, deadline - now))
         pause *= 2
 

@@ -9,12 +9,12 @@ soon as it finished its last one, whatever the others are doing, and the results
 (a slow item holds back only the yielding, never the other threads, up to ``WINDOW_PER_WORKER`` items a thread
 ahead of the consumer, which keeps memory flat).
 
-``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (``429``,
-or ``503`` with ``Retry-After``) pauses every sender of the client until the time it names (one shared pause), and
-halves how many requests may be in flight (multiplicative decrease, once per pause); each success lets one more in
-again once as many successes as the limit were seen (additive increase), up to the callers' own concurrency, and
-where one more is too many, a pace between the two. The retry policy (docs/docsite/rst/api.rst, "Retries and
-outcomes") says how long a request may be refused.
+``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (every
+``429`` and ``503``: retries.refusal) pauses every sender of the client until the time it names (one shared pause),
+and from the first refusal on the requests are paced by rate: below the rate the service admitted just before
+it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is refused,
+the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst, "Retries
+and outcomes") says how long a request may be refused.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,87 +26,112 @@ import itertools
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import RATE_LIMIT_PATIENCE, refusal
+from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_FLOOR,
+    REFUSAL_PAUSE,
+    UNSAID,
+    refusal,
+)
 
-RECENT = 1 << 16  # successes remembered at most (those of the last Throttle.WINDOW seconds are what count)
+RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last Throttle.WINDOW seconds count)
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
-UNLIMITED = 1 << 30
 
 
 class Throttle:
-    """The shared pause and the adaptive limit of one client's requests (thread-safe); ``clock`` (monotonic) and
-    ``sleep`` are the transport's.
+    """The shared pause and the pace of one client's requests (thread-safe); ``clock`` (monotonic) and ``sleep``
+    are the transport's.
 
-    The first refusal of a pause (``refused`` requests allowed in flight then) drops the limit to what the
-    service admitted (Little's law: its successes of the last ``WINDOW`` seconds times a request's time), at most
-    half of ``refused``, rounded up (multiplicative decrease), and sets the ceiling one below ``refused``; a
-    refused probe of the ceiling goes back to the ceiling below it. The limit grows back by one (additive
-    increase) once it had ``limit`` successes and half as long a time without a refusal as the last pause was (a
-    service that asks for long pauses is approached slowly), up to the ceiling; the ceiling itself is probed again
-    after ``PROBE_PAUSES`` pauses' time without a refusal (a service whose limit was lifted gets the callers'
-    concurrency back). A limit too coarse for the rate admitted (two in flight admitted, three refused) is refined
-    by a pace (``_pace``): once the limit has held back the requests for a window at its ceiling, they start a
-    ``gap`` apart, PACE_STEP faster than the rate just seen."""
+    Until the first refusal nothing is held back. A refusal pauses every sender: until its Retry-After, else for
+    REFUSAL_PAUSE before the requests are paced and REFUSAL_FLOOR once they are (a pace a little too fast needs no
+    long pause to be corrected). The first refusal of a pause sets the pace once the pause is over, from the
+    requests admitted that were sent in the ``WINDOW`` seconds before the refused one: their count over the
+    ``WINDOW`` (a limiter that admitted ten and then refused everything admits ten a window), at most the pace
+    refused, times BELOW; each further refusal again (multiplicative decrease). The task's first refusal, when it
+    names no Retry-After, is read as the rate they were admitted at instead: their count over the time they were
+    sent in, at least a request's time (a limiter that admits one of eight requests sent at once admits one a round
+    trip). Nothing admitted: the pace refused, times BELOW (not paced until something is).
 
-    WINDOW = 1.0  # seconds of successes that tell the rate the service admits
-    PROBE_PAUSES = 30  # pauses' time without a refusal before the limit may exceed the refused one (at least 10 s)
-    PACE_STEP = 1.03  # a paced probe sends this much faster than the rate last admitted
+    While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (at least
+    a ``WINDOW``) as long as no pace was refused, then by PROBE_STEP after PROBE_PAUSES of those pauses (at least
+    10 s): the longer the pauses asked, the more slowly. The pace starts the requests ``gap`` seconds apart; as
+    many may be in flight as the callers' concurrency allows."""
+
+    WINDOW = 1.0  # seconds of admitted requests that tell the rate the service admits
+    BELOW = 0.9  # a refusal sets the pace this much below the rate admitted (each further one: again)
+    PROBE_FAST = 2.0  # until a pace is refused, it is probed this much faster after a pause's time
+    HALVING_PAUSES = 5  # then halfway to the pace refused after this many pauses' time (at least 2 s)
+    PROBE_STEP = 1.03  # and once there, this much faster ...
+    PROBE_PAUSES = 30  # ... after this many pauses' time without a refusal (at least 10 s)
     MIN_RATE = 0.1  # requests a second: the slowest pace
+    SLICE = 0.2  # seconds a request waiting for its start sleeps at most before it looks at the pace again
+    USED = 0.8  # a pace is probed faster only once this share of its starts were taken since it last changed
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
         self._lock = threading.Lock()
-        self._slot = threading.Condition(self._lock)  # signalled when a request leaves the gate
-        self.limit = UNLIMITED  # requests in flight allowed; no limit until the first refusal
-        self.ceiling = UNLIMITED  # the additive increase stops here (one below the refused limit)
-        self.active = 0
         self.resume_at = 0.0  # no request is sent before this clock time
         self.refusals = 0  # refusals waited out (each request was sent again after the pause)
-        self._successes = 0
-        self._recent = collections.deque(maxlen=RECENT)  # clock times of the successes (of the last WINDOW seconds)
-        self._took = None  # a request's time, smoothed
-        self._probe_at = self._grow_at = self._step = 0.0
-        self._probed = False  # the ceiling was raised by a probe since the last refusal
+        self.rate = None  # requests a second once paced (None: not paced)
         self.gap = 0.0  # seconds between two requests' starts once paced (0: not paced)
+        self.refused_rate = None  # the pace of the last refusal (None: refused before any pace)
+        self.good_rate = None  # the fastest pace that held a whole probe period without a refusal since
         self._next_start = 0.0  # the clock time the next request may start at, when paced
-        self._pace_at = 0.0  # not before this clock time: the pace is probed faster
-        self._full = 0  # successes in a row answered while every slot of the limit was taken
-        # Until the first refusal nothing is held back: a request is only counted in and out (a count's next()
-        # needs no lock), so that the first refusal knows how many were in flight; the lock is taken from then on.
-        # 32 threads taking it for every request cost 7 us of CPU and half a context switch a request.
-        self._entered, self._left = itertools.count(), itertools.count()
+        self._probe_at = 0.0  # the pace is probed faster at this clock time
+        self._asked = REFUSAL_PAUSE  # seconds the last refusal paused for
+        self._unsaid = False  # the last refusal named no Retry-After
+        self._refused_sent = None  # when the first refused request of the pause was sent: the pace is set at its end
+        self._first_sent = None  # when the task's first request was sent
+        self._changed = None  # when the pace last changed (or the last pause ended)
+        self._epoch = 0  # counts the paces set (and the pauses begun): a start given at an older one is taken again
+        self._started = self._started_then = 0  # requests started at the pace in all, and when it last changed
+        self._admitted = collections.deque(maxlen=RECENT)  # send times of requests answered (in answer order)
+        self._took = None  # a request's time, smoothed
+        # Until the first refusal nothing is held back and no lock is taken: a request is only counted in and out
+        # (a count's next() needs no lock). 32 threads taking a lock for every request cost 7 us of CPU a request.
+        self._entered = itertools.count()
+        self._calm = True  # never refused: nothing to wait for
 
     def enter(self):
-        """Wait until no pause is on and fewer than ``limit`` requests are in flight, and, once paced, until ``gap``
-        seconds after the last request started; then one more is in flight."""
-        if self.limit >= UNLIMITED and not self.resume_at:  # never refused: nothing to wait for
+        """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
+        if self._calm:
+            if self._first_sent is None:
+                self._first_sent = self._clock()
             next(self._entered)
             return
-        slept_to = None
+        # slot: the pace (epoch) this request was given its start at; mark: the time it has slept to (a clock that
+        # sleeping does not move, as in the tests, still moves on for it)
+        slept_to, slot, start, mark = None, None, 0.0, None
         while True:
             with self._lock:
-                until = self.resume_at
-                if until == slept_to or until <= self._clock():  # the pause is over (or this one was slept)
-                    if self.active < self.limit:
-                        self.active += 1
-                        wait = self._paced()
-                        break
-                    self._slot.wait()
-                    continue
-                wait = until - self._clock()
-            self._sleep(wait)  # a later refusal may make the pause longer meanwhile: looked at again after
-            slept_to = until
-        if wait > 0:
+                now, until = self._clock(), self.resume_at
+                now = now if mark is None else max(now, mark)
+                if until == slept_to or until <= now:  # no pause on (or the one slept is over)
+                    if slot != self._epoch:  # no start yet, or the pace changed since: a start at this pace
+                        if self._refused_sent is not None:
+                            self._set_pace(max(now, until))
+                        start, slot = self._paced(max(now, until)), self._epoch
+                    if start <= now:
+                        self._started += 1
+                        return
+                    wait = min(start - now, self.SLICE)  # a new pace meanwhile re-spaces the requests waiting
+                else:
+                    wait = until - now
             self._sleep(wait)
+            slept_to, mark = until, now + wait
 
-    def _paced(self):
-        """Seconds until this request may start (lock held): none while not paced."""
+    def _paced(self, now):
+        """The clock time this request may start at (lock held): now while not paced; probed faster when due."""
         if not self.gap:
-            return 0.0
-        now = self._clock()
+            return now
+        if (
+            now >= self._probe_at
+            and self._started - self._started_then >= self.USED * (now - self._changed) * self.rate
+        ):
+            self._probe(now)  # (only a pace the requests kept up with: not one that requests waiting hid)
         start = max(now, self._next_start)
         self._next_start = start + self.gap
-        return start - now
+        return start
 
     def send(self, send, *args):
         """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
@@ -119,103 +144,93 @@ class Throttle:
             self.leave()
             raise
 
-    def answered(self, reply, started, write, paused):
+    def answered(self, reply, started, paused):
         """The reply of a request sent at ``started`` leaves the gate. True when it is a refusal to wait out
         (retries.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
         request's refusals so far, as long as they stay within RATE_LIMIT_PATIENCE; False for any other reply, or
         a refusal past that (retried as the policy says)."""
-        pause = refusal(reply.status_code, reply.headers, write)
-        if pause is not None and sum(paused) + pause <= RATE_LIMIT_PATIENCE:
-            self.leave(refused_for=pause)
-            paused.append(pause)
-            return True
+        asked = refusal(reply.status_code, reply.headers)
+        if asked is not None:
+            pause = self.pause(asked)
+            if sum(paused) + pause <= RATE_LIMIT_PATIENCE:
+                self.leave(refused_for=asked, started=started)
+                paused.append(pause)
+                return True
         self.leave(took=self._clock() - started)
         return False
 
-    def leave(self, refused_for=None, took=None):
-        """The request is over: refused, asking ``refused_for`` seconds (every sender pauses), or answered in
-        ``took`` seconds (None: it failed without a reply)."""
-        if refused_for is None and self.limit >= UNLIMITED and not self.resume_at:  # never refused: no lock
-            next(self._left)
+    def pause(self, asked):
+        """The seconds a refusal asking ``asked`` pauses for (UNSAID: no Retry-After)."""
+        if asked != UNSAID:
+            return asked
+        return REFUSAL_FLOOR if self.gap else REFUSAL_PAUSE
+
+    def leave(self, refused_for=None, took=None, started=None):
+        """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
+        Retry-After; every sender pauses), or answered in ``took`` seconds (None: it failed without a reply)."""
+        now = self._clock()
+        if refused_for is None:
             if took is not None:
                 self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
-                self._recent.append(self._clock())
+                self._admitted.append(now - took)
             return
         with self._lock:
-            if self.limit >= UNLIMITED and not self.resume_at:  # the first refusal: counted under the lock from now
-                self.active = next(self._entered) - next(self._left)  # those counted in, this one still among them
-            in_flight, now = self.active, self._clock()
-            self._full = self._full + 1 if in_flight >= self.limit else 0
-            self.active = max(0, self.active - 1)
-            recent = self._recent
-            while recent and now - recent[0] > self.WINDOW:
-                recent.popleft()
-            if refused_for is not None:
-                self.refusals += 1
-                if now >= self.resume_at:  # the first refusal of this pause: the limit drops, once
-                    self._drop(min(self.limit, in_flight), now, refused_for)
-                self.resume_at = max(self.resume_at, now + refused_for)
-                self._slot.notify_all()  # every waiter waits for resume_at now, the limit checked again then
-                return
-            if took is None:
-                self._slot.notify()
-                return
-            self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
-            recent.append(now)
-            if self.limit < UNLIMITED and now >= self.resume_at:  # answers that come in during a pause: no growth
-                self._grow(now)
-            self._slot.notify()
+            self._calm = False
+            self.refusals += 1
+            started = now if started is None else started
+            if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
+                self._epoch += 1
+                self._refused_sent = started
+                self.refused_rate = self.rate
+                if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
+                    self.good_rate = None  # a pace that held was refused: the service admits less now
+                self._unsaid = refused_for == UNSAID
+                self._asked = self.pause(refused_for)
+            self.resume_at = max(self.resume_at, now + self.pause(refused_for))
 
-    def _drop(self, refused, now, pause):
-        if self.gap:  # paced, and refused: back to the pace last admitted (or what was admitted, if less)
-            admitted = len(self._recent) / self.WINDOW
-            rate = min(1.0 / self.gap / self.PACE_STEP, admitted or self.MIN_RATE)
-            self.gap = 1.0 / max(rate, self.MIN_RATE)
-            self._pace_at = now + max(10.0, self.PROBE_PAUSES * pause)
-            self._successes = 0
-            return
-        if self._probed and refused >= self.ceiling:  # the probe above the last refused limit was refused
-            self.limit = self.ceiling = max(1, self.ceiling - 1)
+    def _set_pace(self, now):
+        """The pause is over: the pace from the requests admitted before the refused one (lock held)."""
+        sent, changed = self._refused_sent, self._changed or self._first_sent
+        self._refused_sent, self._changed = None, now
+        if self._unsaid:  # no Retry-After: the rate admitted since the pace last changed (at least a request's time)
+            since = max(sent - self.WINDOW, changed if changed is not None else sent)
+            span = max(sent - since, self._took or 0.0, 1e-3)
+        else:  # a pause asked: what the whole window admitted (a penalty box's count is its limit)
+            since, span = sent - self.WINDOW, self.WINDOW
+        admitted = sum(1 for at in list(self._admitted) if since <= at < sent)
+        if admitted:
+            rate = admitted / span
+            if self.refused_rate is not None:
+                rate = min(rate, self.refused_rate)
+        elif self.refused_rate is not None:
+            rate = self.refused_rate
         else:
-            admitted = len(self._recent) / self.WINDOW * (self._took or 0.0)
-            self.limit = max(1, min((refused + 1) // 2, int(admitted + 0.5)))
-            self.ceiling = max(self.limit, refused - 1)
-        self._successes, self._probed = 0, False
-        self._step = pause / 2.0
-        self._grow_at = now + pause + self._step  # the pause, then half as long without a refusal
-        self._probe_at = now + max(10.0, self.PROBE_PAUSES * pause)
+            return  # nothing admitted yet: not paced until a refusal tells a rate
+        self.rate = max(rate * self.BELOW, self.good_rate or 0.0, self.MIN_RATE)
+        self.gap = 1.0 / self.rate
+        self._next_start = now
+        self._probe_at = now + self._probe_period()
+        self._started_then, self._epoch = self._started, self._epoch + 1
 
-    def _grow(self, now):
-        self._successes += 1
-        if self.gap or (self.limit >= self.ceiling and self._full >= len(self._recent) and now >= self._grow_at):
-            self._pace(now)
-            return
-        if self._successes < self.limit or now < self._grow_at:
-            return
-        if self.limit >= self.ceiling:
-            if now < self._probe_at:
-                return
-            self.ceiling += 1
-            self._probed = True
-            self._probe_at = now + max(10.0, self.PROBE_PAUSES * 2.0 * self._step)
-        self._successes = 0
-        self._grow_at = now + self._step
-        self.limit += 1
-        self._slot.notify()
+    def _probe_period(self):
+        if self.refused_rate is None:  # doubling
+            return max(self.WINDOW, self._asked)
+        if self.rate * self.PROBE_STEP < self.refused_rate:  # halfway to the pace refused
+            return max(2 * self.WINDOW, self.HALVING_PAUSES * self._asked)
+        return max(10.0, self.PROBE_PAUSES * self._asked)
 
-    def _pace(self, now):
-        """At the ceiling, every slot taken for a whole window without a refusal: the rate the service admits lies
-        between what this limit gets and what one more got refused at. From here the requests are paced: a start
-        every ``gap`` seconds, PACE_STEP faster than the rate just seen, with one slot more than the rate needs
-        (Little's law); the pace is probed faster again after PROBE_PAUSES pauses' time without a refusal."""
-        if now < self._pace_at or now - self.resume_at < 2 * self.WINDOW:
-            return
-        seen = len(self._recent) / self.WINDOW
-        rate = max(seen, 1.0 / self.gap if self.gap else 0.0) * self.PACE_STEP
-        self.gap = 1.0 / max(rate, self.MIN_RATE)
-        self.limit = self.ceiling = max(self.limit, int(rate * (self._took or 0.0)) + 2)
-        self._pace_at = now + max(10.0, self.PROBE_PAUSES * 2.0 * self._step)
-        self._slot.notify_all()
+    def _probe(self, now):
+        """Nothing refused for a probe period at this pace: it held (``good_rate``); a faster one (lock held):
+        doubled until a pace is refused, then halfway to the pace refused, then PROBE_STEP beyond it."""
+        self.good_rate = self.rate
+        if self.refused_rate is None:
+            self.rate *= self.PROBE_FAST
+        else:
+            self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self.refused_rate) / 2.0)
+        self.gap = 1.0 / self.rate
+        self._probe_at = now + self._probe_period()
+        self._changed, self._started_then = now, self._started
+        self._next_start, self._epoch = now, self._epoch + 1
 
 
 def ordered_map(function, items, workers):

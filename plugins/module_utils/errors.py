@@ -36,6 +36,9 @@ class NacError(Exception):
         self.url = url
         self.outcome_unknown = bool(outcome_unknown)  # true when a write may have been processed although it failed
         self._outcome_stated = outcome_unknown is not None
+        # A write a rate limit refused with 503 (the pause taken): looked for in the list at once, and sent again
+        # after the pause when the list does not show it, not after the settle window (apply.py).
+        self.refused = False
         # What the task still returns beside its failure (a batch's entries): module.NacModule.run merges it into
         # the result, so that every failure of a module, the client's or the task's own, takes one path.
         self.result = {}

@@ -26,9 +26,10 @@ class Reply:
     Content-Type, as requests reads it; None when it names none), ``content`` (the body's bytes; None once a
     decoder dropped them, or when the body was decoded as it arrived), ``items`` (a compact.ArrayReader that
     decoded the body as it arrived, else None), ``size`` (the body's bytes as read, decoded: what counts towards
-    a list's max_list_mb) and ``attempts`` (the requests sent for it, retries included)."""
+    a list's max_list_mb), ``attempts`` (the requests sent for it, retries included) and ``refused`` (a write a rate
+    limit refused with 503, the shared pause taken: the list decides whether to send it again)."""
 
-    __slots__ = ("status_code", "headers", "url", "encoding", "content", "items", "size", "attempts")
+    __slots__ = ("status_code", "headers", "url", "encoding", "content", "items", "size", "attempts", "refused")
 
     def __init__(self, response, content, items=None, size=None, attempts=1):
         self.status_code = response.status_code
@@ -39,6 +40,7 @@ class Reply:
         self.items = items
         self.size = len(content or b"") if size is None else size
         self.attempts = attempts
+        self.refused = False
 
     @property
     def text(self):

@@ -31,7 +31,9 @@ RETRY_AFTER_CAP = 30.0
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 RATE_LIMIT_PATIENCE = 300.0  # seconds one request may be paused by its own refusals in all, its retries untouched
-REFUSAL_PAUSE = 1.0  # a 429 without a usable Retry-After pauses this long
+REFUSAL_STATUS = frozenset((429, 503))  # a rate limit's refusals, of reads and writes alike
+REFUSAL_PAUSE = 1.0  # a refusal without a usable Retry-After pauses this long, until the requests are paced
+UNSAID = 0.0  # refusal(): no usable Retry-After
 REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
 
 
@@ -41,16 +43,15 @@ def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
     return random.uniform(ceiling / 2, ceiling)
 
 
-def refusal(status, headers, write=False):
-    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: a
-    ``429`` (its Retry-After, else REFUSAL_PAUSE), or for a read a ``503`` with a Retry-After."""
-    if status == 429:
-        seconds = retry_after(headers.get("Retry-After"))
-        return max(REFUSAL_FLOOR, REFUSAL_PAUSE if seconds is None else seconds)
-    if status == 503 and not write:
-        seconds = retry_after(headers.get("Retry-After"))
-        return None if seconds is None else max(REFUSAL_FLOOR, seconds)
-    return None
+def refusal(status, headers):
+    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
+    ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
+    no usable one (engine.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
+    outcome policy looks it up in the list first (apply.py)."""
+    if status not in REFUSAL_STATUS:
+        return None
+    seconds = retry_after(headers.get("Retry-After"))
+    return UNSAID if seconds is None else max(REFUSAL_FLOOR, seconds)
 
 
 def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
@@ -86,6 +87,12 @@ def final(exc):
     """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
     http:// request to a port where the service speaks TLS."""
     return isinstance(exc, requests.exceptions.SSLError) or cause(exc) in (PROXY_AUTH, TLS_PORT)
+
+
+def broke_unanswered(exc):
+    """True when an exchange failed before any byte of its reply came (``nac_replied``, set by wire.Wire on the
+    requests exception of a failed exchange): what a kept-alive connection the server was closing does."""
+    return isinstance(exc, requests.exceptions.ConnectionError) and not getattr(exc, "nac_replied", False)
 
 
 def unreachable(exc):

@@ -54,6 +54,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
     backoff,
+    broke_unanswered,
     connection_failure,
     final,
     retry_after,
@@ -97,6 +98,7 @@ class Transport:
         self.should_stop = should_stop
         self.read_only = read_only
         self.throttle = Throttle(clock, sleep)  # every request passes it: one pause for all after a refusal
+        self._fresh_writes = False  # writes go out on new connections (a reused one broke under a write)
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
         # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
@@ -159,15 +161,20 @@ class Transport:
             )
         retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
         attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
+        fresh = write and self._fresh_writes  # once reused connections broke under writes, writes take new ones
         while True:
             delay = None
             last = attempt >= self.max_retries
             sent_at = self._waited(self._outage.before_send, method, path, sent=False)
             try:
-                reply, started = self.throttle.send(self._send, method, path, body, decoder, limit)
+                reply, started = self.throttle.send(self._send, method, path, body, decoder, limit, fresh)
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
-                if final(exc) or (write and error.outcome_unknown):
+                if write and broke_unanswered(exc):  # its next attempt goes out on a new connection
+                    fresh = True  # (whether it was processed stays the list's to decide)
+                    if getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
+                        self._fresh_writes = True
+                if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None
                 waited = self._wait_out(exc, error, sent_at, method, path)
                 if waited == RECOVERED or (waited and not error.outcome_unknown):
@@ -176,8 +183,11 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                if self.throttle.answered(reply, started, write, paused):  # refused: all paused, sent again, no retry
-                    continue
+                if self.throttle.answered(reply, started, paused):  # refused: all paused, sent again, no retry
+                    if not (write and reply.status_code == 503):
+                        continue
+                    reply.refused = True  # a write refused with 503: looked up in the list, then sent again (apply)
+                    return reply
                 if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
                     self._succeeded.set()
                 if reply.status_code not in retryable or last:
@@ -231,7 +241,7 @@ class Transport:
             return unreachable(exc) or "the connection broke off"
         return None
 
-    def _send(self, method, path, body, decoder=None, list_limit=None):
+    def _send(self, method, path, body, decoder=None, list_limit=None, fresh=False):
         """One exchange (wire.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read as
         it arrives, each read given only what is left of the deadline, so that a reply that drips in slowly ends as
         a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not followed (a
@@ -239,12 +249,13 @@ class Transport:
         list that ``decoder`` read as it arrived, its items.
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
-        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried)."""
+        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried).
+        ``fresh``: on a new connection, never an idle one."""
         deadline = time.monotonic() + self.timeout
         limit, why = self.max_reply_mb * MIB, None
         if list_limit is not None and list_limit[0] < limit:
             limit, why = list_limit
-        answer = self.wire.send(method, path, body, deadline)
+        answer = self.wire.send(method, path, body, deadline, fresh=fresh)
         announced = (answer.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and announced.isascii() and int(announced) > limit:
             answer.close()

@@ -197,8 +197,11 @@ class AdapterWire:
     def __getattr__(self, name):
         return getattr(self.wire, name)
 
-    def send(self, method, path, body, deadline):
+    def send(self, method, path, body, deadline, fresh=False):
+        """``fresh``: the transport asks for a new connection, never an idle one (recorded in ``fresh_sends``)."""
         wire = self.wire
+        if fresh:
+            self.fresh_sends = getattr(self, "fresh_sends", 0) + 1
         request = requests.Request(method, wire.url + path, headers=dict(self.headers), json=body).prepare()
         del request.headers["Host"]
         response = self.adapter.send(

@@ -107,6 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
     def dispatch(self):
         emulator = self.server.emulator
         self.framed = None
+        self.connection.settimeout(self.timeout)  # a request came in time: the usual timeout for the rest of it
         if emulator.refusing():  # a restart under way: this connection dies with the old process
             self._abort()
             return
@@ -141,6 +142,9 @@ class _Handler(BaseHTTPRequestHandler):
             reply = json_reply(500, {"error": "Internal error", "message": str(exc)})
         if reply is not None:
             self._send(reply)
+        closing = emulator.model.rate_limit.close_after()
+        if closing and not self.close_connection:  # closed that long after the reply (no Connection: close said)
+            self.connection.settimeout(closing)  # the next request line is waited for that long at most
         if after is not None:
             after()
 

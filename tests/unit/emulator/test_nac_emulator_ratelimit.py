@@ -70,7 +70,8 @@ def test_refused_requests_get_429_and_the_admin_route_counts_them(emu, api):
         assert refused.headers["Retry-After"] == "3" and refused.json()["error"] == "Too many requests"
         assert requests.get(emu.url + "/_emulator/health", timeout=10).status_code == 200  # admin: never limited
         counts = requests.get(emu.url + "/_emulator/rate_limit", timeout=10).json()
-        assert counts == {"rate": 0.001, "burst": 2, "retry_after": 3, "refused": 4, "admitted": 2}
+        settings = {"rate": 0.001, "burst": 2, "retry_after": 3, "shape": "token", "status": 429, "close_after": 0.0}
+        assert counts == dict(settings, refused=4, admitted=2)
         assert sum(requests.get(emu.url + "/_emulator/requests", timeout=10).json().values()) == 6  # all counted
         bad = requests.post(emu.url + "/_emulator/rate_limit", json={"burst": "many"}, timeout=10)
         assert bad.status_code == 422 or bad.status_code == 400, bad.text
@@ -132,3 +133,97 @@ def test_listen_backlog_takes_256_clients_connecting_at_once():
         for sock in sockets:
             sock.close()
         assert errors == [] and len(sockets) == 256
+
+
+# -- the shapes of real limiters (issue 33) ----------------------------------------------------------------------
+
+
+def admitted(limit, clock, times):
+    """Whether each request, sent at each of ``times`` (seconds from now), is admitted."""
+    start, verdicts = clock.now, []
+    for at in times:
+        clock.now = start + at
+        verdicts.append(limit.admit() is None)
+    return verdicts
+
+
+def test_nginx_limit_req_without_burst_admits_one_request_every_1_over_rate_seconds_and_no_retry_after():
+    clock = Clock()
+    limit = RateLimit({"shape": "leaky", "rate": 50, "burst": 0, "retry_after": None}, clock=clock)
+    assert admitted(limit, clock, [0, 0.001, 0.019, 0.020, 0.030, 0.041]) == [True, False, False, True, False, True]
+    status, _type, _body, headers = limit.admit()
+    assert status == 429 and list(headers) == []
+
+
+def test_nginx_limit_req_with_burst_nodelay_admits_the_burst_at_once_then_the_rate_and_answers_503():
+    clock = Clock()
+    limit = RateLimit({"shape": "leaky", "rate": 50, "burst": 20, "status": 503, "retry_after": None}, clock=clock)
+    assert admitted(limit, clock, [0] * 22) == [True] * 21 + [False]  # the first, and a burst of 20 more
+    assert admitted(limit, clock, [0.02, 0.021]) == [True, False]  # one drained in 20 ms
+    assert limit.admit()[0] == 503
+
+
+def test_a_penalty_box_refuses_everything_for_its_retry_after_once_over_the_rate():
+    clock = Clock()
+    limit = RateLimit({"shape": "penalty", "rate": 10, "retry_after": 30}, clock=clock)
+    assert admitted(limit, clock, [0.01 * n for n in range(11)]) == [True] * 10 + [False]
+    status, _type, _body, headers = limit.admit()
+    assert status == 429 and ("Retry-After", "30") in list(headers)
+    assert admitted(limit, clock, [5.0, 29.0]) == [False, False]
+    assert admitted(limit, clock, [1.2]) == [True]  # 30 s after the penalty began
+
+
+def test_a_fixed_window_admits_rate_a_clock_second_and_says_what_is_left_of_it():
+    clock = Clock()
+    clock.now = 100.0
+    limit = RateLimit({"shape": "window", "rate": 3}, clock=clock)
+    assert admitted(limit, clock, [0, 0.1, 0.2, 0.3]) == [True, True, True, False]
+    assert ("Retry-After", "1") in list(limit.admit()[3])
+    assert admitted(limit, clock, [0.75]) == [True]  # the next clock second
+
+
+def test_a_drf_throttle_keeps_a_sliding_log_and_says_when_one_is_free():
+    clock = Clock()
+    limit = RateLimit({"shape": "drf", "rate": 2}, clock=clock)
+    assert admitted(limit, clock, [0, 0.5, 0.6]) == [True, True, False]
+    assert ("Retry-After", "1") in list(limit.admit()[3])
+    assert admitted(limit, clock, [0.5, 0.6]) == [True, False]  # the oldest left the log after a second
+
+
+def test_a_server_closing_kept_alive_connections_just_after_each_reply():
+    """close_after: the connection is closed that long after a reply, without Connection: close; a request sent
+    on it later fails (what a client reusing it sees), a new connection is answered."""
+    with Emulator(complete_config(None)).start() as emulator:
+        emulator.rate_limit(rate=0, close_after=0.05)
+        session = requests.Session()
+        headers = {"Authorization": "Bearer " + ADMIN_KEY}
+        first = session.get(emulator.url + "/api/intent", headers=headers, timeout=10)
+        assert first.status_code == 200 and first.headers.get("Connection") != "close"
+        with socket.create_connection(("127.0.0.1", emulator.port), timeout=10) as sock:
+            sock.sendall(
+                b"GET /api/intent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n" % ADMIN_KEY.encode()
+            )
+            reply = b""
+            while b"\r\n\r\n" not in reply:
+                reply += sock.recv(4096)
+            threading.Event().wait(0.3)  # the server closed it meanwhile
+            sock.sendall(b"GET /api/intent HTTP/1.1\r\nHost: x\r\n\r\n")
+            late = b""
+            try:
+                while True:
+                    piece = sock.recv(65536)
+                    if not piece:
+                        break
+                    late += piece
+            except OSError:
+                pass
+        assert reply.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 " not in late  # the second got no reply
+
+
+@pytest.mark.parametrize(
+    "settings, bad",
+    [({"shape": "bucket"}, "shape"), ({"status": 500}, "status"), ({"close_after": -1}, "close_after")],
+)
+def test_bad_shape_settings_are_refused_by_name(settings, bad):
+    with pytest.raises(ValueError, match=bad):
+        RateLimit(settings)

@@ -33,6 +33,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     BACKOFF_CAP,
     RATE_LIMIT_PATIENCE,
+    REFUSAL_PAUSE,
     RETRY_AFTER_CAP,
     backoff,
     retry_after,
@@ -329,11 +330,65 @@ def test_tls_failure_is_explained_and_not_retried():
 
 
 def test_reads_are_retried_on_retryable_statuses_with_backoff():
-    client, transport, sleeps = make_client((503, ""), (502, ""), (504, ""), (200, []))
+    client, transport, sleeps = make_client((500, ""), (502, ""), (504, ""), (200, []))
     assert client.list_devices() == []
     assert len(transport.sent) == 4
     assert len(sleeps) == 3
     assert 0.25 <= sleeps[0] <= 0.5 and 0.5 <= sleeps[1] <= 1.0 and 1.0 <= sleeps[2] <= 2.0
+
+
+@pytest.mark.parametrize("headers", [{}, {"Retry-After": "2"}])
+def test_a_read_answered_503_is_a_refusal_waited_out_without_spending_retries(headers):
+    """nginx's limit_req answers 503 without Retry-After: a refusal like a 429 (before: retried with backoff, and
+    failed once max_retries was spent)."""
+    client, transport, sleeps = make_client((503, "", headers), (503, "", headers), (200, []), max_retries=0)
+    assert client.list_devices() == []
+    assert len(transport.sent) == 3 and client.refusals == 2
+    assert sleeps[0] == pytest.approx(float(headers.get("Retry-After", REFUSAL_PAUSE)), abs=0.5)
+
+
+def test_a_creation_refused_with_503_is_not_sent_again_by_the_transport_but_said_refused():
+    """A write answered 503 within the patience: the shared pause is taken, and the error says it was refused, so
+    that the apply engine looks it up in the list at once and sends it again (after the pause) if it is absent."""
+    client, transport, sleeps = make_client((503, "", {"Retry-After": "1"}), (201, {"id": 1}))
+    with pytest.raises(NacServerError) as raised:
+        client.create_device(BODY)
+    assert raised.value.refused is True and raised.value.outcome_unknown is True
+    assert len(transport.sent) == 1 and client.refusals == 1
+
+
+def test_a_proxy_that_refuses_the_credentials_fails_at_once():
+    refused = requests.exceptions.ProxyError(
+        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
+        "ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 407 Proxy Authentication "
+        "Required')))"
+    )
+    client, transport, sleeps = make_client(refused, (200, []), max_retries=3)
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_devices()
+    assert "407" in str(raised.value) and raised.value.outcome_unknown is False
+    assert len(transport.sent) == 1 and sleeps == []
+
+
+def broken(reused):
+    """What the wire raises when the connection broke before any byte of the reply (a kept-alive one the server
+    was closing: ``reused``)."""
+    exc = requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected")
+    exc.nac_sent, exc.nac_replied, exc.nac_reused = True, False, reused
+    return exc
+
+
+def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connections():
+    script = [broken(False), (201, {"id": 1}), broken(True), (201, {"id": 2}), (201, {"id": 3})]
+    client, transport, sleeps = make_client(*script)
+    with pytest.raises(NacConnectionError) as raised:
+        client.create_device(BODY)  # a new connection broke: uncertain (the list decides), nothing else changes
+    assert raised.value.outcome_unknown is True
+    assert client.create_device(BODY) == {"id": 1} and getattr(client.wire, "fresh_sends", 0) == 0
+    with pytest.raises(NacConnectionError):
+        client.create_device(BODY)  # a kept-alive one broke: the server was closing it, most likely
+    assert client.create_device(BODY) == {"id": 2} and client.create_device(BODY) == {"id": 3}
+    assert client.wire.fresh_sends == 2 and len(transport.sent) == 5  # each write since on a new connection
 
 
 def test_retry_after_is_honoured_and_capped():
@@ -345,8 +400,8 @@ def test_retry_after_is_honoured_and_capped():
 
 
 def test_retries_stop_after_max_retries_with_the_last_error():
-    client, transport, sleeps = make_client((503, {"error": "maintenance"}), max_retries=2)
-    with pytest.raises(NacHTTPError, match="HTTP 503.*maintenance"):
+    client, transport, sleeps = make_client((502, {"error": "maintenance"}), max_retries=2)
+    with pytest.raises(NacHTTPError, match="HTTP 502.*maintenance"):
         client.list_intents()
     assert len(transport.sent) == 3
 
@@ -396,7 +451,7 @@ def test_a_creation_whose_connection_was_never_made_is_resent():
 
 
 def test_max_retries_is_capped():
-    client, transport, sleeps = make_client((503, ""), max_retries=1000)
+    client, transport, sleeps = make_client((502, ""), max_retries=1000)
     assert client.max_retries == options.MAX_RETRIES_CAP
     with pytest.raises(NacServerError):
         client.list_devices()

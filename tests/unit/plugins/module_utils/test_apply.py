@@ -225,3 +225,47 @@ def _always(server, failure):
 def _deleting(name):
     """The action of deleting the device ``name``, whose id (7) the plan knows from the list."""
     return Action(name, DELETE, ident=7)
+
+
+def refused_by_a_limiter():
+    """What api.NacClient raises for a write a rate limit refused with 503 (the shared pause taken)."""
+    error = NacHTTPError("The NAC API refused DELETE with HTTP 503.", status=503, outcome_unknown=True)
+    error.refused = True
+    return error
+
+
+def test_a_write_refused_with_503_is_looked_up_at_once_and_sent_again_without_waiting_the_window():
+    """Refused three times (more than max_resends), then done: each refusal is looked for in one list at once,
+    and sent again when that list does not show it settled, never after a settle window; max_resends untouched."""
+    server = Deletions(["a", "b"])
+    refusals = [refused_by_a_limiter() for _n in range(3)]
+    real_delete = server.delete
+
+    def delete(item):
+        if item.name == "a" and refusals:
+            server.sent.append(item.name)
+            raise refusals.pop()
+        return real_delete(item)
+
+    server.delete = delete
+    lists = []
+    listed = server.listed
+    server.listed = lambda: lists.append(server.now) or listed()
+    items = server.run([_deleting("a"), _deleting("b")], settle_timeout=60, max_resends=1)
+    assert [(item.state, item.error) for item in items] == [(DONE, None), (DONE, None)]
+    assert server.sent.count("a") == 4 and server.now == 0.0  # no settle window waited
+    assert len(lists) == 5  # one after each refusal, one after the write sent again, one to confirm at the end
+
+
+def test_a_write_refused_with_503_that_the_list_shows_is_not_sent_again():
+    server = Deletions(["a"], failures={"a": (refused_by_a_limiter(), True)})  # committed all the same
+    item = server.run([_deleting("a")], settle_timeout=60)[0]
+    assert (item.state, server.sent, server.now) == (DONE, ["a"], 0.0)
+
+
+def test_a_write_refused_with_503_past_the_patience_waits_the_settle_window_as_any_uncertain_write(monkeypatch):
+    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.apply.RATE_LIMIT_PATIENCE", -1.0)
+    server = Deletions(["a"])
+    server.delete = _always(server, refused_by_a_limiter())
+    item = server.run([_deleting("a")], settle_timeout=2, max_resends=1)[0]
+    assert item.state == FAILED and server.sent == ["a", "a"] and server.now >= 4.0

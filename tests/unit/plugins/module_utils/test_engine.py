@@ -22,8 +22,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.engine import Thrott
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RATE_LIMIT_PATIENCE,
+    REFUSAL_FLOOR,
     REFUSAL_PAUSE,
+    REFUSAL_STATUS,
     RETRY_AFTER_CAP,
+    UNSAID,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
@@ -134,128 +137,130 @@ def test_a_refusal_pauses_every_sender_until_the_time_it_names():
     assert throttle.refusals == 1 and sum(seconds for _name, seconds in clock.sleeps) >= 2.0
 
 
-def test_refusals_within_one_pause_lengthen_it_but_cut_the_limit_once():
+def test_refusals_within_one_pause_lengthen_it_but_set_the_pace_once():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     for _attempt in range(16):
         throttle.enter()
     throttle.leave(refused_for=1.0)
-    limit = throttle.limit
-    assert limit <= 8  # multiplicative decrease: at most half of what was in flight
     clock.now = 0.5
-    throttle.leave(refused_for=1.0)  # refused in the same pause: the pause ends later, the limit stays
-    assert (throttle.limit, throttle.resume_at, throttle.refusals) == (limit, 1.5, 2)
+    throttle.leave(refused_for=1.0)  # refused in the same pause: the pause ends later
+    assert (throttle.resume_at, throttle.refusals) == (1.5, 2)
 
 
-def test_the_limit_grows_back_one_step_a_pause_up_to_below_the_refused_one_then_probes():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _attempt in range(8):
-        throttle.enter()
-    throttle.leave(refused_for=1.0)  # refused with 8 in flight: Retry-After 1
-    for _attempt in range(7):
-        throttle.leave(took=0.02)  # answers that come in during the pause: no growth
-    assert (throttle.limit, throttle.ceiling) == (1, 7)  # nothing admitted in the last second: one at a time
-    clock.now = 1.0
-    grown = []
-    while clock.now < 29.9:
-        throttle.enter()
-        clock.now += 0.01
-        throttle.leave(took=0.01)
-        if not grown or throttle.limit != grown[-1][1]:
-            grown.append((clock.now, throttle.limit))
-    steps = [at for at, _limit in grown[1:]]
-    assert [limit for _at, limit in grown] == [1, 2, 3, 4, 5, 6, 7]  # additive increase, one at a time
-    assert steps[0] >= 1.5 and all(b - a >= 0.5 - 1e-9 for a, b in zip(steps, steps[1:]))  # a step a half pause
-    clock.now = 30.0  # PROBE_PAUSES pauses without a refusal: the refused limit is tried again
-    for _attempt in range(10):
-        throttle.enter()
-        throttle.leave(took=0.01)
-    assert (throttle.limit, throttle.ceiling) == (8, 8)
-    for _attempt in range(8):
-        throttle.enter()
-    throttle.leave(refused_for=1.0)  # the probe was refused: back to the ceiling below it, not halved
-    assert (throttle.limit, throttle.ceiling) == (7, 7)
-
-
-def steady(throttle, clock, until, in_flight, took=0.021):
-    """Requests answered one after another until the clock reads ``until``, ``in_flight`` of them at once (the
-    throttle's own pacing sleeps advance the clock too): how many were answered."""
-    answered = 0
-    for dummy in range(in_flight):
-        throttle.enter()
-    while clock.now < until:
-        clock.now += took / in_flight
-        throttle.leave(took=took)
-        answered += 1
-        throttle.enter()
-    for dummy in range(in_flight):
-        throttle.leave(took=took)
-    return answered
-
-
-def refused_at(throttle, clock, in_flight, pause=1.0):
-    """A refusal of one of ``in_flight`` requests sent at once; the others answered during the pause."""
-    for dummy in range(in_flight):
-        throttle.enter()
-    throttle.leave(refused_for=pause)
-    for dummy in range(in_flight - 1):
-        throttle.leave(took=0.021)
-    clock.now = throttle.resume_at
-
-
-def test_at_the_ceiling_with_every_slot_taken_the_requests_are_paced_a_little_faster_than_admitted():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    refused_at(throttle, clock, 3)  # three in flight refused: the limit drops below three
-    throttle.limit = throttle.ceiling = 2  # (what the growth after the pause reaches: see the test above)
-    assert throttle.gap == 0.0
-    steady(throttle, clock, clock.now + 1.0, 2)  # a window at the ceiling: not paced yet (two after the pause)
-    assert throttle.gap == 0.0
-    steady(throttle, clock, clock.now + 1.5, 2)
-    seen = 2 / 0.021  # what two in flight get at 21 ms a request
-    assert throttle.gap == pytest.approx(1.0 / (seen * Throttle.PACE_STEP), rel=0.03)
-    assert throttle.limit >= 3  # a slot more than the pace needs: the pace, not the limit, sets the rate
-    start, slots = clock.now, throttle.limit
-    for dummy in range(slots):  # as many at once as the limit lets in: they start a gap apart
-        throttle.enter()
-    assert clock.now - start == pytest.approx((slots - 1) * throttle.gap, abs=throttle.gap)
-    for dummy in range(slots):
-        throttle.leave(took=0.021)
-
-
-def test_a_refusal_while_paced_steps_back_to_the_pace_last_admitted_and_waits_before_probing_again():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    refused_at(throttle, clock, 3)
-    throttle.limit = throttle.ceiling = 2
-    steady(throttle, clock, clock.now + 2.5, 2)
-    paced = throttle.gap
-    assert paced > 0
-    steady(throttle, clock, clock.now + 1.0, 2)  # at the pace: everything admitted
-    refused_at(throttle, clock, 1)
-    assert throttle.gap == pytest.approx(paced * Throttle.PACE_STEP, rel=0.01)  # the pace before the probe
-    stepped = throttle.gap
-    steady(throttle, clock, clock.now + 9.0, 3)
-    assert throttle.gap == stepped  # no faster pace within PROBE_PAUSES pauses (at least 10 s)
-    steady(throttle, clock, clock.now + 25.0, 3)
-    assert throttle.gap < stepped  # then probed again, a step faster
-
-
-def test_a_limit_that_holds_nothing_back_is_never_paced():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    refused_at(throttle, clock, 3)
-    throttle.limit = throttle.ceiling = 2
-    steady(throttle, clock, clock.now + 5.0, 1)  # one request at a time: the limit of two never binds
-    assert throttle.gap == 0.0 and clock.sleeps == []
-
-
-def test_a_waiter_blocked_by_the_limit_wakes_when_a_request_leaves():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    throttle.limit = throttle.ceiling = 1
+def answered(throttle, clock, took=0.02):
     throttle.enter()
+    start = clock.now
+    clock.now += took
+    throttle.leave(took=took)
+    return start
+
+
+def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
+    """Ten admitted in 30 ms, then refused with Retry-After 30: the pace is below ten a second, never 300."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(10):
+        clock.now += 0.003
+        throttle.enter()
+        throttle.leave(took=0.0)
+    throttle.leave(refused_for=30.0, started=clock.now + 0.003)
+    throttle.enter()  # sleeps out the pause, then the pace is set
+    assert clock.now >= 30.0
+    assert throttle.rate == pytest.approx(10 * Throttle.BELOW)
+    starts = [clock.now]
+    for _request in range(5):
+        throttle.enter()
+        starts.append(clock.now)
+    assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
+
+
+def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
+    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
+    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(3):  # one at a time, 20 ms each: admitted
+        answered(throttle, clock)
+    start = clock.now
+    for _request in range(8):
+        throttle.enter()
+    clock.now += 0.02
+    throttle.leave(took=0.02)
+    for _request in range(7):
+        throttle.leave(refused_for=UNSAID, started=start)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_PAUSE)
+    throttle.enter()
+    assert throttle.rate == pytest.approx(50.0 * Throttle.BELOW, rel=0.05)
+    # paced: a further refusal without Retry-After pauses REFUSAL_FLOOR only, and slows the pace down
+    paced = throttle.rate
+    started = answered(throttle, clock)
+    throttle.leave(refused_for=UNSAID, started=started)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_FLOOR)
+    throttle.enter()
+    assert throttle.rate < paced and throttle.refused_rate == paced
+
+
+def test_the_pace_is_doubled_until_refused_then_halved_towards_the_refused_pace_then_probed_slowly():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    answered(throttle, clock)
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    first = throttle.rate
+    assert first == pytest.approx(1 * Throttle.BELOW)  # one admitted in the window before
+    throttle.leave(took=0.0)
+    rates = []
+    while clock.now < 3.9:
+        answered(throttle, clock, took=0.001)
+        rates.append(throttle.rate)
+    assert sorted(set(rates)) == [first, first * 2, first * 4]  # doubled a pause's time (at least a window) apart
+    refused = throttle.rate
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    assert throttle.refused_rate == refused and throttle.rate < refused
+    assert throttle.rate >= throttle.good_rate  # never below the pace that held a whole probe period
+    held = throttle.rate
+    until = clock.now + 6.0
+    while clock.now < until:
+        answered(throttle, clock, took=0.001)
+    assert throttle.rate == pytest.approx((held + refused) / 2)  # halfway, after HALVING_PAUSES pauses (5 s)
+
+
+def test_nothing_admitted_before_the_refusal_is_not_paced_yet():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.enter()
+    throttle.leave(refused_for=1.0, started=0.0)
+    throttle.enter()
+    assert throttle.rate is None and throttle.gap == 0.0 and clock.now == 1.0
+
+
+def test_a_request_given_a_start_before_a_refusal_waits_for_the_new_pace():
+    """A request waiting for its start when a refusal comes does not go out on the old pace: it waits the pause
+    and takes a start of the new pace."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.rate, throttle.gap, throttle._calm = 10.0, 0.1, False
+    throttle._probe_at = 1e9
+    refused = []
+
+    def sleep(seconds):  # the refusal comes while the second request waits for its start
+        if not refused:
+            refused.append(clock.now)
+            throttle.leave(refused_for=2.0, started=clock.now)
+        clock.now += seconds
+
+    throttle._sleep = sleep
+    throttle.enter()  # at once
+    throttle.enter()  # its start (0.1 s) is after the refusal: it waits the pause (2 s) instead
+    assert clock.now >= 2.0
+
+
+def test_a_waiter_blocked_by_the_pause_wakes_when_it_is_over():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.leave(refused_for=0.5, started=0.0)
     done = threading.Event()
 
     def second():
@@ -265,10 +270,9 @@ def test_a_waiter_blocked_by_the_limit_wakes_when_a_request_leaves():
 
     thread = threading.Thread(target=second)
     thread.start()
-    assert not done.wait(0.2)
-    throttle.leave(took=0.01)
     assert done.wait(10)
     thread.join(10)
+    assert clock.now >= 0.5
 
 
 # -- against the emulator's token bucket ------------------------------------------------------------------------
@@ -354,8 +358,13 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
-    assert "only after thirty pauses' time (at least 10 s)" in section and Throttle.PROBE_PAUSES == 30
-    assert "3 % faster than the rate the service was just seen to admit" in section
-    assert "a pace 3 % faster is tried again only after thirty pauses' time (at least 10 s)" in section
-    assert round((Throttle.PACE_STEP - 1) * 100) == 3 and Throttle.WINDOW == 1.0  # "for a second"
+    assert "once the task is paced, %.1f s when it has none" % REFUSAL_FLOOR in section
+    assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
+    assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
+    assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
+    assert "doubled after each pause's time (at least a second)" in section and Throttle.PROBE_FAST == 2.0
+    assert "halfway to the pace refused after five pauses' time (at least 2 s)" in section
+    assert Throttle.HALVING_PAUSES == 5
+    assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
+    assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
