@@ -18,7 +18,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import options, secrets
+from ansible_collections.netaccess.nac.plugins.module_utils import framing, options, secrets
 from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacAuthError,
     NacClient,
@@ -358,15 +358,14 @@ def test_a_creation_refused_with_503_is_not_sent_again_by_the_transport_but_said
 
 
 def test_a_proxy_that_refuses_the_credentials_fails_at_once():
-    refused = requests.exceptions.ProxyError(
-        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
-        "ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 407 Proxy Authentication "
-        "Required')))"
+    refused = never_sent(  # as the wire raises it: a typed cause, whatever the words
+        requests.exceptions.ProxyError("Unable to connect to proxy: the proxy refused the tunnel"),
+        cause=framing.PROXY_AUTH,
     )
     client, transport, sleeps = make_client(refused, (200, []), max_retries=3)
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
-    assert "407" in str(raised.value) and raised.value.outcome_unknown is False
+    assert "the proxy refused the credentials (407" in str(raised.value) and raised.value.outcome_unknown is False
     assert len(transport.sent) == 1 and sleeps == []
 
 
