@@ -13,9 +13,9 @@ import re
 
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 
-# Never written raw in a report or an export: what the collection never shows raw in a message either (replies.CONTROL: the C0
-# and C1 control characters, DEL, and the invisible format characters, bidi controls and line separators among
-# them), each written as the messages write it (replies.shown: \x1b, \t, \u202e).
+# Never written raw in a report or an export: what the collection never shows raw in a message either
+# (replies.CONTROL: the C0 and C1 control characters, DEL, and the invisible format characters, bidi controls and
+# line separators among them), each written as the messages write it (replies.shown: \x1b, \t, \u202e).
 # CSV: a line break (LF or CR LF) is data, kept inside the quotes (RFC 4180); any other such character is escaped.
 CSV_CHARS = re.compile("(\r\n|\n)|(%s)" % CONTROL.pattern)
 # A cell that a spreadsheet would read as a formula starts with one of these (OWASP, CSV injection; the full-width

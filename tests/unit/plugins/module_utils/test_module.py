@@ -327,7 +327,7 @@ def test_a_large_result_without_secrets_is_not_walked_and_one_with_a_secret_is_m
     # a secret in a record, as it is or escaped in JSON, is found: that list is walked and masked by Ansible
     for shown_as in (KEY, KEY + '"', "x\n" + KEY):
         tainted = records + [dict(id=9999, hostname="h", note=shown_as)]
-        run_action(lambda nac: nac.ansible.exit_json(devices=tainted))
+        run_action(lambda nac, tainted=tainted: nac.ansible.exit_json(devices=tainted))
         result, out = printed(capsys)
         assert_no_secret(out)
         assert result["devices"][-1]["note"] in (
