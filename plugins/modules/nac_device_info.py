@@ -33,12 +33,12 @@ options:
     elements: int
   dest:
     description:
-      - Write the devices to this file instead of returning them (RV(devices) is then empty): the whole
-        device list of a large network without holding it in the task's result.
+      - Write the devices to this file instead of returning them (RV(devices) is then empty), so that the whole
+        device list of a large network is never held in the task's result.
       - Each record is turned into its line of the file as soon as it is read, so the module holds about the
         file's bytes, not the records (1,000,000 devices, 136 MB of list, in about 0.5 GiB).
       - The file is written once the whole list has been read, through a temporary file beside it (mode
-        0600) that then replaces it: when the list fails, O(dest) is left as it was.
+        0600) that then replaces it; when the list fails, O(dest) is left as it was.
       - With O(hostname) or O(id), only the matching devices are written.
     type: path
     version_added: 0.2.0

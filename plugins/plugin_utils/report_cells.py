@@ -13,7 +13,7 @@ import re
 
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_cell, csv_row  # noqa: F401 (used by the filters)
+from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_row
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 
 # CSV: module_utils/cells.py (nac_device_info's CSV export writes its cells too).
@@ -44,6 +44,9 @@ def _md_char(match):
 def md_cell(value):
     """One cell of a Markdown table: nothing in it can end the cell or the row, nor become markup or HTML."""
     return MD_CHARS.sub(_md_char, _text(value))
+
+
+__all__ = ["csv_row", "md_cell", "md_row"]  # csv_row: module_utils/cells.py, read here by the filter csv_row
 
 
 def md_row(values):
