@@ -371,10 +371,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         compose, groups, keyed = (self.get_option(name) for name in ("compose", "groups", "keyed_groups"))
         record_var = self.get_option("record_var")
         inventory, strings, status_groups = self.inventory, {}, {}
+        constructed = bool(compose or groups or keyed)  # nac_record is made inert only where it is read
         for index, record in enumerate(records):
             name = inert_name(names[index])
+            hostvars = host_vars(record, entries[index] if entries is not None else None)
+            if not (record_var or constructed):
+                del hostvars["nac_record"]
             # The same values for the variables and for the constructed expressions: a server string is data.
-            hostvars = inert(host_vars(record, entries[index] if entries is not None else None), strings)
+            hostvars = inert(hostvars, strings)
             inventory.add_host(name, group=ALL_GROUP)
             if entries is not None:
                 status = entries[index]["status"]
