@@ -147,7 +147,9 @@ help:
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
 	echo "               the HTML report of 1,000 and 20,000 devices made and used in headless Chromium;"
 	echo "               the request engine against aiohttp and rate limits of every shape, and behind a real"
-	echo "               nginx limit_req when nginx is installed: BENCH_ENGINE_ARGS=--quick for a short run)"
+	echo "               nginx limit_req when nginx is installed: BENCH_ENGINE_ARGS=--quick for a short run;"
+	echo "               the scale run: inventory, full list, file export and whole-network status at"
+	echo "               BENCH_SCALE_DEVICES (10000 100000 300000; add 1000000 on request) against the bare client)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
 	echo "  changelog    antsibull-changelog release for galaxy.yml's version (VERSION=x.y.z for another), with the"
 	echo "               toolchain's ansible-doc"
@@ -434,6 +436,9 @@ echo "# then: ansible-doc netaccess.nac.nac_device; ansible-playbook your-playbo
 endef
 
 # Speed and memory are measured here, never by timed tests: the scripts print figures.
+# The scale run (issue 36): device counts of BENCH_SCALE_DEVICES, e.g. make bench BENCH_SCALE_DEVICES="10000 1000000";
+# each count runs alone, one after the other (1,000,000 needs about 6 GiB of free memory and half an hour).
+BENCH_SCALE_DEVICES ?= 10000 100000 300000
 bench: venv build
 	$(call stage_start,bench,$(NEWEST))
 	"$(PY)" benchmarks/bench_nac_device_bulk.py --devices 1000 --latency 0.02 --concurrency 8 --compare-repeat 3
@@ -449,6 +454,7 @@ bench: venv build
 	"$(PY)" benchmarks/bench_html_report.py --devices 1000 20000 --repeat 3
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)"
 	"$(PY)" benchmarks/bench_endless_pages.py --collection "$(STAGE)" --compact
+	"$(PY)" benchmarks/bench_scale.py --devices $(BENCH_SCALE_DEVICES)
 	$(call stage_end,bench)
 
 # The release's changelog: antsibull-changelog reads the plugins with ansible-doc, the toolchain's (not whatever is

@@ -113,12 +113,13 @@ class NacClient(Transport):
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
-    def list_devices(self, compact=False, keep_whole=None):
+    def list_devices(self, compact=False, keep_whole=None, keep=None):
         """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
         ``compact``: each record held as a compact.Device (its id and hostname only; about a seventh of the
-        memory of a record), except those ``keep_whole(record)`` is true of, kept whole."""
-        decoder = ListDecoder(device_keeper(keep_whole)) if compact else None
+        memory of a record), except those ``keep_whole(record)`` is true of, kept whole. ``keep``: what is held
+        of each item instead (a compact.Device of its own kind, as devices_file.line_keeper makes)."""
+        decoder = ListDecoder(keep or device_keeper(keep_whole)) if compact or keep else None
         return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder)
 
     def create_device(self, body):

@@ -34,6 +34,7 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = frozenset("0123456789.eE+-")
+_OPENING = 64  # how far into an item its first key is looked for (what opens every record)
 HEAD = 65536  # a streamed reply's first characters, kept for messages (and its first bytes, for a fallback)
 
 
@@ -297,20 +298,50 @@ class ArrayReader:
         self._pieces, self._length = [text] if text else [], len(text)
 
     def _run(self, text, pos):
-        """Take the items from ``pos`` to the text's last ``}`` at once, where an item ends there: in one decoding
-        of that run as an array, which succeeds only then (an unclosed string, object or array within the run
-        leaves the ``]`` added to it unmatched). Where it ends; None where it does not (items go one by one)."""
-        last = text.rfind("}", pos)
-        if last < 0:
-            return None
-        try:
-            values = self._hooked.decode("[" + text[pos : last + 1] + "]")
-        except (ValueError, RecursionError):
-            return None
-        if not all(isinstance(value, Device) or not _holds_device(value) for value in values):
-            return None  # an item that holds a compact object: taken again one by one
-        self.items.extend(values)
-        return last + 1
+        """Take the items from ``pos`` to the last place in the text where one record ends and the next begins, at
+        once: in one decoding of that run as an array, which succeeds only where an item does end there (an
+        unclosed string, object or array within the run leaves the ``]`` added to it unmatched). Where it ends;
+        None where it does not (items go one by one)."""
+        for last in self._ends(text, pos):
+            try:
+                values = self._hooked.decode("[" + text[pos : last + 1] + "]")
+            except (ValueError, RecursionError):
+                continue  # not an item's end (a record's own list of objects): the one before is tried
+            if not all(isinstance(value, Device) or not _holds_device(value) for value in values):
+                return None  # an item that holds a compact object: taken again one by one
+            self.items.extend(values)
+            return last + 1
+        return None
+
+    @staticmethod
+    def _ends(text, pos, tries=3):
+        """Up to ``tries`` places, last first, where an item may end: a ``}`` followed by a ``,`` and the opening
+        of an object as the item at ``pos`` opens (``{"id":``: a server writes every record alike), so that
+        an object within a record, cut off by the end of the text, is no candidate. Where the item at ``pos``
+        is no object, or no such opening follows it, the text's last ``}``."""
+        opening = None
+        if text.startswith("{", pos):
+            colon = text.find(":", pos, pos + _OPENING)
+            opening = text[pos : colon + 1] if colon > 0 else "{"
+        found, at = 0, len(text)
+        while opening is not None and found < tries:
+            at = text.rfind(opening, pos + 1, at)
+            if at < 0:
+                break
+            end = at - 1
+            while text[end] in " \t\n\r":
+                end -= 1
+            if text[end] == ",":
+                end -= 1
+                while text[end] in " \t\n\r":
+                    end -= 1
+                if text[end] == "}" and end > pos:
+                    found += 1
+                    yield end
+        if not found:
+            last = text.rfind("}", pos)
+            if last > pos:
+                yield last
 
     def _item(self, text, pos, final):
         """Take the item at ``pos``: where it ends, or None when it may be cut off (``failed`` when it is bad)."""

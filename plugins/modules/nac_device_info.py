@@ -31,6 +31,25 @@ options:
       - Only devices with one of these ids.
     type: list
     elements: int
+  dest:
+    description:
+      - Write the devices to this file instead of returning them (RV(devices) is then empty), so that the whole
+        device list of a large network is never held in the task's result.
+      - Each record is turned into its line of the file as soon as it is read, so the module holds about the
+        file's bytes, not the records (1,000,000 devices, 136 MB of list, in about 0.5 GiB).
+      - The file is written once the whole list has been read, through a temporary file beside it (mode
+        0600) that then replaces it; when the list fails, O(dest) is left as it was.
+      - With O(hostname) or O(id), only the matching devices are written.
+    type: path
+  format:
+    description:
+      - The format of O(dest). V(jsonl) is JSON Lines, each record as the service lists it on a line of its
+        own. V(csv) has a header line and the columns id, hostname, group, profile (an object's C(name)),
+        macs and ips (the items joined by spaces); its cells are written as the filter
+        P(netaccess.nac.csv_row#filter) writes them (formulas neutralised, no raw control character).
+    type: str
+    choices: [jsonl, csv]
+    default: jsonl
 extends_documentation_fragment:
   - netaccess.nac.connection
   - netaccess.nac.hostnames
@@ -61,6 +80,12 @@ EXAMPLES = r"""
       - CAM-LOBBY-02
   register: cams
 
+- name: Export every device to a CSV file
+  netaccess.nac.nac_device_info:
+    dest: /var/tmp/nac_devices.csv
+    format: csv
+  register: export
+
 - name: Fail when any of them is not in the NAC
   ansible.builtin.assert:
     that: cams.missing | length == 0
@@ -90,8 +115,19 @@ missing:
   type: list
   elements: raw
   sample: ["cam-lobby-02", 42]
+dest:
+  description: The file the devices were written to (O(dest)).
+  returned: success, when O(dest) is given
+  type: str
+  sample: /var/tmp/nac_devices.csv
+written:
+  description: How many devices were written to O(dest).
+  returned: success, when O(dest) is given
+  type: int
+  sample: 1000000
 """
 
+from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import line_keeper, write_lines
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     check_hostnames,
     is_one_of,
@@ -106,8 +142,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.module import NacMod
 
 def list_devices(nac):
     hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
-    ids = nac.params["id"]
-    if hostnames is None and ids is None:
+    ids, dest = nac.params["id"], nac.params["dest"]
+    if dest is not None:  # each record held as its line of the file
+        records = nac.client.list_devices(keep=line_keeper(nac.params["format"]))
+    elif hostnames is None and ids is None:
         records = nac.client.list_devices()
     else:  # held compactly but for the records asked for
         records = nac.client.list_devices(compact=True, keep_whole=is_one_of(hostnames or (), ids or ()))
@@ -122,6 +160,9 @@ def list_devices(nac):
         nac.warn(repeated)
     if missing:
         nac.warn(missing_warning(missing))
+    if dest is not None:
+        written = write_lines(dest, nac.params["format"], devices)
+        return dict(devices=[], missing=missing, dest=dest, written=written)
     return dict(devices=devices, missing=missing)
 
 
@@ -141,6 +182,8 @@ def main():
         argument_spec=dict(
             hostname=dict(type="list", elements="raw"),  # each checked by check_hostnames
             id=dict(type="list", elements="int"),
+            dest=dict(type="path"),
+            format=dict(type="str", choices=["jsonl", "csv"], default="jsonl"),
         ),
         read_only=True,
     ).run(list_devices)

@@ -374,13 +374,15 @@ class FakeClient:
         self.calls.append("has_intent")
         return tag in self.intents
 
-    def list_devices(self, compact=False, keep_whole=None):
+    def list_devices(self, compact=False, keep_whole=None, keep=None):
         if self.compact_only:
             assert compact and keep_whole is None  # a status query keeps only ids and hostnames
         self.calls.append("list_devices")
         if self.list_error:
             raise self.list_error
         records = [dict(record) for record in self.records]
+        if keep is not None:
+            return [keep(record) for record in records]
         return [device_keeper(keep_whole)(record) for record in records] if compact else records
 
     def create_device(self, body):

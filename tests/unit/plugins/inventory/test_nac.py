@@ -250,6 +250,31 @@ def test_constructable_options_see_the_host_variables(emulator, tmp_path):
     assert members(inventory, "grp_Printers") == ["printer-01"]
 
 
+def test_record_var_false_leaves_nac_record_out_but_constructed_options_still_read_it(emulator, tmp_path):
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, record_var="false"))
+    assert hostvars(inventory, "printer-01") == dict(
+        nac_id=2,
+        nac_hostname="printer-01",
+        nac_group="Printers",
+        nac_profile="Printer",
+        nac_macs=[],
+        nac_ips=["10.30.0.10"],
+    )
+    path = source(
+        tmp_path,
+        name="constructed.nac.yml",
+        api_url=emulator.url,
+        api_key=ADMIN_KEY,
+        record_var="false",
+        compose="{record_id: 'nac_record.id'}",
+        keyed_groups="[{key: nac_record.group, prefix: rec}]",
+    )
+    inventory = parse(path)
+    printer = hostvars(inventory, "printer-01")
+    assert str(printer["record_id"]) == "2" and "nac_record" not in printer  # a string before 2.19
+    assert members(inventory, "rec_Printers") == ["printer-01"]
+
+
 def test_strict_compose_fails_on_an_undefined_variable(emulator, tmp_path):
     path = source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, strict="true", compose="{x: 'nac_no_such_var'}")
     with pytest.raises(Exception, match="nac_no_such_var"):

@@ -306,3 +306,44 @@ def test_a_module_not_in_check_mode_does_send_its_writes(capsys):
         with pytest.raises(SystemExit):
             NacModule(argument_spec={}).run(action)
     assert transport.sent == ["POST /api/device"]  # the same action, sent: the refusal above is check mode's
+
+
+# -- masking a large result: only what may hold a secret is walked ----------------------------------------
+
+
+def test_a_large_result_without_secrets_is_not_walked_and_one_with_a_secret_is_masked(capsys, monkeypatch):
+    from ansible.module_utils import basic
+
+    walked = []
+    walk = basic.remove_values
+    monkeypatch.setattr(basic, "remove_values", lambda value, strings: walked.append(value) or walk(value, strings))
+    records = [dict(id=n, hostname="dev-%05d" % n, note='a "quoted" \\ value') for n in range(2000)]
+    run_action(lambda nac: nac.ansible.exit_json(devices=records, few=["x"]))
+    result, out = printed(capsys)
+    assert result["devices"] == records and result["few"] == ["x"]
+    assert not any(isinstance(value, dict) and "devices" in value for value in walked)
+    assert any(isinstance(value, dict) and "few" in value for value in walked)  # the rest is walked as ever
+    walked[:] = []
+    # a secret in a record, as it is or escaped in JSON, is found: that list is walked and masked by Ansible
+    for shown_as in (KEY, KEY + '"', "x\n" + KEY):
+        tainted = records + [dict(id=9999, hostname="h", note=shown_as)]
+        run_action(lambda nac, tainted=tainted: nac.ansible.exit_json(devices=tainted))
+        result, out = printed(capsys)
+        assert_no_secret(out)
+        assert result["devices"][-1]["note"] in (
+            "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER",
+            shown_as.replace(KEY, "********"),
+        )
+    assert any(isinstance(value, dict) and "devices" in value for value in walked)
+
+
+def test_clean_values_name_only_large_values_without_any_form_of_a_secret():
+    from ansible_collections.netaccess.nac.plugins.module_utils.module import LARGE_VALUE, clean_values
+
+    big = [dict(id=n, text="t%d" % n) for n in range(LARGE_VALUE)]
+    quoted = 'k"e\\y'
+    assert list(clean_values(dict(big=big, small=big[:5], flag=True), {KEY})) == ["big"]
+    assert clean_values(dict(big=big + [dict(id=1, text="pre" + quoted + "post")]), {quoted}) == {}
+    assert clean_values(dict(big=big + [{KEY: 1}]), {KEY}) == {}  # in a key
+    assert clean_values(dict(big=big + [12345]), {"234"}) == {}  # in a number's text
+    assert clean_values(dict(big=big), {"ru"}) == {}  # a part of True: remove_values reads booleans so

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The scale run of issue 36: the collection at 10,000 to 1,000,000 devices against the least work that does the
+same, one device count after another, each against an emulator of its own (bulk-seeded, in a process of its own):
+
+- inventory: ``ansible-inventory --list --output FILE`` with the plugin (``record_var`` true, then false), against
+  ansible-core's own floor: an inventory script (inventory_floor.sh) that prints the plugin's output
+  (the same hosts, groups and variables) for ansible-inventory to parse and print again;
+- list: ``nac_device_info`` of every device under ansible-playbook, against a bare ``requests`` client
+  (one GET, ``.json()``);
+- export: ``nac_device_info`` with ``dest`` (JSON Lines, then CSV), against the bare client that writes the
+  same JSON Lines file;
+- status (up to --status-max devices, 5 ms latency by default): ``nac_dot1x_status all_devices`` at
+  --concurrency, against bench_bare's requests + thread pool client firing at every device; with the
+  emulator's CPU time for each.
+
+Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest process, from wait4), and the ratio
+to the baseline. It prints figures; it asserts nothing about them beyond the runs succeeding.
+
+    .venv/bin/python benchmarks/bench_scale.py [--devices 10000 100000 300000] [--parts inventory list export status]
+        [--status-max 100000] [--latency 0.005] [--concurrency 64]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_compare import ADMIN_KEY, EmulatorProcess
+from bench_large_list import collections_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.dirname(sys.executable)
+MB = 1024.0 * 1024.0
+FLOOR = os.path.join(ROOT, "benchmarks", "inventory_floor.sh")
+
+# The bare client: one GET of the whole list, .json(), optionally every record written as a line of JSON.
+BARE_LIST = r"""
+import json, sys, requests
+url, key, dest = sys.argv[1:]
+session = requests.Session()
+session.headers.update({"Authorization": "Bearer " + key, "Accept": "application/json"})
+reply = session.get(url + "/api/device", timeout=600)
+reply.raise_for_status()
+devices = reply.json()
+if dest != "-":
+    with open(dest, "w") as handle:
+        for record in devices:
+            handle.write(json.dumps(record) + "\n")
+print(len(devices))
+"""
+
+
+def timed(command, env=None, cwd=None):
+    """(wall seconds, peak RSS MiB, stdout, CPU seconds) of ``command`` run to its end (CPU: user and system of it
+    and the children it waited for); SystemExit when it fails."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = process.stdout.read()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise SystemExit("%s failed (rc %d):\n%s" % (command[0], process.returncode, output[-4000:].decode()))
+    return wall, usage.ru_maxrss / 1024.0, output.decode("utf-8", "replace"), usage.ru_utime + usage.ru_stime
+
+
+class Scale:
+    def __init__(self, workdir, args):
+        self.workdir, self.args = workdir, args
+        self.env = dict(
+            os.environ,
+            ANSIBLE_COLLECTIONS_PATH=collections_path(workdir),
+            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+            ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="true",
+            ANSIBLE_LOCALHOST_WARNING="false",
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_RETRY_FILES_ENABLED="false",
+            NAC_API_KEY=ADMIN_KEY,
+            NAC_MAX_LIST_MB="4096",
+            NAC_TIMEOUT="600",
+        )
+        self.rows = []
+
+    def row(self, devices, part, name, sample, baseline=None):
+        wall, rss, _output, cpu = sample
+        ratio = "%.2fx" % (wall / baseline[0]) if baseline else "-"
+        cpu_ratio = "%.2fx" % (cpu / baseline[3]) if baseline else "-"
+        self.rows.append((devices, part, name, wall, rss, ratio))
+        print(
+            "  %9d  %-9s %-42s %8.2f s %6s %8.2f s %6s %8.0f MiB %6.2f KiB/device"
+            % (devices, part, name, wall, ratio, cpu, cpu_ratio, rss, rss * 1024 / devices),
+            flush=True,
+        )
+
+    def tool(self, name):
+        path = os.path.join(BIN, name)
+        return path if os.path.exists(path) else name
+
+    def inventory(self, devices, url):
+        env = dict(self.env, NAC_API_URL=url)
+        out = os.path.join(self.workdir, "inventory.json")
+        samples = {}
+        for record_var in ["true"] + (["false"] if self.args.record_var_off else []):
+            source = os.path.join(self.workdir, "scale.nac.yml")
+            with open(source, "w") as handle:
+                handle.write("plugin: netaccess.nac.nac\nrecord_var: %s\n" % record_var)
+            command = [self.tool("ansible-inventory"), "-i", source, "--list", "--output", out]
+            samples[record_var] = timed(command, env=env, cwd=self.workdir)
+            if record_var == "true":
+                floor_out = os.path.join(self.workdir, "floor.json")
+                floor_env = dict(env, NAC_FLOOR_JSON=out)
+                floor = timed(
+                    [command[0], "-i", FLOOR, "--list", "--output", floor_out], env=floor_env, cwd=self.workdir
+                )
+                with open(out) as mine, open(floor_out) as theirs:
+                    hosts = len(json.load(mine)["_meta"]["hostvars"])
+                    same = hosts == len(json.load(theirs)["_meta"]["hostvars"]) == devices
+                if not same:
+                    raise SystemExit("the inventory or its floor lacks hosts: %d of %d" % (hosts, devices))
+        self.row(devices, "inventory", "ansible-core's floor (inventory script)", floor)
+        self.row(devices, "inventory", "plugin, record_var: true", samples["true"], floor)
+        if "false" in samples:
+            self.row(devices, "inventory", "plugin, record_var: false", samples["false"], floor)
+
+    def playbook(self, url, module, arguments):
+        playbook = os.path.join(self.workdir, "play.yml")
+        task = {"netaccess.nac.%s" % module: arguments, "register": "result"}
+        with open(playbook, "w") as handle:
+            json.dump([dict(hosts="localhost", gather_facts=False, tasks=[task])], handle)
+        command = [self.tool("ansible-playbook"), "-i", "localhost,", "-c", "local", playbook]
+        return timed(command, env=dict(self.env, NAC_API_URL=url), cwd=self.workdir)
+
+    def bare_list(self, url, dest="-"):
+        return timed([sys.executable, "-c", BARE_LIST, url, ADMIN_KEY, dest], cwd=self.workdir)
+
+    def listing(self, devices, url):
+        bare = self.bare_list(url)
+        self.row(devices, "list", "bare client (requests, .json())", bare)
+        self.row(devices, "list", "nac_device_info (every device)", self.playbook(url, "nac_device_info", {}), bare)
+
+    def export(self, devices, url):
+        dest = os.path.join(self.workdir, "devices")
+        bare = self.bare_list(url, dest + ".bare.jsonl")
+        self.row(devices, "export", "bare client (.json(), a JSON line each)", bare)
+        for form in ("jsonl", "csv"):
+            sample = self.playbook(url, "nac_device_info", dict(dest="%s.%s" % (dest, form), format=form))
+            with open("%s.%s" % (dest, form), "rb") as handle:
+                lines = sum(1 for _line in handle)
+            if lines != devices + (form == "csv"):
+                raise SystemExit("the %s export has %d lines for %d devices" % (form, lines, devices))
+            self.row(devices, "export", "nac_device_info dest, format: %s" % form, sample, bare)
+        for path in os.listdir(self.workdir):
+            if path.startswith("devices."):
+                os.remove(os.path.join(self.workdir, path))
+
+    def status(self, devices, emulator):
+        concurrency = str(self.args.concurrency)
+        bare_script = os.path.join(ROOT, "benchmarks", "bench_bare.py")
+        cpu = emulator.cpu()
+        bare = timed([sys.executable, bare_script, "status", emulator.url, concurrency], cwd=self.workdir)
+        bare_server, cpu = emulator.cpu() - cpu, emulator.cpu()
+        mine = self.playbook(emulator.url, "nac_dot1x_status", dict(all_devices=True, concurrency=int(concurrency)))
+        mine_server = emulator.cpu() - cpu
+        self.row(devices, "status", "bare client (requests, %s threads)" % concurrency, bare)
+        self.row(devices, "status", "nac_dot1x_status all_devices", mine, bare)
+        print(
+            "  %9d  %-9s server CPU: %.1f s for the bare client, %.1f s for the collection (%.2fx)"
+            % (devices, "status", bare_server, mine_server, mine_server / max(bare_server, 1e-9)),
+            flush=True,
+        )
+
+    def run(self):
+        for devices in self.args.devices:
+            parts = [part for part in self.args.parts if part != "status" or devices <= self.args.status_max]
+            latency = self.args.latency if "status" in parts else 0.0
+            with EmulatorProcess(dict(seed_devices=devices - 5), latency=latency) as emulator:
+                for part in parts:
+                    if part == "status":
+                        self.status(devices, emulator)
+                    else:
+                        getattr(self, {"list": "listing"}.get(part, part))(devices, emulator.url)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", type=int, nargs="+", default=[10000, 100000, 300000])
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        default=["inventory", "list", "export", "status"],
+        choices=["inventory", "list", "export", "status"],
+    )
+    parser.add_argument("--status-max", type=int, default=100000, help="the most devices the status is run at")
+    parser.add_argument("--latency", type=float, default=0.005, help="the emulator's latency for the status part")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument(
+        "--no-record-var-off",
+        dest="record_var_off",
+        action="store_false",
+        help="no inventory run with record_var: false (a collection before the option)",
+    )
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="nac-bench-scale-")
+    try:
+        print(
+            "  %9s  %-9s %-42s %10s %6s %10s %6s %12s"
+            % ("devices", "part", "", "wall", "ratio", "CPU", "ratio", "peak RSS")
+        )
+        Scale(workdir, args).run()
+    finally:
+        shutil.rmtree(workdir, True)
+
+
+if __name__ == "__main__":
+    main()
