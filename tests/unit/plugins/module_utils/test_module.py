@@ -324,7 +324,7 @@ def test_a_large_result_without_secrets_is_not_walked_and_one_with_a_secret_is_m
     assert not any(isinstance(value, dict) and "devices" in value for value in walked)
     assert any(isinstance(value, dict) and "few" in value for value in walked)  # the rest is walked as ever
     walked[:] = []
-    # a secret in a record, as it is or escaped in JSON, is found: that list is walked and masked by Ansible
+    # a secret in a record, as it is or escaped in JSON, is masked (by the glue's own masking, before Ansible's)
     for shown_as in (KEY, KEY + '"', "x\n" + KEY):
         tainted = records + [dict(id=9999, hostname="h", note=shown_as)]
         run_action(lambda nac, tainted=tainted: nac.ansible.exit_json(devices=tainted))
@@ -334,7 +334,6 @@ def test_a_large_result_without_secrets_is_not_walked_and_one_with_a_secret_is_m
             "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER",
             shown_as.replace(KEY, "********"),
         )
-    assert any(isinstance(value, dict) and "devices" in value for value in walked)
 
 
 def test_clean_values_name_only_large_values_without_any_form_of_a_secret():
