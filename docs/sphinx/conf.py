@@ -69,6 +69,7 @@ ANSIBLE_LABELS = {
         "Installing collections",
     ),
     "list_of_collections": ("collections/index.html#list-of-collections", "Collection Index"),
+    "action_plugins": ("plugins/action.html#action-plugins", "Action plugins"),
 }
 # Environment variables of ansible-core's own options that plugin pages link to (the inventory
 # plugin's cache options and ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED): anchors on the config page.
