@@ -139,8 +139,13 @@ def main():
             rc, status, stdout, texts, events, reports, envvars = job(root, workdir, 41, inputs, python)
             assert envvars["NAC_CA_PATH"].startswith(os.path.join(workdir, "job_41", "env")), envvars["NAC_CA_PATH"]
             assert rc == 0 and status == "successful", "job 41: rc %s, %s\n%s" % (rc, status, stdout)
-            assert "All 2 devices have their expected 802.1x status (AUTHENTICATED: 2); 2 created by this run" in stdout
-            assert sorted(os.listdir(reports)) == ["device_onboarding_41.%s" % ext for ext in ("csv", "html", "md")]
+            onboarded = "All 2 devices have their expected 802.1x status (AUTHENTICATED: 2); 2 created by this run"
+            assert onboarded in stdout, stdout
+            written = sorted(os.listdir(reports))
+            assert written == ["device_onboarding.last.json"] + [  # (the record the next report compares with)
+                "device_onboarding_41.%s" % ext for ext in ("csv", "html", "md")
+            ], written
+            assert stat.S_IMODE(os.stat(os.path.join(reports, "device_onboarding.last.json")).st_mode) == 0o600
             (stats,) = [event for event in events if event.get("event") == "playbook_on_stats"]
             artifact = stats["event_data"]["artifact_data"]["device_onboarding"]
             assert artifact["created"] == 2 and artifact["existing"] == 0 and artifact["not_reached"] == [], artifact
