@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
-from ansible_collections.netaccess.nac.tests.unit.emulator.test_nac_emulator import (
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import (
     ADMIN_KEY,
     Api,
     start_cli,

@@ -1,0 +1,461 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The per-request path (no Ansible imports): HTTP/1.1 on kept-alive connections, each owned by one request at a
+time, under transport.Transport. The standard library's ``http.client`` reads every reply (its status line, header
+fields and framing: framing.py), TLS is made as urllib3 makes it (``create_urllib3_context``: TLS 1.2 at least, no
+common-name fallback; the name matched by urllib3's ``match_hostname`` on the same connection, so that a mismatch
+names the certificate's names), and requests gives what it merges from the environment (proxies, ``NO_PROXY``, the
+CA bundle variables), its CA bundle (certifi) and its exceptions. What is ours: which request owns which connection,
+the deadline of each exchange (every read of a connection, the proxy's CONNECT reply and the TLS handshake
+included, is given only the time left), when a connection may carry another request, the cookies kept (bounded),
+and the typed facts of a failure (framing.failure), which retry_policy.py reads.
+
+``Wire(base_url, headers, settings, pool_size)``: ``send(method, path, body, deadline, fresh=False)`` sends one
+request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
+framing.Answer once the final reply's head has come; the body is read with ``Answer.chunks(deadline, budget)``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import collections
+import http.client
+import http.cookiejar
+import io
+import json
+import os
+import select
+import socket
+import ssl
+import time
+import urllib.request
+from urllib.parse import unquote, urlsplit
+
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    MAX_INTERIM,
+    PROXY_AUTH,
+    PROXY_REFUSED,
+    TLS_PORT,
+    Answer,
+    Unframed,
+    check_framing,
+    failure,
+)
+
+try:
+    import requests
+    from requests.utils import DEFAULT_CA_BUNDLE_PATH, requote_uri, select_proxy
+    from urllib3.util.ssl_ import create_urllib3_context
+
+    try:
+        from urllib3.util.ssl_match_hostname import CertificateError, match_hostname
+    except ImportError:  # urllib3 1.26 before 1.26.8
+        from urllib3.packages.ssl_match_hostname import CertificateError, match_hostname
+except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    requests = None
+
+READ_BUFFER = 65536  # bytes a connection's reader takes from the socket at most in one read
+TARGETS = 256  # request targets kept per client, one per path (quoted once)
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# The cookies the service may set, as browsers bound them (RFC 6265 6.1): at most this many, each at most this
+# long (name and value), the Cookie line sent back at most this long; one with a control character is refused.
+MAX_COOKIES = 50
+MAX_COOKIE_BYTES = 4096
+MAX_COOKIE_LINE = 8192
+
+
+class Wire:
+    """One client's connections to the service at ``base_url``. ``headers``: (name, value) pairs sent with every
+    request; ``settings``: what requests merges from the environment (``proxies``, ``verify``), merged once by
+    the caller; at most ``pool_size`` idle connections are kept."""
+
+    def __init__(self, base_url, headers, settings, pool_size):
+        parts = urlsplit(base_url)
+        self.scheme, self.host = parts.scheme, parts.hostname or ""
+        self.port = parts.port or DEFAULT_PORTS.get(parts.scheme, 80)
+        self.url = base_url  # what each answer's url starts with (pages resolve a relative Link against it)
+        self.prefix = parts.path.rstrip("/")
+        bracketed = self.host if ":" not in self.host else "[%s]" % self.host
+        self.origin = "%s://%s" % (self.scheme, bracketed + (":%d" % parts.port if parts.port else ""))
+        authority = bracketed if self.port == DEFAULT_PORTS.get(self.scheme) else "%s:%d" % (bracketed, self.port)
+        try:
+            authority = authority.encode("idna").decode("ascii")  # the Host field, as http.client writes it
+        except UnicodeError:
+            pass
+        self.verify = settings.get("verify", True)
+        self.context = None  # the TLS context of the service, or of an https:// proxy in front of an http:// one
+        self.proxy = select_proxy(base_url + "/", settings.get("proxies") or {})
+        fixed = [("Host", authority)] + list(headers)
+        self._tunnel = None  # the head of a CONNECT through the proxy, for an https service
+        self._via = None  # (scheme, host, port) of the proxy the service is reached through
+        if self.proxy:
+            proxied = urlsplit(self.proxy if "://" in self.proxy else "http://" + self.proxy)
+            if proxied.scheme not in ("http", "https") or (proxied.scheme == "https" and self.scheme == "https"):
+                raise requests.exceptions.InvalidProxyURL(
+                    "The proxy %s://%s is not supported: give an http:// proxy (HTTPS_PROXY / HTTP_PROXY)"
+                    % (proxied.scheme, proxied.hostname)
+                )
+            credentials = []
+            if proxied.username is not None:
+                token = "%s:%s" % (unquote(proxied.username), unquote(proxied.password or ""))
+                credentials = [("Proxy-Authorization", "Basic " + base64.b64encode(token.encode("latin-1")).decode())]
+            if self.scheme == "https":
+                target = "%s:%d" % (bracketed, self.port)
+                lines = [("Host", target)] + credentials
+                self._tunnel = ("CONNECT %s HTTP/1.1\r\n%s\r\n" % (target, _lines(lines))).encode("latin-1")
+            else:
+                fixed += credentials
+            self._via = (proxied.scheme, proxied.hostname, proxied.port or DEFAULT_PORTS[proxied.scheme])
+        if self.scheme == "https" or (self._via is not None and self._via[0] == "https"):
+            self.context = tls_context(self.verify)  # the proxy verified as the service would be (as requests does)
+        self._head = _lines(fixed).encode("latin-1")
+        self._targets = {}
+        self._idle = collections.deque()  # kept-alive connections no request is using (popped, appended: atomic)
+        self.pool_size = max(1, pool_size)
+        self.cookies = http.cookiejar.CookieJar()  # what the service set (a load balancer's affinity, say)
+        self.cookies.set_policy(_CookiePolicy(self.cookies))
+        self.closed = False
+
+    def target(self, path):
+        """The request line's target of ``path`` (under base_url's path; through an http proxy, the absolute
+        URL), quoted as requests quotes it: once per path."""
+        found = self._targets.get(path)
+        if found is None:
+            if len(self._targets) >= TARGETS:
+                self._targets.clear()
+            found = requote_uri(self.prefix + path)
+            if self._via is not None and self._tunnel is None:
+                found = self.origin + found
+            found = self._targets[path] = found.encode("ascii", "replace")
+        return found
+
+    def send(self, method, path, body, deadline, fresh=False):
+        """Send ``method path`` with ``body`` (a JSON value, or None) and read the final reply's head, all before
+        ``deadline`` (time.monotonic): an Answer, whose body is still to be read (Answer.chunks). ``fresh``: on a
+        new connection, never an idle one."""
+        connection = self._connect(deadline) if fresh else self._connection(deadline)
+        return self._exchange(connection, method, path, body, deadline)
+
+    def _exchange(self, connection, method, path, body, deadline):
+        data = b"" if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
+        head = b"%s %s HTTP/1.1\r\n%s" % (method.encode("ascii"), self.target(path), self._head)
+        if body is not None:
+            head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(data)
+        elif method not in ("GET", "HEAD"):
+            head += b"Content-Length: 0\r\n"
+        if len(self.cookies):
+            head += self._cookie_line(path)
+        connection.uses += 1
+        raw = connection.raw
+        raw.deadline, raw.received = deadline, 0  # every read of the reply, its head too, within the deadline
+        try:
+            connection.sock.settimeout(_left(deadline))
+            connection.sock.sendall(head + b"\r\n" + data)
+            response = _final_reply(connection, method)
+            answer = Answer(self, connection, response, self.url + path)
+        except BaseException as exc:
+            connection.close()
+            error = failure(exc, self.host, sent=True, replied=raw.received > 0, reused=connection.uses > 1)
+            if connection.uses == 1 and not raw.received and self._speaks_tls(deadline):
+                error.nac_cause = TLS_PORT  # a TLS service closes a plain request without a word
+            raise error from None
+        if answer.set_cookies:
+            self.cookies.extract_cookies(answer, urllib.request.Request(self.origin + self.prefix + path))
+        return answer
+
+    def _speaks_tls(self, deadline):
+        """Whether an http:// service's port answers a TLS handshake (checked once a plain request there got no
+        byte back): the handshake alone, no certificate checked, no request sent."""
+        if self.scheme != "http" or self._via is not None or deadline - time.monotonic() <= 0:
+            return False
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        try:
+            with socket.create_connection((self.host, self.port), timeout=min(_left(deadline), 2.0)) as sock:
+                with context.wrap_socket(sock, server_hostname=self.host):
+                    return True
+        except (OSError, ValueError):
+            return False
+
+    def _cookie_line(self, path):
+        request = urllib.request.Request(self.origin + self.prefix + path)
+        self.cookies.add_cookie_header(request)
+        cookie = request.get_header("Cookie")
+        if not cookie or len(cookie) > MAX_COOKIE_LINE:
+            return b""
+        return ("Cookie: %s\r\n" % cookie).encode("latin-1", "replace")
+
+    def _connection(self, deadline):
+        """An idle connection on which nothing is waiting (the service did not close it or send on it unasked),
+        else a new one."""
+        while True:
+            try:
+                connection = self._idle.pop()
+            except IndexError:
+                return self._connect(deadline)
+            if connection.idle():
+                return connection
+            connection.close()
+
+    def _connect(self, deadline):
+        """A new connection to the service (through the proxy: an http service's requests sent to it, an https
+        service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
+        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False)."""
+        scheme, host, port = self._via or (self.scheme, self.host, self.port)
+        connection = None
+        try:
+            sock = socket.create_connection((host, port), timeout=_left(deadline))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            connection = Connection(sock)
+            if self._via is not None and scheme == "https":  # an https:// proxy in front of an http:// service
+                connection = connection.secured(self.context, host, self.verify, deadline)
+            if self._tunnel is not None:
+                self._open_tunnel(connection, deadline)
+            if self.scheme == "https":
+                connection = connection.secured(self.context, self.host, self.verify, deadline)
+        except BaseException as exc:
+            if connection is not None:
+                connection.close()
+            raise failure(exc, self.host, sent=False, proxy=self._via) from None
+        return connection
+
+    def _open_tunnel(self, connection, deadline):
+        """CONNECT through the proxy, its reply read by http.client within the deadline; raise when it refused."""
+        connection.raw.deadline = deadline
+        connection.sock.settimeout(_left(deadline))
+        connection.sock.sendall(self._tunnel)
+        reply = _final_reply(connection, "CONNECT")
+        if reply.status != 200:
+            refused = OSError(
+                "the proxy refused the tunnel: %d %s" % (reply.status, reply.reason)
+                + (" (its credentials: Proxy-Authorization, from the proxy's URL)" if reply.status == 407 else "")
+            )
+            refused.nac_cause = PROXY_AUTH if reply.status == 407 else PROXY_REFUSED
+            raise refused
+        if connection.buffered():
+            raise Unframed("the proxy sent bytes after its reply to CONNECT")
+
+    def kept(self, connection):
+        """A connection whose last reply was read whole goes back to the idle ones (at most pool_size)."""
+        if self.closed or len(self._idle) >= self.pool_size:
+            connection.close()
+        else:
+            self._idle.append(connection)
+
+    def probe(self, path, timeout):
+        """GET ``path`` on a new connection, its body never read, the connection closed: raises as ``send``."""
+        deadline = time.monotonic() + timeout
+        self._exchange(self._connect(deadline), "GET", path, None, deadline).close()
+
+    def close(self):
+        self.closed = True
+        while self._idle:
+            self._idle.pop().close()
+
+
+def _lines(pairs):
+    return "".join("%s: %s\r\n" % pair for pair in pairs)
+
+
+def _left(deadline):
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise socket.timeout("timed out")
+    return left
+
+
+def _final_reply(connection, method):
+    """The final reply's head, read by http.client: interim replies (102, 103) skipped, at most MAX_INTERIM of them
+    (http.client itself skips a 100 Continue); a reply this client will not frame raises Unframed."""
+    for dummy in range(MAX_INTERIM + 1):
+        response = http.client.HTTPResponse(connection, method=method)
+        response.begin()
+        if not 100 <= response.status < 200 or response.status == 101:
+            check_framing(response)
+            return response
+    raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM)
+
+
+class Connection:
+    """One kept-alive socket and its buffered reader, used by one request at a time. ``http.client.HTTPResponse``
+    reads each reply through the reader (``makefile``), which stays the connection's own, so that a byte sent past
+    a reply is seen (``idle``) rather than read as the next request's reply; each read from the socket is given only
+    the time left until the exchange's deadline (``raw.deadline``)."""
+
+    __slots__ = ("sock", "raw", "fp", "uses")
+
+    def __init__(self, sock):
+        self.sock, self.raw = sock, _Deadlined(sock)
+        self.fp = _Reader(self.raw, READ_BUFFER)
+        self.uses = 0  # the requests sent on it
+
+    def makefile(self, mode, *args, **kwargs):
+        """The connection's reader, as http.client asks a socket for one."""
+        return self.fp
+
+    def buffered(self):
+        """Whether the reader holds bytes not read yet (a reply's bytes are all read when it has been read whole)."""
+        self.raw.polling = True
+        try:
+            return bool(self.fp.peek(1))
+        except (OSError, ValueError):
+            return True
+        finally:
+            self.raw.polling = False
+
+    def idle(self):
+        """True when nothing is waiting on the connection: no byte past the last reply, buffered or arrived since,
+        and the service has not closed it."""
+        return not self.buffered() and not self.raw.ended
+
+    def secured(self, context, hostname, verify, deadline):
+        """This connection's socket wrapped in TLS (SNI ``hostname``): the handshake within the deadline, then the
+        certificate's name matched by urllib3 (no common-name fallback); a new Connection over it."""
+        tls = context.wrap_socket(self.sock, server_hostname=hostname, do_handshake_on_connect=False)
+        try:
+            tls.setblocking(False)
+            while not _handshaken(tls, deadline):  # each wait given what is left of the deadline
+                pass
+            tls.settimeout(_left(deadline))
+            if verify is not False:
+                check_name(tls.getpeercert(), hostname)
+        except BaseException:
+            tls.close()
+            raise
+        return Connection(tls)
+
+    def close(self):
+        self.fp.shut()
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def _handshaken(tls, deadline):
+    """One step of a non-blocking TLS handshake: True once done, else False after waiting (at most until
+    ``deadline``) for the socket to be ready for the next step; a handshake that drips in ends at the deadline."""
+    try:
+        tls.do_handshake()
+        return True
+    except ssl.SSLWantReadError:
+        ready = select.select([tls], [], [], _left(deadline))[0]
+    except ssl.SSLWantWriteError:
+        ready = select.select([], [tls], [], _left(deadline))[1]
+    if not ready:
+        raise socket.timeout("timed out")
+    return False
+
+
+class _Reader(io.BufferedReader):
+    """The connection's buffered reader. http.client closes its reader once a reply is read whole: here that keeps
+    the reader (and what it holds past the reply) for the connection; ``shut`` closes it."""
+
+    def close(self):
+        pass
+
+    def flush(self):  # (http.client's reply flushes its reader as it is collected, the connection long closed)
+        pass
+
+    def shut(self):
+        try:
+            super(_Reader, self).close()
+        except (OSError, ValueError):
+            pass
+
+
+class _Deadlined(io.RawIOBase):
+    """A socket read against a deadline (time.monotonic): each read's timeout is what is left of it. ``polling``:
+    a read that takes only what has already arrived (None when nothing has); ``ended``: the service closed the
+    connection; ``received``: the bytes read since the last request was sent."""
+
+    def __init__(self, sock):
+        super(_Deadlined, self).__init__()
+        self.sock, self.deadline = sock, 0.0
+        self.polling, self.ended, self.received = False, False, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        sock = self.sock
+        if self.polling:
+            if not select.select([sock], [], [], 0)[0] and not getattr(sock, "pending", lambda: 0)():
+                return None
+            sock.settimeout(0)
+            try:
+                count = sock.recv_into(buffer)
+            except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+                return None
+            except OSError:
+                self.ended = True
+                return 0
+        else:
+            sock.settimeout(_left(self.deadline))
+            count = sock.recv_into(buffer)
+        if not count:
+            self.ended = True
+        self.received += count
+        return count
+
+
+class _CookiePolicy(http.cookiejar.DefaultCookiePolicy):
+    """The standard library's policy, bounded: a cookie is kept only while the jar holds fewer than MAX_COOKIES
+    whose Cookie line stays within MAX_COOKIE_LINE, when its name and value are at most MAX_COOKIE_BYTES long and
+    hold no control character (it would be sent back raw in the Cookie line)."""
+
+    def __init__(self, jar=None):
+        super(_CookiePolicy, self).__init__()
+        self.jar = jar
+
+    def set_ok(self, cookie, request):
+        text = (cookie.name or "") + (cookie.value or "")
+        if len(text) > MAX_COOKIE_BYTES or any(ord(char) < 32 or ord(char) == 127 for char in text):
+            return False
+        kept = list(self.jar)
+        if (
+            len(kept) >= MAX_COOKIES
+            or sum(len(c.name) + len(c.value or "") + 3 for c in kept) + len(text) > MAX_COOKIE_LINE
+        ):
+            return False
+        return super(_CookiePolicy, self).set_ok(cookie, request)
+
+
+def check_name(certificate, hostname):
+    """Raise ssl.CertificateError unless ``certificate`` (as getpeercert gives it) is for ``hostname``, as urllib3
+    matches it (subjectAltName only: a certificate with a common name alone is for no name). The error carries
+    the names the certificate is for (``nac_names``)."""
+    names = [value for kind, value in certificate.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
+    try:
+        if not names:
+            raise CertificateError("no appropriate subjectAltName fields were found")
+        match_hostname(certificate, hostname)
+    except CertificateError as exc:
+        error = ssl.SSLCertVerificationError(
+            1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, %s" % exc
+        )
+        error.nac_names = names  # [] for a certificate with a common name alone
+        raise error from None
+
+
+def tls_context(verify):
+    """The TLS context of ``verify`` as requests reads it, made as urllib3 makes it (TLS 1.2 at least): True, the
+    CA bundle requests ships (certifi); a path, that bundle (a file) or directory of certificates; False, no
+    verification. The certificate's name is matched after the handshake (check_name), on the same connection."""
+    context = create_urllib3_context()
+    context.check_hostname = False
+    if verify is False:
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    context.verify_mode = ssl.CERT_REQUIRED
+    where = DEFAULT_CA_BUNDLE_PATH if verify is True else verify
+    try:
+        context.load_verify_locations(**{"capath" if os.path.isdir(where) else "cafile": where})
+    except (OSError, ssl.SSLError, ValueError) as error:
+        raise ValueError(
+            "The CA bundle %s (ca_path, else REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE) cannot be read: %s" % (where, error)
+        ) from None
+    return context

@@ -1,0 +1,158 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
+statuses retried, jittered backoff, ``Retry-After``, and what a requests exception tells of the service
+(never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
+once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import email.utils
+import random
+import re
+import time
+
+try:
+    import requests
+except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    requests = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    PROXY_AUTH,
+    REFUSED,
+    TLS_PORT,
+    UNRESOLVED,
+)
+
+RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
+WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
+RETRY_AFTER_CAP = 30.0
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 10.0
+RATE_LIMIT_PATIENCE = 300.0  # seconds one request may be paused by its own refusals in all, its retries untouched
+REFUSAL_STATUS = frozenset((429, 503))  # a rate limit's refusals, of reads and writes alike
+REFUSAL_PAUSE = 1.0  # a refusal without a usable Retry-After pauses this long, until the requests are paced
+UNSAID = 0.0  # refusal(): no usable Retry-After
+REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
+
+
+def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
+    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
+    ceiling = min(cap, base * (2 ** (attempt - 1)))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def refusal(status, headers):
+    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
+    ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
+    no usable one (scheduler.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
+    outcome policy looks it up in the list first (apply.py)."""
+    if status not in REFUSAL_STATUS:
+        return None
+    seconds = retry_after(headers.get("Retry-After"))
+    return UNSAID if seconds is None else max(REFUSAL_FLOOR, seconds)
+
+
+def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if re.match(r"^[0-9]+$", value):
+        return min(float(value), cap)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), cap)
+
+
+def never_sent(exc):
+    """True when the exchange failed before any byte of the request was written (the connection never made, the
+    proxy's tunnel refused): a fact the wire sets on the exception (framing.failure's ``nac_sent``), never read from
+    its words. An exception without it may have been sent."""
+    return getattr(exc, "nac_sent", True) is False
+
+
+def cause(exc):
+    """What the wire knows of a failure's cause (framing.REFUSED, UNRESOLVED, ...), or None."""
+    return getattr(exc, "nac_cause", None)
+
+
+def final(exc):
+    """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
+    http:// request to a port where the service speaks TLS."""
+    return isinstance(exc, requests.exceptions.SSLError) or cause(exc) in (PROXY_AUTH, TLS_PORT)
+
+
+def broke_unanswered(exc):
+    """True when an exchange failed before any byte of its reply came (``nac_replied``, set by connections.Wire on the
+    requests exception of a failed exchange): what a kept-alive connection the server was closing does."""
+    return isinstance(exc, requests.exceptions.ConnectionError) and not getattr(exc, "nac_replied", False)
+
+
+def unreachable(exc):
+    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
+    refused or timed out, a name not resolved, no reply. unreachable.Outage decides whether it is an outage."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connections time out"
+    if isinstance(exc, requests.exceptions.ConnectionError) and never_sent(exc) and not final(exc):
+        reason = connect_reason(exc)
+        return "connection refused" if cause(exc) == REFUSED else reason
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "no reply"
+    return None
+
+
+def connect_reason(exc, secrets=()):
+    """Why a connection could not be made, from the failure's cause (its text quoted, masked, when none is known)."""
+    known = {
+        UNRESOLVED: "the host name could not be resolved",
+        REFUSED: "connection refused (is the service running and the port right?)",
+        PROXY_AUTH: "the proxy refused the credentials (407 Proxy Authentication Required): check the user and "
+        "password in the proxy's URL (HTTPS_PROXY / HTTP_PROXY)",
+    }.get(cause(exc))
+    return known or excerpt(str(exc), 200, secrets)
+
+
+def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
+    """What a failed exchange (``exc``, a requests exception, of ``method path`` to the service at ``url``) says,
+    and whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is
+    quoted with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
+    exceptions = requests.exceptions
+    if isinstance(exc, exceptions.SSLError):
+        return tls_failure(exc, url, base_url, verify, timeout), False
+    if isinstance(exc, exceptions.ConnectTimeout):
+        return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
+    if isinstance(exc, exceptions.Timeout):
+        return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
+    if isinstance(exc, exceptions.ProxyError) and never_sent(exc):  # the tunnel or proxy: nothing reached the service
+        reason = connect_reason(exc, secrets)
+        return "Could not connect to the NAC API at %s through the proxy: %s" % (url, reason), False
+    if isinstance(exc, exceptions.ConnectionError) and never_sent(exc):
+        return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc, secrets)), False
+    if cause(exc) == TLS_PORT:
+        text = "The NAC API at %s answered %s %s with TLS: the service speaks TLS on that port (try https://)" % (
+            url,
+            method,
+            path,
+        )
+        return text, False
+    if isinstance(exc, exceptions.ConnectionError):
+        text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
+            url,
+            method,
+            path,
+            excerpt(str(exc), 200, secrets),
+        )
+        return text, True
+    return "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, secrets)), False

@@ -1,0 +1,328 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The request engine (no Ansible imports): many requests at once, driven by completions, and a rate limit ridden
+out by all of a client's senders together.
+
+``ordered_map(function, items, workers)`` runs ``function`` on ``workers`` threads: a thread takes the next item as
+soon as it finished its last one, whatever the others are doing, and the results are yielded in the items' order
+(a slow item holds back only the yielding, never the other threads, up to ``WINDOW_PER_WORKER`` items a thread
+ahead of the consumer, which keeps memory flat).
+
+``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (every
+``429`` and ``503``: retry_policy.refusal) pauses every sender of the client until the time it names (one shared pause),
+and from the first refusal on the requests are paced by rate: below the rate the service admitted just before
+it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is refused,
+the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst, "Retries
+and outcomes") says how long a request may be refused.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+import itertools
+import threading
+import time
+
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_FLOOR,
+    REFUSAL_PAUSE,
+    UNSAID,
+    refusal,
+)
+
+RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last Throttle.WINDOW seconds count)
+WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
+
+
+class Throttle:
+    """The shared pause and the pace of one client's requests (thread-safe); ``clock`` (monotonic) and ``sleep``
+    are the transport's.
+
+    Until the first refusal nothing is held back. A refusal pauses every sender: until its Retry-After, else for
+    REFUSAL_PAUSE before the requests are paced and REFUSAL_FLOOR once they are (a pace a little too fast needs no
+    long pause to be corrected). The first refusal of a pause sets the pace once the pause is over, from the
+    requests admitted that were sent in the ``WINDOW`` seconds before the refused one: their count over the
+    ``WINDOW`` (a limiter that admitted ten and then refused everything admits ten a window), at most the pace
+    refused, times BELOW; each further refusal again (multiplicative decrease). The task's first refusal, when it
+    names no Retry-After, is read as the rate they were admitted at instead: their count over the time they were
+    sent in, at least a request's time (a limiter that admits one of eight requests sent at once admits one a round
+    trip). Nothing admitted: the pace refused, times BELOW (not paced until something is).
+
+    While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (at least
+    a ``WINDOW``) as long as no pace was refused, then by PROBE_STEP after PROBE_PAUSES of those pauses (at least
+    10 s): the longer the pauses asked, the more slowly. The pace starts the requests ``gap`` seconds apart; as
+    many may be in flight as the callers' concurrency allows."""
+
+    WINDOW = 1.0  # seconds of admitted requests that tell the rate the service admits
+    BELOW = 0.9  # a refusal sets the pace this much below the rate admitted (each further one: again)
+    PROBE_FAST = 2.0  # until a pace is refused, it is probed this much faster after a pause's time
+    HALVING_PAUSES = 5  # then halfway to the pace refused after this many pauses' time (at least 2 s)
+    PROBE_STEP = 1.03  # and once there, this much faster ...
+    PROBE_PAUSES = 30  # ... after this many pauses' time without a refusal (at least 10 s)
+    MIN_RATE = 0.1  # requests a second: the slowest pace
+    SLICE = 0.2  # seconds a request waiting for its start sleeps at most before it looks at the pace again
+    USED = 0.8  # a pace is probed faster only once this share of its starts were taken since it last changed
+
+    def __init__(self, clock=time.monotonic, sleep=time.sleep):
+        self._clock, self._sleep = clock, sleep
+        self._lock = threading.Lock()
+        self.resume_at = 0.0  # no request is sent before this clock time
+        self.refusals = 0  # refusals waited out (each request was sent again after the pause)
+        self.rate = None  # requests a second once paced (None: not paced)
+        self.gap = 0.0  # seconds between two requests' starts once paced (0: not paced)
+        self.refused_rate = None  # the pace of the last refusal (None: refused before any pace)
+        self.good_rate = None  # the fastest pace that held a whole probe period without a refusal since
+        self._next_start = 0.0  # the clock time the next request may start at, when paced
+        self._probe_at = 0.0  # the pace is probed faster at this clock time
+        self._asked = REFUSAL_PAUSE  # seconds the last refusal paused for
+        self._unsaid = False  # the last refusal named no Retry-After
+        self._refused_sent = None  # when the first refused request of the pause was sent: the pace is set at its end
+        self._first_sent = None  # when the task's first request was sent
+        self._changed = None  # when the pace last changed (or the last pause ended)
+        self._epoch = 0  # counts the paces set (and the pauses begun): a start given at an older one is taken again
+        self._started = self._started_then = 0  # requests started at the pace in all, and when it last changed
+        self._admitted = collections.deque(maxlen=RECENT)  # send times of requests answered (in answer order)
+        self._took = None  # a request's time, smoothed
+        # Until the first refusal nothing is held back and no lock is taken: a request is only counted in and out
+        # (a count's next() needs no lock). 32 threads taking a lock for every request cost 7 us of CPU a request.
+        self._entered = itertools.count()
+        self._calm = True  # never refused: nothing to wait for
+
+    def enter(self):
+        """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
+        if self._calm:
+            if self._first_sent is None:
+                self._first_sent = self._clock()
+            next(self._entered)
+            return
+        # slot: the pace (epoch) this request was given its start at; mark: the time it has slept to (a clock that
+        # sleeping does not move, as in the tests, still moves on for it)
+        slept_to, slot, start, mark = None, None, 0.0, None
+        while True:
+            with self._lock:
+                now, until = self._clock(), self.resume_at
+                now = now if mark is None else max(now, mark)
+                if until == slept_to or until <= now:  # no pause on (or the one slept is over)
+                    if slot != self._epoch:  # no start yet, or the pace changed since: a start at this pace
+                        if self._refused_sent is not None:
+                            self._set_pace(max(now, until))
+                        start, slot = self._paced(max(now, until)), self._epoch
+                    if start <= now:
+                        self._started += 1
+                        return
+                    wait = min(start - now, self.SLICE)  # a new pace meanwhile re-spaces the requests waiting
+                else:
+                    wait = until - now
+            self._sleep(wait)
+            slept_to, mark = until, now + wait
+
+    def _paced(self, now):
+        """The clock time this request may start at (lock held): now while not paced; probed faster when due."""
+        if not self.gap:
+            return now
+        if (
+            now >= self._probe_at
+            and self._started - self._started_then >= self.USED * (now - self._changed) * self.rate
+        ):
+            self._probe(now)  # (only a pace the requests kept up with: not one that requests waiting hid)
+        start = max(now, self._next_start)
+        self._next_start = start + self.gap
+        return start
+
+    def send(self, send, *args):
+        """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
+        that raises leaves the gate here; a reply is told to ``answered``."""
+        self.enter()
+        started = self._clock()
+        try:
+            return send(*args), started
+        except BaseException:
+            self.leave()
+            raise
+
+    def answered(self, reply, started, paused):
+        """The reply of a request sent at ``started`` leaves the gate. True when it is a refusal to wait out
+        (retry_policy.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
+        request's refusals so far, as long as they stay within RATE_LIMIT_PATIENCE; False for any other reply, or
+        a refusal past that (retried as the policy says)."""
+        asked = refusal(reply.status_code, reply.headers)
+        if asked is not None:
+            pause = self.pause(asked)
+            if sum(paused) + pause <= RATE_LIMIT_PATIENCE:
+                self.leave(refused_for=asked, started=started)
+                paused.append(pause)
+                return True
+        self.leave(took=self._clock() - started)
+        return False
+
+    def pause(self, asked):
+        """The seconds a refusal asking ``asked`` pauses for (UNSAID: no Retry-After)."""
+        if asked != UNSAID:
+            return asked
+        return REFUSAL_FLOOR if self.gap else REFUSAL_PAUSE
+
+    def leave(self, refused_for=None, took=None, started=None):
+        """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
+        Retry-After; every sender pauses), or answered in ``took`` seconds (None: it failed without a reply)."""
+        now = self._clock()
+        if refused_for is None:
+            if took is not None:
+                self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
+                self._admitted.append(now - took)
+            return
+        with self._lock:
+            self._calm = False
+            self.refusals += 1
+            started = now if started is None else started
+            if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
+                self._epoch += 1
+                self._refused_sent = started
+                self.refused_rate = self.rate
+                if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
+                    self.good_rate = None  # a pace that held was refused: the service admits less now
+                self._unsaid = refused_for == UNSAID
+                self._asked = self.pause(refused_for)
+            self.resume_at = max(self.resume_at, now + self.pause(refused_for))
+
+    def _set_pace(self, now):
+        """The pause is over: the pace from the requests admitted before the refused one (lock held)."""
+        sent, changed = self._refused_sent, self._changed or self._first_sent
+        self._refused_sent, self._changed = None, now
+        if self._unsaid:  # no Retry-After: the rate admitted since the pace last changed (at least a request's time)
+            since = max(sent - self.WINDOW, changed if changed is not None else sent)
+            span = max(sent - since, self._took or 0.0, 1e-3)
+        else:  # a pause asked: what the whole window admitted (a penalty box's count is its limit)
+            since, span = sent - self.WINDOW, self.WINDOW
+        admitted = sum(1 for at in list(self._admitted) if since <= at < sent)
+        if admitted:
+            rate = admitted / span
+            if self.refused_rate is not None:
+                rate = min(rate, self.refused_rate)
+        elif self.refused_rate is not None:
+            rate = self.refused_rate
+        else:
+            return  # nothing admitted yet: not paced until a refusal tells a rate
+        self.rate = max(rate * self.BELOW, self.good_rate or 0.0, self.MIN_RATE)
+        self.gap = 1.0 / self.rate
+        self._next_start = now
+        self._probe_at = now + self._probe_period()
+        self._started_then, self._epoch = self._started, self._epoch + 1
+
+    def _probe_period(self):
+        if self.refused_rate is None:  # doubling
+            return max(self.WINDOW, self._asked)
+        if self.rate * self.PROBE_STEP < self.refused_rate:  # halfway to the pace refused
+            return max(2 * self.WINDOW, self.HALVING_PAUSES * self._asked)
+        return max(10.0, self.PROBE_PAUSES * self._asked)
+
+    def _probe(self, now):
+        """Nothing refused for a probe period at this pace: it held (``good_rate``); a faster one (lock held):
+        doubled until a pace is refused, then halfway to the pace refused, then PROBE_STEP beyond it."""
+        self.good_rate = self.rate
+        if self.refused_rate is None:
+            self.rate *= self.PROBE_FAST
+        else:
+            self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self.refused_rate) / 2.0)
+        self.gap = 1.0 / self.rate
+        self._probe_at = now + self._probe_period()
+        self._changed, self._started_then = now, self._started
+        self._next_start, self._epoch = now, self._epoch + 1
+
+
+def ordered_map(function, items, workers):
+    """``map(function, items)`` on up to ``workers`` threads, driven by completions, yielding in the items' order.
+
+    Items are taken lazily (never more than ``WINDOW_PER_WORKER * workers`` ahead of the consumer). When a call
+    raises, no new item is started and the exception propagates; when the consumer stops early, the threads end
+    after their current item."""
+    return _OrderedMap(function, iter(items), workers).results()
+
+
+class _OrderedMap:
+    def __init__(self, function, items, workers):
+        self.function, self.items, self.workers = function, items, max(1, workers)
+        self.ahead = WINDOW_PER_WORKER * self.workers
+        self.lock = threading.Lock()
+        self.ready = threading.Condition(self.lock)  # the consumer: the next result in order has come
+        self.room = threading.Condition(self.lock)  # the threads: the consumer took a result
+        self.done = {}
+        self.taken = self.yielded = 0
+        self.over = False  # items exhausted, or stopped
+        self.failure = None
+        self.threads = []
+
+    def _spawn(self):
+        thread = threading.Thread(target=self._work, name="nac-worker-%d" % len(self.threads), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _take(self):
+        """(index, item) of the next item, or None when there is none to take (lock held)."""
+        while not self.over and self.taken - self.yielded >= self.ahead:
+            self.room.wait()
+        if self.over:
+            return None
+        try:
+            item = next(self.items)
+        except StopIteration:
+            self._end()
+            return None
+        except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
+            self._end(exc)
+            return None
+        self.taken += 1
+        if len(self.threads) < self.workers and self.taken >= len(self.threads):
+            self._spawn()  # one thread more while every thread has an item: never more threads than items
+        return self.taken - 1, item
+
+    def _end(self, failure=None):
+        if failure is not None and self.failure is None:
+            self.failure = failure
+        self.over = True
+        self.ready.notify_all()
+        self.room.notify_all()
+
+    def _work(self):
+        while True:
+            with self.lock:
+                taken = self._take()
+            if taken is None:
+                return
+            index, item = taken
+            try:
+                result = self.function(item)
+            except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
+                with self.lock:
+                    self._end(exc)
+                return
+            with self.lock:
+                self.done[index] = result
+                if index == self.yielded:
+                    self.ready.notify()
+
+    def results(self):
+        with self.lock:
+            self._spawn()
+        try:
+            while True:
+                with self.lock:
+                    while self.failure is None and self.yielded not in self.done:
+                        if self.over and self.yielded >= self.taken:
+                            return
+                        self.ready.wait()
+                    if self.failure is not None:
+                        raise self.failure
+                    result = self.done.pop(self.yielded)
+                    self.yielded += 1
+                    self.room.notify()
+                yield result
+        finally:
+            with self.lock:
+                self._end()
+            for thread in self.threads:
+                if thread is not threading.current_thread():
+                    thread.join()

@@ -1,0 +1,348 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (connections.py, HTTP/1.1 over
+the standard library's, with the environment's settings as requests reads them), authentication, retries with
+backoff and ``Retry-After``, a reply read against a deadline and a size limit, and transport failures turned into
+NacConnectionError. ``exchange`` returns what was read (reply.Reply),
+whatever its status; what a status means for this API is client.py's alone (NacClient.request).
+
+Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
+of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import io
+import threading
+import time
+import traceback
+
+try:
+    import requests
+except ImportError:
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = traceback.format_exc()
+else:
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    NacConfigError,
+    NacConnectionError,
+    NacResponseError,
+    ReadOnlyViolation,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import (
+    authorization,
+    hidden_forms,
+    strip_userinfo,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
+    CONNECTION_DEFAULTS as DEFAULTS,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
+    MAX_CONCURRENCY,
+    MAX_RETRIES_CAP,
+    boolean,
+    check_connection,
+    check_unreachable_timeout,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.http.connections import Wire
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import TooLarge
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    RETRYABLE_STATUS,
+    WRITE_RETRYABLE_STATUS,
+    backoff,
+    broke_unanswered,
+    connection_failure,
+    final,
+    retry_after,
+    unreachable,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
+from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import RECOVERED, Outage, Unreachable
+
+MIB = 1024 * 1024
+USER_AGENT = "netaccess.nac-ansible-collection"
+PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
+
+
+class Transport:
+    """Requests to the NAC service, retried as the policy says; ``read_only`` refuses writes locally.
+
+    Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
+    ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
+    sending and receiving the complete reply. The connection options (options.CONNECTION_OPTIONS) are given
+    by name; one not given is its record's default.
+    """
+
+    def __init__(
+        self, api_url, pool_size=16, read_only=False, should_stop=None, sleep=time.sleep, clock=time.monotonic, **given
+    ):
+        if not HAS_REQUESTS:
+            raise NacConfigError("the Python library 'requests' is required")
+        check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
+        option = dict(DEFAULTS, **given)
+        api_key, username, password = option["api_key"], option["username"], option["password"]
+        timeout, max_retries, ca_path = option["timeout"], option["max_retries"], option["ca_path"]
+        validate_certs = boolean(option["validate_certs"], "validate_certs")
+        self.base_url = api_url.rstrip("/")
+        self.display_url = strip_userinfo(self.base_url)
+        self.timeout = timeout
+        self.max_retries = min(max_retries, MAX_RETRIES_CAP)
+        self.max_reply_mb = option["max_reply_mb"]  # the size limit of one reply's body, in MiB (as decoded)
+        self.max_list_items = option["max_list_items"]  # the items of one list, all its pages together, at most
+        self.max_list_mb = option["max_list_mb"]  # the size limit of one list's bodies, all its pages together, in MiB
+        # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
+        self.should_stop = should_stop
+        self.read_only = read_only
+        self.throttle = Throttle(clock, sleep)  # every request passes it: one pause for all after a refusal
+        self._fresh_writes = False  # writes go out on new connections (a reused one broke under a write)
+        self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
+        self._sleep = sleep
+        # A service that stops answering mid-task is waited for, by all the client's threads at once (unreachable.py).
+        self._outage = Outage(
+            check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
+        )
+        header = authorization(api_key, username, password)
+        # The client's own verify (the insecure-TLS warning is the entry point's, once: options.INSECURE_TLS).
+        self.verify = (ca_path or True) if validate_certs else False
+        # Sent with every request; the credential is the one given, never a ~/.netrc entry.
+        headers = [
+            ("User-Agent", USER_AGENT),
+            ("Accept-Encoding", "gzip, deflate"),
+            ("Accept", "application/json"),
+            ("Connection", "keep-alive"),
+            ("Authorization", header),
+        ]
+        if option["tenant"]:
+            headers.append(("X-Tenant", option["tenant"]))
+        # What requests merges from the environment into a request (Session.request): the proxies (HTTP(S)_PROXY,
+        # NO_PROXY) and, where verification is left at its default, REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE. They
+        # depend on the URL's scheme and host alone, so they are merged once, here, not read per request.
+        merger = requests.Session()
+        settings = merger.merge_environment_settings(self.base_url + "/", {}, True, self.verify, None)
+        merger.close()
+        # Every form of the credentials: the key, the password and the Basic token, and a proxy's password and token.
+        proxies = (settings.get("proxies") or {}).values()
+        self._secrets = hidden_forms((api_key, password), basic=[(username, password)], proxies=proxies)
+        try:
+            self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
+        except (requests.exceptions.RequestException, ValueError) as exc:  # a CA bundle, a proxy that cannot be used
+            raise self.scrubbed(NacConfigError(str(exc))) from None
+
+    @property
+    def secrets(self):
+        """Every form of the client's credentials (masking.hidden_forms): what a message quoting the server masks
+        before it cuts or collapses the server's text (server_text.excerpt)."""
+        return self._secrets
+
+    @property
+    def succeeded(self):
+        """Whether any request of this client has had a successful (2xx) reply."""
+        return self._succeeded.is_set()
+
+    def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
+        """Send one request, retried as the policy says; return the last reply read (a reply.Reply, whatever its
+        status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
+        arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
+        be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that is less
+        than max_reply_mb.
+
+        A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
+        was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
+        reached at all, the request waits for it (unreachable.py) without spending its retries."""
+        if write and self.read_only:
+            raise ReadOnlyViolation(
+                "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
+                method=method,
+                path=path,
+            )
+        retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
+        attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
+        fresh = write and self._fresh_writes  # once reused connections broke under writes, writes take new ones
+        while True:
+            delay = None
+            last = attempt >= self.max_retries
+            sent_at = self._waited(self._outage.before_send, method, path, sent=False)
+            try:
+                reply, started = self.throttle.send(self._send, method, path, body, decoder, limit, fresh)
+            except requests.exceptions.RequestException as exc:
+                error = self.connection_error(method, path, exc)
+                if write and broke_unanswered(exc):  # its next attempt goes out on a new connection
+                    fresh = True  # (whether it was processed stays the list's to decide)
+                    if getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
+                        self._fresh_writes = True
+                if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
+                    raise error from None
+                waited = self._wait_out(exc, error, sent_at, method, path)
+                if waited == RECOVERED or (waited and not error.outcome_unknown):
+                    continue  # the service answers again: send it (again) at once, the retries untouched
+                if last:
+                    raise error from None
+            else:
+                self._outage.answered()
+                if self.throttle.answered(reply, started, paused):  # refused: all paused, sent again, no retry
+                    if not (write and reply.status_code == 503):
+                        continue
+                    reply.refused = True  # a write refused with 503: looked up in the list, then sent again (apply)
+                    return reply
+                if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
+                    self._succeeded.set()
+                if reply.status_code not in retryable or last:
+                    reply.attempts = attempt + 1
+                    return reply
+                delay = retry_after(reply.headers.get("Retry-After"))
+            attempt += 1
+            self._sleep(delay if delay is not None else backoff(attempt))
+
+    def limit_waiting(self, seconds, why):
+        """A context in which waiting for an unreachable service ends once nothing has answered for
+        ``seconds`` (``why``: what that limit is, for messages); see unreachable.Outage.limit_waiting."""
+        return self._outage.limit_waiting(seconds, why)
+
+    def _wait_out(self, exc, error, sent_at, method, path):
+        """After a failed attempt: when it shows the service unreachable, wait for the service (unreachable.py).
+        None when there is nothing to wait out, else what the wait ended with (unreachable.UP or RECOVERED)."""
+        reason = unreachable(exc)
+        if reason is None:
+            return None
+        return self._waited(self._outage.after_failure, method, path, error.outcome_unknown, reason, sent_at)
+
+    def _waited(self, wait, method, path, sent, *args):
+        """``wait(*args)``, an Unreachable turned into the NacConnectionError of ``method path`` (``sent``: the
+        attempt was sent and failed, else it never was)."""
+        try:
+            return wait(*args)
+        except Unreachable as gone:
+            seconds = ("%.0f" if gone.seconds >= 10 else "%.1f") % gone.seconds
+            text = "The NAC API at %s could not be reached for %s s (%s): %s %s %s, as %s. See %s." % (
+                self.display_url,
+                seconds,
+                gone.reason,
+                method,
+                path,
+                "got no reply" if sent else "was not sent",
+                gone.limit,
+                "'Retries and outcomes' in the API guide",
+            )
+            failure = NacConnectionError(text, outcome_unknown=sent, method=method, path=path, url=self.display_url)
+            raise self.scrubbed(failure) from None
+
+    def _probe(self, timeout):
+        """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
+        status; a TLS failure is an answer too), else why it could not be reached."""
+        try:
+            self.wire.probe(PROBE_PATH, timeout)
+        except requests.exceptions.SSLError:
+            return None
+        except requests.exceptions.RequestException as exc:
+            return unreachable(exc) or "the connection broke off"
+        return None
+
+    def _send(self, method, path, body, decoder=None, list_limit=None, fresh=False):
+        """One exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read
+        as it arrives, each read given only what is left of the deadline, so that a reply that drips in slowly ends as
+        a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not followed (a
+        POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or, for a
+        list that ``decoder`` read as it arrived, its items.
+
+        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
+        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried).
+        ``fresh``: on a new connection, never an idle one."""
+        deadline = time.monotonic() + self.timeout
+        limit, why = self.max_reply_mb * MIB, None
+        if list_limit is not None and list_limit[0] < limit:
+            limit, why = list_limit
+        answer = self.wire.send(method, path, body, deadline, fresh=fresh)
+        announced = (answer.headers.get("Content-Length") or "").strip()
+        if announced.isdigit() and announced.isascii() and int(announced) > limit:
+            answer.close()
+            raise self._too_large(method, path, "is %s bytes long (Content-Length)" % announced, "it was not read", why)
+        content = io.BytesIO()  # grown in place, then handed over without a copy (getvalue)
+        # A list read with a decoder is decoded as it arrives, its body and text never held whole.
+        streamed = decoder.reader(answer) if decoder is not None and method == "GET" else None
+        size = 0
+        try:
+            for chunk in answer.chunks(deadline, limit):
+                size += len(chunk)
+                if size > limit:
+                    answer.close()
+                    raise TooLarge()
+                content.write(chunk if streamed is None else streamed.feed(chunk))
+        except TooLarge:  # decoded, or as it came on the wire (compressed)
+            grew = "grew past the limit as it arrived"
+            raise self._too_large(method, path, grew, "reading stopped there", why) from None
+        if streamed is not None:
+            content.write(streamed.finish())
+            streamed = streamed if streamed.streaming else None  # its items, for ``decoded``
+        # getvalue: the body as read, without a copy; size: its bytes as read (decoded), towards a list's max_list_mb
+        return Reply(answer, content.getvalue(), streamed, size=size)
+
+    def _too_large(self, method, path, what, done, why=None):
+        """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
+        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a
+        creation is then looked for in the list, never re-sent blindly."""
+        allows = why or "max_reply_mb allows %d MiB for one reply" % self.max_reply_mb
+        raise_it = "raise max_list_mb (or NAC_MAX_LIST_MB)" if why else "raise max_reply_mb (or NAC_MAX_REPLY_MB)"
+        return self.scrubbed(
+            NacResponseError(
+                "%s %s: the reply %s, and %s: %s. If the service really sends %s, %s."
+                % (method, path, what, allows, done, "lists this large" if why else "replies this large", raise_it),
+                method=method,
+                path=path,
+                url=self.display_url,
+                outcome_unknown=method not in ("GET", "HEAD"),
+            )
+        )
+
+    def decoded(self, method, path, reply, write=False, decoder=None):
+        """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
+        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
+        NacResponseError, but for a write (its reply body is not documented: None, and the caller re-reads)."""
+        streamed = reply.items  # a list decoded as it arrived (device_list.ArrayReader)
+        if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
+            return None
+        try:
+            if streamed is not None:
+                return streamed.result()
+            return decode_json(reply) if decoder is None else decoder.decode(reply)
+        except ValueError:
+            if write:
+                return None
+            raise self.scrubbed(
+                NacResponseError(
+                    "%s %s: expected a JSON reply but got %s: %r"
+                    % (
+                        method,
+                        path,
+                        reply.headers.get("Content-Type", "no content type"),
+                        excerpt(reply.text if streamed is None else streamed.head, secrets=self._secrets),
+                    ),
+                    method=method,
+                    path=path,
+                    status=reply.status_code,
+                    url=self.display_url,
+                )
+            ) from None
+
+    def connection_error(self, method, path, exc):
+        """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
+        request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
+        url = self.display_url
+        text, unknown = connection_failure(
+            exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
+        )
+        return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
+
+    def scrubbed(self, error):
+        """Belt and braces: every credential, in every form (masking.hidden_forms), masked in an error."""
+        return error.masked(self._secrets)
+
+    def close(self):
+        self.wire.close()

@@ -1,0 +1,403 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Paginated lists (no Ansible imports): reading RFC 8288 ``Link`` headers, where a next page may be fetched
+from, and every other sign that a reply holds only part of a list.
+
+The API guide says nothing of pagination (section 4.2: "not shown"). A server that pages its lists anyway
+must not make the collection act on part of a list: client.NacClient follows ``rel="next"`` links (same
+origin as ``api_url`` and under its path, at most MAX_PAGES pages, never a page twice) and fails, naming
+the sign, on any other sign of a partial reply (``partial_sign``). What the client does is stated in the
+API guide, docs/docsite/rst/api.rst, section "Pagination and reply sizes".
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+import string
+from urllib.parse import unquote, urljoin, urlsplit
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
+
+MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
+SHOWN_LEN = 80  # characters of a header's value that a message quotes
+JSON_HEADER_LEN = 4096  # a JSON header (X-Pagination) longer than this is not read
+JSON_HEADER_DEPTH = 8  # nor one nested deeper than this: no decoder recurses on a server's header
+DEFAULT_PORTS = {"http": 80, "https": 443}
+UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+ESCAPED = re.compile("%([0-9A-Fa-f]{2})")
+
+# Headers that state how many records (or pages) the whole list has, as servers commonly name them.
+COUNT_HEADERS = ("X-Total-Count", "X-Pagination-Total-Count", "X-Total", "X-Total-Items", "X-Total-Results")
+PAGE_COUNT_HEADERS = ("X-Pagination-Page-Count", "X-Total-Pages", "X-Pagination-Total-Pages", "X-Page-Count")
+NEXT_HEADERS = ("X-Next-Page", "X-Pagination-Next-Page", "X-Next")
+# Keys of a JSON object that wraps one page of a list ({"items": [...], "next": ...}).
+ENVELOPE_KEYS = (
+    "next",
+    "items",
+    "results",
+    "data",
+    "records",
+    "devices",
+    "intents",
+    "total",
+    "count",
+    "page",
+    "pages",
+    "links",
+    "_links",
+    "cursor",
+    "offset",
+    "limit",
+    "has_more",
+)
+TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:([0-9]{1,20})-([0-9]{1,20})|\*)\s*/\s*([0-9]{1,20}|\*)\s*$")
+
+
+class Page(list):
+    """The JSON array of one reply, with the reply's ``headers``, the ``url`` it was read from and its body's
+    ``size`` in bytes (as decoded)."""
+
+    def __init__(self, items, headers, url, size=0):
+        super(Page, self).__init__(items)
+        self.headers = headers
+        self.url = url
+        self.size = size
+
+
+class LinkError(ValueError):
+    """A Link header that does not follow RFC 8288's syntax (the text says where)."""
+
+
+def parse_links(value):
+    """[(target, {param: value})] of an RFC 8288 ``Link`` field value (several header fields joined with
+    ", " are one value). ``rel`` is a list of lower-case relation types (space-separated in one ``rel``;
+    only the first ``rel`` counts, as section 3.3 says). Raises LinkError at the first syntax error."""
+    links, index, end = [], 0, len(value)
+    while True:
+        index = _skip(value, index, " \t,")
+        if index >= end:
+            return links
+        if value[index] != "<":
+            raise LinkError("expected '<' at position %d" % (index + 1))
+        close = value.find(">", index)
+        if close < 0:
+            raise LinkError("no '>' after the '<' at position %d" % (index + 1))
+        target, params = value[index + 1 : close].strip(), {}
+        index = _skip(value, close + 1, " \t")
+        while index < end and value[index] == ";":
+            name, param, index = _param(value, _skip(value, index + 1, " \t"))
+            if name == "rel" and "rel" not in params:
+                params["rel"] = [kind.lower() for kind in param.split()]
+            elif name != "rel":
+                params.setdefault(name, param)
+            index = _skip(value, index, " \t")
+        if index < end and value[index] != ",":
+            raise LinkError("unexpected %r at position %d" % (value[index], index + 1))
+        links.append((target, params))
+
+
+def _skip(value, index, characters):
+    while index < len(value) and value[index] in characters:
+        index += 1
+    return index
+
+
+def _param(value, index):
+    """(name, value, index after it) of one link-param: token [ "=" ( token / quoted-string ) ]."""
+    found = TOKEN.match(value, index)
+    if not found:
+        raise LinkError("expected a parameter name at position %d" % (index + 1))
+    name, index = found.group(0).lower(), _skip(value, found.end(), " \t")
+    if index >= len(value) or value[index] != "=":
+        return name, "", index
+    index = _skip(value, index + 1, " \t")
+    if index < len(value) and value[index] == '"':
+        text, index = [], index + 1
+        while index < len(value) and value[index] != '"':
+            if value[index] == "\\" and index + 1 < len(value):
+                index += 1
+            text.append(value[index])
+            index += 1
+        if index >= len(value):
+            raise LinkError("a quoted string that does not end")
+        return name, "".join(text), index + 1
+    found = TOKEN.match(value, index)
+    if not found:
+        raise LinkError("expected the value of %r at position %d" % (name, index + 1))
+    return name, found.group(0), found.end()
+
+
+def next_links(headers, url):
+    """The absolute URLs that the ``Link`` header of a reply read from ``url`` names as ``rel="next"``,
+    each resolved against ``url`` (RFC 3986, section 5; RFC 8288, section 3.2), without fragment, in order,
+    each once. A link whose ``anchor`` names another resource than this reply is about that one: left out."""
+    value = headers.get("Link")
+    if not value:
+        return []
+    found = []
+    for target, params in parse_links(value):
+        anchor = params.get("anchor")
+        if "next" not in params.get("rel", ()) or anchor and urljoin(url, anchor).split("#")[0] != url.split("#")[0]:
+            continue
+        absolute = urljoin(url, target).split("#", 1)[0]
+        if absolute not in found:
+            found.append(absolute)
+    return found
+
+
+def origin(url):
+    """(scheme, host, port) of an absolute http(s) URL, lower case, the port explicit; None if it has none."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number
+        return None
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port
+
+
+def path_under(url, base_url):
+    """The path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
+    same origin (scheme, host, port) and under the path of ``base_url``; otherwise None.
+
+    The paths are compared as a server would resolve them: after the unreserved characters are decoded (as
+    requests' requote_uri does before sending: ``%2e`` is ``.``) and the dot segments removed (RFC 3986, section
+    5.2.4), and again with every escape decoded and a backslash read as ``/`` (a server that decodes ``%2f``):
+    ``/nac/%2e%2e/admin/device`` is outside ``/nac``. The path returned is the one compared, as it is sent."""
+    if origin(url) is None or origin(url) != origin(base_url):
+        return None
+    parts, base = urlsplit(url), urlsplit(base_url).path
+    under = []  # the path under base_url's, as it is sent (the first reading)
+    for read in (_unquote_unreserved, lambda path: unquote(path).replace("\\", "/")):
+        prefix, path = remove_dot_segments(read(base)).rstrip("/"), remove_dot_segments(read(parts.path))
+        if not path.startswith(prefix + "/"):
+            return None
+        under.append(path[len(prefix) :])
+    return under[0] + ("?" + parts.query if parts.query else "")
+
+
+def _unquote_unreserved(path):
+    """``path`` with its percent-encoded unreserved characters decoded (RFC 3986, section 2.3), as requote_uri does."""
+    return ESCAPED.sub(
+        lambda found: chr(int(found.group(1), 16)) if chr(int(found.group(1), 16)) in UNRESERVED else found.group(0),
+        path,
+    )
+
+
+def remove_dot_segments(path):
+    """``path`` without its ``.`` and ``..`` segments, as RFC 3986 (section 5.2.4) resolves them."""
+    output = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if len(output) > 1:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    if path.split("/")[-1] in (".", ".."):
+        output.append("")  # "/a/b/.." is "/a/"
+    return "/".join(output)
+
+
+def partial_sign(headers, read, pages, noun="records"):
+    """What in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
+    of the ``pages`` pages read, as a phrase for a message ("the server says 150 devices (X-Total-Count:
+    150)"), or None. A header whose value is not a number is not taken as a sign."""
+    for name in COUNT_HEADERS:
+        total = _number(headers.get(name))
+        if total is not None and total > read:
+            return "the server says %d %s (%s: %s)" % (total, noun, name, headers.get(name).strip())
+    for name in PAGE_COUNT_HEADERS:
+        count = _number(headers.get(name))
+        if count is not None and count > pages:
+            return "the server says %d pages (%s: %s) where %d %s read" % (
+                count,
+                name,
+                headers.get(name).strip(),
+                pages,
+                "was" if pages == 1 else "were",
+            )
+    for name in NEXT_HEADERS:
+        if (headers.get(name) or "").strip():
+            return "the server names a next page (%s: %s)" % (name, shown(headers.get(name).strip(), SHOWN_LEN))
+    return _content_range(headers.get("Content-Range"), read, pages, noun) or _json_pagination(
+        headers.get("X-Pagination"), read, noun
+    )
+
+
+def _number(value):
+    value = (value or "").strip()
+    # (isdigit alone admits "²"; a number of thousands of digits is no count, and int() refuses it)
+    return int(value) if value.isdigit() and value.isascii() and len(value) <= 20 else None
+
+
+def _content_range(value, read, pages, noun):
+    if not value:
+        return None
+    found = CONTENT_RANGE.match(value)
+    quoted = "Content-Range: %s" % shown(value.strip(), SHOWN_LEN)
+    if not found:
+        return "the reply is a range of a larger whole, in a form the collection does not read (%s)" % quoted
+    unit, first, last, whole = found.groups()
+    if whole == "*":
+        # Of unknown length: only the end of a chain of next links can say the list is complete.
+        return None if pages > 1 else "the reply is a range of a list of unknown length (%s)" % quoted
+    if unit.lower() == "bytes":
+        if first is None or int(first) > 0 or int(last) + 1 < int(whole):
+            return "the reply is a part of a larger body (%s)" % quoted
+        return None
+    if int(whole) > read:
+        return "the server says %d %s (%s)" % (int(whole), noun, quoted)
+    return None
+
+
+def _json_pagination(value, read, noun):
+    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}). One that is
+    longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not decoded (``nesting``): what cannot
+    be read is no sign, as any value that is not JSON."""
+    if not value or len(value) > JSON_HEADER_LEN or nesting(value) > JSON_HEADER_DEPTH:
+        return None
+    try:
+        meta = json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(meta, dict):
+        return None
+    keys = dict((str(key).replace("_", "").lower(), item) for key, item in meta.items())
+    quoted = "X-Pagination: %s" % shown(value.strip(), SHOWN_LEN)
+    total = keys.get("totalcount", keys.get("total"))
+    if isinstance(total, int) and not isinstance(total, bool) and total > read:
+        return "the server says %d %s (%s)" % (total, noun, quoted)
+    if keys.get("hasnext") is True or keys.get("nextpagelink") or keys.get("next"):
+        return "the server names a next page (%s)" % quoted
+    return None
+
+
+def nesting(text):
+    """How deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
+    pass without recursion; a text that is not JSON gives some number, and is not decoded anyway."""
+    depth = deepest = 0
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def envelope_keys(body):
+    """The keys of a JSON object reply that make it look like one page of a list, in the order listed."""
+    return [key for key in ENVELOPE_KEYS if key in body] if isinstance(body, dict) else []
+
+
+class Shifts:
+    """Signs that a paginated list shifted while its pages were read (another client created or deleted a record
+    meanwhile, so that a record moved from one page to the next, or never came): a record of an earlier page
+    again, the same (``key`` and all) on a later one; a count header (COUNT_HEADERS, PAGE_COUNT_HEADERS, the
+    whole of a Content-Range) that changed from one page to another; fewer records counted on the last page
+    than were read. A record whose ``key`` repeats with other data is not a sign: a server may list an id twice.
+    What no client can detect is said in the API guide ("Pagination and reply sizes")."""
+
+    def __init__(self, key):
+        self.key = key
+        self.keys = None  # the keys of the pages before the one read last (only once a next page is named)
+        self.counts = None
+
+    def page(self, records, start, number, headers, last):
+        """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
+        pages shifted, as a phrase for a message; None."""
+        key = self.key
+        keys = _keys(records, start, key) if self.keys is not None or not last else None  # one page: none kept
+        if self.keys is not None and not self.keys.isdisjoint(keys):
+            for record in records[start:]:
+                value = record.get(key) if isinstance(record, (dict, Device)) else None
+                if (
+                    type(value) in (int, str)
+                    and value in self.keys
+                    and any(_same(record, other, key) for other in records[:start])
+                ):
+                    return "the same record (%s %s, %r) was listed on two pages, the second time on page %d" % (
+                        key,
+                        value,
+                        record.get("hostname", ""),
+                        number,
+                    )
+        counts = _counts(headers)
+        if self.counts is None:
+            self.counts = counts
+        elif counts != self.counts:
+            before = ", ".join("%s: %s" % pair for pair in self.counts) or "none"
+            now = ", ".join("%s: %s" % pair for pair in counts) or "none"
+            return "the count changed from page 1 (%s) to page %d (%s)" % (before, number, now)
+        if last:
+            for name, value in counts if number > 1 else ():
+                total = _number(value.rsplit("/", 1)[-1])
+                if name in COUNT_HEADERS + ("Content-Range",) and total is not None and total < len(records):
+                    return "the last page counts %d records (%s: %s), %d were read" % (
+                        total,
+                        name,
+                        value,
+                        len(records),
+                    )
+            return None
+        if self.keys is None:
+            self.keys = keys
+        else:
+            self.keys.update(keys)
+        return None
+
+
+def _keys(records, start, key):
+    """The set of the ``key`` of ``records[start:]`` that can identify a record (integers and strings): one tight
+    pass, as every page of a list of hundreds of thousands of devices goes through it."""
+    found = set()
+    add = found.add
+    for index in range(start, len(records)):
+        record = records[index]
+        kind = type(record)
+        if kind is Device:
+            value = record.id if key == "id" else None
+        elif kind is dict:
+            value = record.get(key)
+        else:
+            continue
+        # (exactly int or str: a bool is no key)
+        if type(value) is int or type(value) is str:  # pylint: disable=unidiomatic-typecheck
+            add(value)
+    return found
+
+
+def _counts(headers):
+    """The (name, value) of every header of a reply that counts the whole list (for Content-Range, its whole)."""
+    found = [(name, headers.get(name).strip()) for name in COUNT_HEADERS + PAGE_COUNT_HEADERS if headers.get(name)]
+    whole = (headers.get("Content-Range") or "").rsplit("/", 1)
+    if len(whole) == 2:
+        found.append(("Content-Range", "/" + whole[1].strip()))
+    return tuple(found)
+
+
+def _same(record, other, key):
+    """Whether two records of a list are the same record: equal, or, kept compactly, the same key and hostname."""
+    if isinstance(record, dict) and isinstance(other, dict):
+        return record == other
+    if not (hasattr(record, "get") and hasattr(other, "get")):
+        return False
+    return record.get(key) == other.get(key) and record.get("hostname") == other.get("hostname")

@@ -1,0 +1,487 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The apply engine (no Ansible imports; I/O only through the callables given): carry out the actions of a
+plan (``Action``: what to do to one object, decided by a pure ``plan`` such as ensure_devices.plan), each by the
+``Operation`` of its verb, ``concurrency`` at a time, and decide every uncertain write from the server's state,
+never from an error. Four steps, each one function:
+
+- **write** (``_attempt``): one attempt of the action's operation (``Operation.write``), its reply or error
+  read as the table "Retries and outcomes" of the API guide says (docs/docsite/rst/api.rst);
+- **settle** (``_settle``): an uncertain write, and a write answered with an id that its operation confirms
+  by reading, is looked for in the list (``list_records``, read once for every waiting action at a time)
+  during the settle window, asking ``Operation.settled`` "is this action settled in this list?" (a creation:
+  the list shows the object; a deletion: its id is gone) and ``Operation.confirm`` "does this list confirm
+  the write answered with that id?" (a creation: the id is listed under the requested name). A write is
+  sent again (at most ``max_resends`` times) only when its outcome is uncertain and the list kept not
+  showing it settled for that whole window; a write the list does not confirm is never reported clean. A write
+  a rate limit refused with 503 (``NacError.refused``: the shared pause taken) is looked for at once, and sent
+  again (after the pause) as soon as a list does not show it, for RATE_LIMIT_PATIENCE seconds from its first
+  refusal, without spending ``max_resends``;
+- **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
+  (an earlier attempt committed late shows there as a duplicate);
+- **report** (``_report``): one report per action, consistent with the last list read after its last write
+  (what was sent and what that list shows decide its state, error and warnings together), in the words of
+  its operation (``Operation.wording``); a record listed twice is reported as such, with every id.
+
+**The first write proves the ground** (``_proof``): when there are several actions, the first is carried out
+alone (written, settled, confirmed, reported) before any other is sent; the others follow, ``concurrency`` at a
+time, only when its report is clean (done, no warning). Otherwise none is sent (each fails ``not_attempted``,
+the reason ``unproven``): a list that hides, renames or doubles what a write made costs one write per task,
+never one per action. A first write refused outright wrote nothing: the next action proves the ground instead.
+
+A new operation (a deletion, say) is an ``Operation`` and a verb that the plan gives: the engine does not
+change (docs/docsite/rst/developing.rst, "Adding state: absent").
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+import threading
+import time
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import SETTLE_TIMEOUT
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import body_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
+
+PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
+DONE, FAILED = "done", "failed"
+# The first pause between two lists of the settle window (doubled after each list). The window itself is
+# options.SETTLE_TIMEOUT unless the caller says.
+SETTLE_FIRST_PAUSE = 1.0
+
+Answer = collections.namedtuple("Answer", "id record reply")
+Answer.__doc__ = """What a write answered as a success: the id it names (None when the reply names none), the
+record as far as known, and the reply itself (for messages)."""
+
+# What the first write of a task proves (_proof), when it is not the reason to stop.
+PROVEN, NOTHING_WRITTEN = "proven", "nothing written"
+
+# What one list says of a write answered with an id (``Operation.confirm``): CONFIRMED, MISSING (not listed
+# yet: waited for during the settle window), or a message (the list contradicts the write: the action fails).
+CONFIRMED, MISSING = True, False
+
+Operation = collections.namedtuple("Operation", "write index shows settled confirm preview wording")
+Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable: ``write(action)`` one
+attempt, an ``Answer`` (or NacError); ``index(records)`` one list read turned into what ``shows`` looks in;
+``shows(action, index)`` the listed records that are the action's object (several: ambiguous);
+``settled(action, shown)`` whether the action is settled in that list (a creation: something is shown; a
+deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id: CONFIRMED,
+MISSING or the message of a contradiction (None: such writes need no reading); ``preview(action)`` the record a
+check-mode run reports; ``wording`` its ``Wording``."""
+
+Wording = collections.namedtuple(
+    "Wording",
+    (
+        "not_attempted",  # {reason}: no attempt was made, the task must stop
+        "unproven",  # {name} {id}: the reason to stop: the first write ({id}: " (id N)" or empty) was not proven
+        "stopped",  # {error} {reason}: uncertain, and not sent again because the task must stop
+        "refused_access",  # {error}: the reason to stop after a write refused for lack of access
+        "several_known",  # {count} {name} {ids} {id}: a warning; done with an id, the list shows several
+        "several_unidentified",  # {count} {name} {ids}: done without an id, the list shows several
+        "several_after_resends",  # {count} {name} {ids} {attempts} {window}: sent again, the list shows several
+        "several",  # {error} {count} {name} {ids}: uncertain, the list shows several
+        "not_listed",  # {name} {id}: a warning; done with an id (not confirmed by reading), the list does not settle it
+        "unconfirmed",  # {name} {id} {window} {listed}: done with an id, the list never listed that id in the window
+        "unconfirmed_list_failed",  # {name} {id} {list_error}: a warning; done with an id, no list could confirm it
+        "unidentified_not_shown",  # {said} {name} {window}: done without an id, never settled during the window
+        "unidentified_list_failed",  # {list_error}: a warning; done without an id, listing failed
+        "unknown_list_failed",  # {error} {list_error} {name}: uncertain, listing failed
+        "unknown_not_shown",  # {error} {name} {window} {each_attempt}: uncertain, never settled, no re-send left
+        "final_list_failed",  # {name} {attempts} {list_error}: a warning; confirmed, but the last list failed
+    ),
+)
+Wording.__doc__ = """Every sentence the engine may say of an action, as ``str.format`` templates with the fields
+named beside each field: the operation's own words for its kind of write."""
+
+
+class Action:
+    """What to do to one object (``verb``; its ``Operation`` is looked up by the engine), and what became of it.
+    ``id`` is the object's id when the plan knows it (a deletion's target)."""
+
+    def __init__(self, name, verb=None, ident=None):
+        self.name = name
+        self.verb = verb
+        self.operation = None  # set by ``apply`` from its operations, by verb
+        self.state = PENDING
+        self.attempts = 0  # writes sent for it
+        self.id = ident
+        self.record = None
+        self.reply = None  # the write's reply, when it was a JSON object
+        self.error = None
+        self.failure = None
+        self.warnings = []
+        self.answered = False  # a write was answered as a success: it wrote something
+        self.written_id = None  # the id that the successful write's reply names
+        self.found = None  # what the last list read after its last write shows of it (None: no such list)
+        self.settled = None  # whether that list shows it settled (None: no such list)
+        self.list_error = None  # the error of the last list after its last write, when that list failed
+        self.stopped = None  # why it was not sent again
+        self.confirmed = None  # what the lists after its last write say of an id answered (Operation.confirm)
+        self.refused = False  # its only write was refused outright: nothing was written
+        self.rate_refused = False  # its last write was refused by a rate limit (503), within the patience
+        self.refused_since = None  # the clock of its first write refused so
+        self.refusals = 0  # its writes refused so (not counted against max_resends)
+        self.settle_by = None  # the end of the settle window of its last write
+
+    @property
+    def changed(self):
+        """Whether it wrote something: done, or failed after a write answered as a success with an id, or that the
+        list shows settled (one of several devices of that name)."""
+        return self.state == DONE or (
+            self.state == FAILED and self.answered and (self.written_id is not None or bool(self.settled))
+        )
+
+    def fail(self, message, failure=None):
+        self.state, self.error, self.failure, self.id = FAILED, message, failure, None
+
+    def done(self, ident, record):
+        self.state, self.id, self.record, self.error, self.failure = DONE, ident, record, None, None
+
+
+def apply(
+    actions,
+    operations,
+    list_records,
+    concurrency=8,
+    check_mode=False,
+    settle_timeout=SETTLE_TIMEOUT,
+    max_resends=3,
+    should_stop=None,
+    clock=time.monotonic,
+    sleep=time.sleep,
+    progress=None,
+):
+    """Carry out every pending action whose verb has an operation in ``operations`` ({verb: Operation}); the
+    actions are updated (see the module's docstring). Other actions (a plan's "leave", or failed) are untouched.
+
+    ``list_records()`` reads the list that shows the writes' effects. In ``check_mode`` nothing is written: each
+    action is reported done with its operation's ``preview``. ``should_stop()`` is asked before each write: when
+    it returns a reason (the controller that started the task is gone), nothing more is sent and what was sent is
+    still settled. ``clock`` and ``sleep`` are injectable for tests. ``progress`` (a progress.Progress) counts the
+    writes, and the settle window's wait.
+    """
+    todo = [action for action in actions if action.state == PENDING and action.verb in operations]
+    for action in todo:
+        action.operation = operations[action.verb]
+    if check_mode:
+        for action in todo:
+            action.done(action.id, action.operation.preview(action))
+        return actions
+    progress = progress or Progress()
+    stop = _Stop(should_stop)
+    window = _Window(settle_timeout, clock, sleep)
+    lists = _Lists(list_records)
+    rest = todo
+    while len(rest) > 1 and stop.known() is None:  # the first write proves the ground before the rest follow
+        first, rest = rest[0], rest[1:]
+        _carry_out([first], stop, window, lists, concurrency, max_resends, progress, clock, todo)
+        proof = _proof(first)
+        if proof is PROVEN:
+            break
+        if proof is not NOTHING_WRITTEN:
+            stop.refuse(proof)
+    _carry_out(rest, stop, window, lists, concurrency, max_resends, progress, clock, todo)
+    progress.finish()
+    return actions
+
+
+def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, clock, todo):
+    """Write, settle, confirm and report the actions of ``batch``, ``concurrency`` at a time. ``progress`` counts
+    the writes of all of ``todo`` (the batches of a task are one phase: "written"), then those sent again."""
+    before = [action for action in todo if action.attempts]
+    progress.phase("written", len(todo), done=len(before), failed=sum(1 for action in before if action.state == FAILED))
+    to_send, what, waiting = batch, None, []
+
+    def attempt(action):
+        _attempt(action, stop, window.clock)
+        progress.step(failed=action.state == FAILED)
+
+    while to_send or waiting:
+        if what is not None and to_send:
+            progress.phase(what, len(to_send))
+        for _done in ordered_map(attempt, to_send, concurrency):  # scheduler.py's workers
+            pass
+        written = [action for action in batch if action.attempts]
+        # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
+        unsettled = [action for action in to_send if _unsettled(action)]
+        for action in unsettled:
+            action.settle_by = window.clock() + window.seconds
+        waiting += unsettled
+        if waiting:
+            progress.phase("settled from the device list", len(waiting), deadline=clock() + window.seconds)
+        _settle(waiting, written, lists, window, progress)
+        now = window.clock()
+        to_send = [
+            action
+            for action in waiting
+            if action.state == UNKNOWN
+            and not action.settled
+            and action.list_error is None
+            and (action.rate_refused or (now >= action.settle_by and action.attempts - action.refusals <= max_resends))
+        ]  # _attempt checks the stop before sending any of them again
+        # The others the window still waits for (a write refused by a rate limit cut their wait short).
+        sending = set(id(action) for action in to_send)
+        waiting = [a for a in waiting if id(a) not in sending and _waiting(a) and now < a.settle_by]
+        what = "sent again"
+    _confirm([action for action in batch if action.attempts], lists)
+    for action in batch:
+        if action.attempts and action.state != FAILED:
+            _report(action, window, lists)
+
+
+def _proof(first):
+    """What the first write of a task proves, once reported: PROVEN (done, and its report is clean: the list
+    shows it as written, once), NOTHING_WRITTEN (refused at once: the next write proves the ground instead), or
+    the reason why no other write may be sent, in its operation's words (``unproven``): the list did not show
+    it as written (not at all, under another name, several times), or could not be read, or its outcome is
+    unknown. A server that hides or changes what it holds then costs one write per task, never one per action."""
+    if first.state == DONE and not first.warnings:
+        return PROVEN
+    if first.state == FAILED and first.refused:
+        return NOTHING_WRITTEN
+    ident = first.id if first.id is not None else first.written_id
+    return first.operation.wording.unproven.format(name=first.name, id="" if ident is None else " (id %s)" % ident)
+
+
+def _confirm(written, lists):
+    """The confirm step: one fresh list after every write has ended, when any written action was sent more than
+    once (an earlier attempt committed late shows there); it tells every written action what it shows (as each
+    list of the settle window does), and an action sent again that it could not be read for gets the warning
+    ``final_list_failed``."""
+    to_confirm = [action for action in written if action.attempts > 1]
+    if to_confirm and not lists.read(written):
+        for action in to_confirm:
+            action.warnings.append(
+                action.operation.wording.final_list_failed.format(
+                    name=action.name, attempts=action.attempts, list_error=lists.error.message
+                )
+            )
+
+
+def _unsettled(action):
+    """Whether the list must be read to decide the action just written: its outcome is uncertain, its reply named
+    no id, its operation confirms an id by reading, or it was sent again (the list shows a duplicate, if any).
+    Not an action that was not sent again because the task must stop: the list read before decides it."""
+    if action.stopped is not None:
+        return False
+    return action.state in (UNKNOWN, REFUSED) or (
+        action.state == DONE
+        and (action.written_id is None or action.attempts > 1 or action.operation.confirm is not None)
+    )
+
+
+def _waiting(action):
+    """Whether the settle window still waits for the action: the list has not listed the id its write was
+    answered with (MISSING), or, with nothing to confirm, has not shown it settled."""
+    return action.confirmed is MISSING or (action.confirmed is None and not action.settled)
+
+
+class _Stop:
+    """Why no further write may be sent, or None: the controller is gone, or the credentials were refused."""
+
+    def __init__(self, should_stop):
+        self._should_stop = should_stop
+        self._reason = None
+        self._lock = threading.Lock()
+
+    def refuse(self, reason):
+        with self._lock:
+            self._reason = self._reason or reason
+
+    def known(self):
+        """The reason found so far, without asking ``should_stop``."""
+        with self._lock:
+            return self._reason
+
+    def reason(self):
+        with self._lock:
+            if self._reason is None and self._should_stop is not None:
+                gone = self._should_stop()
+                if gone:
+                    self._reason = gone if isinstance(gone, str) else "the task was told to stop"
+            return self._reason
+
+
+class _Window:
+    """The settle window: how long, and the clock and sleep to wait it out with."""
+
+    def __init__(self, seconds, clock, sleep):
+        self.seconds, self.clock, self.sleep = seconds, clock, sleep
+
+    def text(self):
+        return "%g s" % self.seconds
+
+
+class _Lists:
+    """The lists read for the engine: each one tells every written action what it shows of it."""
+
+    def __init__(self, list_records):
+        self._list_records = list_records
+        self.error = None
+        self.count = None  # how many records the last list read showed
+
+    def read(self, written):
+        """List once; on success each of ``written`` gets what the list shows of it (``found``) and whether that
+        settles it (``settled``), else the error (``list_error``). A list that no longer shows an action settled
+        does not unsettle it: a record once seen was committed. Returns whether the list could be read."""
+        try:
+            records = self._list_records()
+        except NacError as error:
+            self.error = error
+            for action in written:
+                action.list_error = error
+            return False
+        self.error, self.count = None, len(records)
+        indexes = {}  # one index of this list per operation
+        for action in written:
+            operation = action.operation
+            key = id(operation)
+            if key not in indexes:
+                indexes[key] = operation.index(records)
+            shown = operation.shows(action, indexes[key])
+            settled = bool(operation.settled(action, shown))
+            if settled or not action.settled:
+                action.found, action.settled = shown, settled
+            if action.written_id is not None and operation.confirm is not None and action.confirmed is not CONFIRMED:
+                action.confirmed = operation.confirm(action, indexes[key])  # a list lagging again cannot undo it
+            action.list_error = None
+        return True
+
+
+def _attempt(action, stop, clock):
+    """The write step: one attempt of the action's operation, unless the task must stop; its result decided
+    from the reply or error (a refusal by a rate limit timed by ``clock``)."""
+    reason = stop.reason()
+    if reason:
+        if action.attempts:
+            action.stopped = reason  # uncertain, not sent again: decided from the list by _report
+        else:
+            action.fail(action.operation.wording.not_attempted.format(reason=reason))
+        return
+    action.attempts += 1
+    action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
+    action.rate_refused = False
+    try:
+        written = action.operation.write(action)
+    except NacError as error:
+        action.error, action.failure = error.message, error.failure
+        if error.refused:
+            now = clock()
+            action.refused_since = now if action.refused_since is None else action.refused_since
+            action.rate_refused = now - action.refused_since <= RATE_LIMIT_PATIENCE
+            action.refusals += action.rate_refused
+        if error.outcome_unknown:
+            action.state = UNKNOWN  # the server may have committed it: the list decides
+        elif action.attempts > 1:
+            action.state = REFUSED  # refused now, but an earlier attempt may yet land: the list decides
+        else:
+            action.state, action.refused = FAILED, True
+        if isinstance(error, NacAuthError) and not error.outcome_unknown:
+            stop.refuse(action.operation.wording.refused_access.format(error=error.message))
+        return
+    action.answered, action.written_id, action.reply = True, written.id, written.reply
+    action.done(written.id, written.record)
+
+
+def _settle(unsettled, written, lists, window, progress):
+    """The settle step: look for the unsettled actions in the list, one list for all of them at a time, until
+    each is settled or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last one at the end
+    of its window (an action not settled is only ever sent again when the list kept not showing it settled for
+    its whole window, or when a rate limit refused it). Every list tells every written action what it shows of it
+    (``_Lists``)."""
+    waiting = list(unsettled)
+    pause = SETTLE_FIRST_PAUSE
+    while waiting:
+        read = lists.read(written)
+        if read:
+            waiting = [action for action in waiting if _waiting(action)]
+            progress.update(len(unsettled) - len(waiting))  # settled so far
+        else:
+            progress.tick()
+        now, deadline = window.clock(), max([action.settle_by for action in waiting] or [0.0])
+        if not waiting or now >= deadline or (read and any(action.rate_refused for action in waiting)):
+            return  # a refused write the list does not show is sent again at once (after the shared pause)
+        window.sleep(min(pause, deadline - now))
+        pause *= 2
+
+
+def _report(action, window, lists):
+    """The report step: the one report of a written action (not failed at once), in its operation's words. What
+    was sent and what the last list read after its last write shows of it decide its state, error and warnings
+    together. A write answered with an id that the lists did not confirm (``Operation.confirm``) is never clean:
+    contradicted or never listed, it fails (keeping the id its reply named); not read, it gets a warning."""
+    wording = action.operation.wording
+    ids = _ids(action)
+    fields = dict(name=action.name, window=window.text(), count=len(ids), ids=", ".join(str(i) for i in ids))
+    if action.confirmed is not None and action.confirmed is not CONFIRMED:  # never listed, or contradicted
+        message = action.confirmed or wording.unconfirmed.format(id=action.written_id, listed=lists.count, **fields)
+        action.fail(message)
+        action.id = action.written_id  # it was created: its entry keeps the id
+    elif not action.settled and action.list_error is not None:  # no list after its last write was read, or settled it
+        if action.answered:
+            action.done(action.written_id, action.record)
+            if action.written_id is None:
+                action.warnings.append(wording.unidentified_list_failed.format(list_error=action.list_error.message))
+            elif action.operation.confirm is not None and action.attempts == 1:  # sent again: final_list_failed
+                action.warnings.append(
+                    wording.unconfirmed_list_failed.format(
+                        id=action.written_id, list_error=action.list_error.message, **fields
+                    )
+                )
+        elif action.stopped:
+            action.fail(wording.stopped.format(error=action.error, reason=action.stopped), action.failure)
+        else:
+            message = wording.unknown_list_failed.format(
+                error=action.error, list_error=action.list_error.message, **fields
+            )
+            action.fail(message, action.failure)
+    elif not action.settled:
+        _not_settled(action, fields, wording)
+    elif not ids:  # settled by what the list no longer shows (a deletion): the id known before
+        action.done(action.written_id if action.written_id is not None else action.id, action.record)
+    elif len(ids) == 1:
+        action.done(ids[0], action.record if action.written_id == ids[0] else action.found[0])
+    elif action.answered and action.written_id is not None and action.attempts == 1:
+        action.done(action.written_id, action.record)
+        action.warnings.append(wording.several_known.format(id=action.written_id, **fields))
+    elif action.attempts > 1:
+        action.fail(wording.several_after_resends.format(attempts=action.attempts, **fields), action.failure)
+    elif action.answered:
+        action.fail(wording.several_unidentified.format(**fields))
+    else:
+        action.fail(wording.several.format(error=action.error, **fields), action.failure)
+
+
+def _ids(action):
+    """The distinct ids of what the last list shows of the action, and the id its write's reply named when that
+    list shows the object under other ids only; none when the list shows nothing (or no list was read)."""
+    ids = []
+    for record in action.found or ():
+        if record["id"] not in ids:
+            ids.append(record["id"])
+    if ids and action.written_id is not None and action.written_id not in ids:
+        ids.insert(0, action.written_id)
+    return ids
+
+
+def _not_settled(action, fields, wording):
+    """The report of a written action that no list read after its last write showed settled."""
+    if action.answered and action.written_id is None:
+        said = " (the server said: %s)" % body_reason(action.reply) if action.reply else ""
+        action.fail(wording.unidentified_not_shown.format(said=said, **fields))
+    elif action.answered:
+        action.done(action.written_id, action.record)
+        if action.found is not None:
+            action.warnings.append(wording.not_listed.format(id=action.written_id, **fields))
+    elif action.stopped:
+        action.fail(wording.stopped.format(error=action.error, reason=action.stopped), action.failure)
+    else:
+        each_attempt = "the only attempt" if action.attempts == 1 else "each of %d attempts" % action.attempts
+        message = wording.unknown_not_shown.format(error=action.error, each_attempt=each_attempt, **fields)
+        action.fail(message, action.failure)

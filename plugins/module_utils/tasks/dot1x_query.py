@@ -1,0 +1,334 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""802.1x status of devices (API guide 4.4, 4.5: docs/docsite/rst/api.rst): pure logic, no Ansible imports.
+
+``dot1x_status(client, ...)`` is the whole query: check the account's access to the intent, list
+the devices once, resolve the targets, fire ``dot1x_status`` for each with bounded concurrency,
+optionally poll until every target has a wanted status, and shape results, summary and failure.
+The module ``nac_dot1x_status`` and ``benchmarks/bench_dot1x_status.py`` both call it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+import itertools
+import threading
+import time
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
+    WAIT_INTERVAL_MAX,
+    WAIT_TIMEOUT_MAX,
+    check_concurrency,
+    check_number,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import DOT1X_INTENT, DOT1X_INTENT_NAMES
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
+    by_hostname,
+    check_hostnames,
+    hostname_key,
+    lookalike_text,
+    repeated_ids,
+    repeated_ids_warning,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
+    copy_entry,
+    error_entry,
+    failure_message,
+    reached,
+    shape,
+    summarize,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
+
+NOT_LISTED = "not in the device list (GET /api/device)"
+NOT_QUERIED = "not queried: the batch stopped when the credentials were refused (see the task's message)"
+
+Target = collections.namedtuple("Target", "id hostname error")
+
+
+class Report(collections.namedtuple("Report", "results summary warnings failure refusals")):
+    """``results`` and ``summary`` as the module returns them, ``warnings`` to show, ``failure``: the message to
+    fail the task with, or None, and ``refusals``: the rate-limit refusals the batch waited out."""
+
+
+class BatchStopped(NacAuthError):
+    """Credentials refused (HTTP 401/403, or 'Server error' before any success) by a status query
+    mid-batch: no further target is queried. ``report`` is the whole Report (``results`` still has one
+    entry per target, the answered ones with their answer, the others with ``error``; ``failure`` is this
+    error's message), and ``result`` what a task returns with it. Being a NacAuthError, callers that only
+    catch that keep working.
+    """
+
+    def __init__(self, error, results, warnings=()):
+        answered = sum(1 for entry in results if "error" not in entry)
+        message = (
+            "%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
+            "(results has every target, each failed one with its error)." % (error.message, answered, len(results))
+        )
+        super(BatchStopped, self).__init__(
+            message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
+        )
+        self.cause = error
+        self.report = Report(results, summarize(results), list(warnings), message, 0)
+        self.result = dict(results=results, summary=self.report.summary, stopped=True)
+
+
+def dot1x_status(
+    client,
+    device_id=None,
+    hostname=None,
+    all_devices=False,
+    concurrency=8,
+    wait_for=None,
+    wait_timeout=300,
+    wait_interval=5.0,
+    check_access=True,
+    clock=time.monotonic,
+    sleep=time.sleep,
+    progress=None,
+):
+    """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
+
+    Raises NacConfigError for unusable options and NacAuthError when the account may not fire
+    the intent; both before any fire request. Other NacErrors of the intent or device list
+    propagate (after the client's retries). Once the device list was read, every target gets an
+    entry: one that still fails after its retries has its own ``error``. Only refused credentials
+    stop the batch: BatchStopped, whose ``report`` holds what was answered. ``progress`` (a progress.Progress)
+    counts the queries and the rounds of a wait.
+    """
+    hostname = None if hostname is None else check_hostnames(hostname)
+    wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
+    if check_access:
+        require_access(client)
+    refusals = client.refusals
+    targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
+    results, refused = poll(
+        client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep, progress=progress
+    )
+    if progress is not None:
+        progress.finish()
+    if refused is not None:
+        raise BatchStopped(refused, results, warnings)
+    failure = failure_message(results, wait_for, wait_timeout)
+    return Report(results, summarize(results), warnings, failure, client.refusals - refusals)
+
+
+def require_access(client):
+    """Raise NacAuthError unless the account may fire ``dot1x_status`` (it is in GET /api/intent)."""
+    if not client.has_intent(DOT1X_INTENT):
+        raise NacAuthError(
+            "The account may not fire the intent %s (%s): GET /api/intent does not list it. The account needs "
+            "access to that intent (often the administrator role or a similar one) to query 802.1x status. "
+            "No status was queried." % (DOT1X_INTENT, DOT1X_INTENT_NAMES),
+            method="GET",
+            path="/api/intent",
+        )
+
+
+def check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval):
+    """Raise NacConfigError naming the first unusable option; return ``wait_for`` (None when not waiting)."""
+    chosen = (("device_id", device_id), ("hostname", hostname), ("all_devices", all_devices or None))
+    given = [name for name, value in chosen if value is not None]
+    if len(given) != 1:
+        raise NacConfigError(
+            "give exactly one of device_id, hostname or all_devices: true to choose the devices, got %s"
+            % (" and ".join(given) if given else "none (all_devices: false chooses nothing)")
+        )
+    check_concurrency(concurrency)
+    check_number("wait_interval", wait_interval, 0, WAIT_INTERVAL_MAX, low_open=True)
+    check_number("wait_timeout", wait_timeout, 0, WAIT_TIMEOUT_MAX)
+    if wait_for is not None and not wait_for.strip():
+        raise NacConfigError("wait_for must be a status such as AUTHENTICATED, got an empty string")
+    return wait_for.strip() if wait_for is not None else None
+
+
+def resolve(records, device_ids=None, hostnames=None, all_devices=False):
+    """The targets (``Target(id, hostname, error)``) in the order asked for, and warnings.
+
+    One target per listed record chosen, however often it was asked for. A hostname matches every
+    record of the same name (hostnames.hostname_key; several: a warning names their ids); a record
+    whose name matches only by a looser rule (a lookalike) is never its target, and a warning names
+    it with its id. An id matches every record the list shows with it. Ids that the list shows for
+    several records are named in a warning, and each such record keeps its own target (``poll``
+    fires once per id). Unknown ids and hostnames become targets with ``error`` set: they are
+    reported, never fired.
+    """
+    warnings = [warning for warning in (repeated_ids_warning(repeated_ids(records)),) if warning]
+    if all_devices:
+        return [Target(r["id"], r["hostname"], None) for r in records], warnings
+    chosen = _Chosen()
+    if device_ids is not None:
+        wanted, by_id = set(device_ids), {}
+        for record in records:
+            if record["id"] in wanted:
+                by_id.setdefault(record["id"], []).append(record)
+        for ident in device_ids:
+            for record in by_id.get(ident, ()):
+                chosen.add(Target(ident, record["hostname"], None), id(record))
+            if ident not in by_id:
+                chosen.add(Target(ident, None, NOT_LISTED), ("id", ident))
+        return chosen.targets, warnings
+    for name, (matches, alike) in by_hostname(records, hostnames or ()).items():
+        key = hostname_key(name)
+        if alike and chosen.first(("alike", key)):
+            listed = "" if matches else ", which is not listed"
+            warnings.append("%s: not queried as %s%s" % (lookalike_text(name, alike), shown(name), listed))
+        if chosen.first(("name", key)) and len(matches) > 1:
+            warnings.append(
+                "hostname %s matches %d devices (ids %s): the status of each is returned"
+                % (shown(name), len(matches), ", ".join(str(r["id"]) for r in matches))
+            )
+        if not matches:
+            chosen.add(Target(None, name, NOT_LISTED), ("missing", key))
+        for record in matches:
+            chosen.add(Target(record["id"], record["hostname"], None), id(record))
+    return chosen.targets, warnings
+
+
+class _Chosen:
+    """The targets chosen so far, each once (by a key: the record, or the id or name that is not listed)."""
+
+    def __init__(self):
+        self.targets, self._seen = [], set()
+
+    def first(self, key):
+        """Whether ``key`` is seen for the first time (it is seen from now on)."""
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def add(self, target, key):
+        if self.first(key):
+            self.targets.append(target)
+
+
+def shared_ids(targets):
+    """{index: index of the first target with the same id} for each target (not an error) whose id an earlier
+    target has: the intent is fired once per id, and its answer is every such target's too."""
+    first, copies = {}, {}
+    for index, target in enumerate(targets):
+        if target.error is None and first.setdefault(target.id, index) != index:
+            copies[index] = first[target.id]
+    return copies
+
+
+def poll(
+    client,
+    targets,
+    concurrency,
+    wait_for=None,
+    wait_timeout=300,
+    wait_interval=5.0,
+    clock=time.monotonic,
+    sleep=time.sleep,
+    progress=None,
+):
+    """``(results, refused)``: one result entry per target, in the targets' order, and the NacAuthError that
+    stopped the polling (None when none did); targets that share an id (``shared_ids``) are queried once, and
+    each gets that answer.
+
+    Without ``wait_for``, every known target is queried once. With it, each round queries the
+    targets that do not have that status yet (an error counts as not yet: it may be transient),
+    then sleeps what is left of ``wait_interval`` (never past the deadline); a last round runs at
+    the deadline. Each entry is the target's latest answer. Refused credentials end the polling, with the
+    entries so far (the targets not queried have ``error``). ``progress`` counts each round's queries.
+    """
+    progress = progress or Progress()
+    refused = []
+    copies = shared_ids(targets)
+    results = [None if target.error is None else error_entry(target, target.error) for target in targets]
+    pending = (i for i, target in enumerate(targets) if target.error is None and i not in copies)  # lazily, no list
+    deadline = clock() + wait_timeout
+    queried = len(targets) - len(copies) - sum(1 for target in targets if target.error is not None)
+    progress.phase("queried", queried)
+    rounds = 1
+    while True:
+        started = clock()
+        mine, theirs = itertools.tee(pending)  # tee holds only the indices in flight
+        answers = query(client, (targets[i] for i in theirs), concurrency, refused, progress)
+        for index, entry in zip(mine, answers):
+            results[index] = entry
+        for index, first in copies.items():
+            results[index] = copy_entry(results[first], targets[index])
+        if refused:
+            return results, refused[0]
+        if wait_for is None:
+            break
+        pending = [
+            index
+            for index, target in enumerate(targets)
+            if target.error is None and index not in copies and not reached(results[index], wait_for)
+        ]
+        now = clock()
+        if not pending or now >= deadline:
+            break
+        rounds += 1
+        progress.phase(
+            "queried again (round %d: %s of %s without status %s)"
+            % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
+            len(pending),
+            deadline=deadline,
+        )
+        pause = min(started + wait_interval, deadline) - now
+        if pause > 0:
+            sleep(pause)
+    return results, None
+
+
+def query(client, targets, concurrency, refused=None, progress=None):
+    """Fire the intent once per target, ``concurrency`` at a time; yields one entry per target, in order.
+
+    Any error after the client's retries is that target's own ``error``. A NacAuthError
+    (credentials refused, no access to the intent) is the same for every target: it is appended to
+    ``refused``, and the targets not yet started are not queried (their entries say so). ``progress`` (a
+    progress.Progress) is stepped once per target.
+    """
+    refused = [] if refused is None else refused
+    progress = progress or Progress()
+    lock = threading.Lock()
+
+    def one(target):
+        entry = answer(target)
+        progress.step(failed="error" in entry)
+        return entry
+
+    def answer(target):
+        if refused:
+            return error_entry(target, NOT_QUERIED)
+        try:
+            return shape(target, client.fire_intent(target.id, DOT1X_INTENT), getattr(client, "secrets", ()))
+        except NacAuthError as error:
+            with lock:
+                refused.append(error)
+            return error_entry(target, error.message)
+        except NacError as failure:
+            return error_entry(target, failure.message)
+
+    return ordered_map(one, targets, concurrency)
+
+
+def query_all(client, targets, concurrency, progress=None):
+    """Every target's entry (``query``; once per id, ``shared_ids``), as a list. Refused credentials are the same
+    for every target: their NacAuthError is raised rather than returned as every device's error. ``progress``
+    counts the queries."""
+    refused = []
+    copies = shared_ids(targets)
+    if progress is not None:
+        progress.phase("queried", len(targets) - len(copies))
+    chosen = (t for i, t in enumerate(targets) if i not in copies)
+    answers = iter(list(query(client, chosen, concurrency, refused, progress)))
+    if progress is not None:
+        progress.finish()
+    if refused:
+        raise refused[0]
+    entries = []
+    for index, target in enumerate(targets):
+        entries.append(copy_entry(entries[copies[index]], target) if index in copies else next(answers))
+    return entries

@@ -1,0 +1,372 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The request engine (scheduler.py, issue 26): work driven by completions with the results in order, one shared pause
+on a rate-limit refusal, concurrency that adapts (AIMD), refusals that spend no retry, and the summary that counts
+them."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+import time
+
+import pytest
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_FLOOR,
+    REFUSAL_PAUSE,
+    REFUSAL_STATUS,
+    RETRY_AFTER_CAP,
+    UNSAID,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
+from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
+from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
+
+# -- work driven by completions -------------------------------------------------------------------------------
+
+
+def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
+    taken = []
+
+    def items():
+        for number in range(10000):
+            taken.append(number)
+            yield number
+
+    results = ordered_map(lambda n: n * 2, items(), 4)
+    assert next(results) == 0
+    assert len(taken) <= scheduler.WINDOW_PER_WORKER * 4 + 1
+    assert list(results) == [n * 2 for n in range(1, 10000)]
+
+
+def test_ordered_map_raises_the_first_error_and_starts_nothing_more():
+    calls = []
+
+    def work(number):
+        calls.append(number)
+        if number == 0:
+            raise ValueError("boom")
+        return number
+
+    with pytest.raises(ValueError, match="boom"):
+        list(ordered_map(work, range(1000), 1))
+    assert calls == [0]
+
+
+def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
+    """Item 0 finishes only once 40 later items have run, on 2 workers: the other worker keeps starting new items
+    as it finishes them (the old window started one only when the oldest finished, and stalled here)."""
+    later = threading.Semaphore(0)
+    started = []
+
+    def work(number):
+        started.append(number)
+        if number == 0:
+            for _attempt in range(40):
+                assert later.acquire(timeout=10), "the other worker stalled behind the straggler"
+        else:
+            later.release()
+        return number
+
+    assert list(ordered_map(work, range(100), 2)) == list(range(100))
+    assert len(started) == 100
+
+
+def test_ordered_map_starts_no_more_threads_than_items():
+    before = threading.active_count()
+    seen = []
+
+    def work(number):
+        seen.append(threading.active_count())
+        return number
+
+    assert list(ordered_map(work, [1], 64)) == [1]
+    assert max(seen) - before <= 2
+
+
+# -- one shared pause, AIMD ---------------------------------------------------------------------------------
+
+
+class Clock:
+    """A fake clock that a fake sleep advances; every sleep is recorded with its thread's name."""
+
+    def __init__(self):
+        self.now, self.sleeps = 0.0, []
+        self.lock = threading.Lock()
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        with self.lock:
+            self.sleeps.append((threading.current_thread().name, seconds))
+            self.now += seconds
+
+
+def test_a_refusal_pauses_every_sender_until_the_time_it_names():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _attempt in range(3):
+        throttle.enter()
+    throttle.leave(refused_for=2.0)  # one worker refused: Retry-After 2
+    throttle.leave(took=0.02)  # the others answered, then each wants to send again
+    throttle.leave(took=0.02)
+    entered = []
+
+    def sender(name):
+        throttle.enter()
+        entered.append((name, clock()))
+        throttle.leave(took=0.02)
+
+    threads = [threading.Thread(target=sender, args=("w%d" % n,), name="w%d" % n) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(entered) == 3 and all(at >= 2.0 for _name, at in entered), entered
+    assert throttle.refusals == 1 and sum(seconds for _name, seconds in clock.sleeps) >= 2.0
+
+
+def test_refusals_within_one_pause_lengthen_it_but_set_the_pace_once():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _attempt in range(16):
+        throttle.enter()
+    throttle.leave(refused_for=1.0)
+    clock.now = 0.5
+    throttle.leave(refused_for=1.0)  # refused in the same pause: the pause ends later
+    assert (throttle.resume_at, throttle.refusals) == (1.5, 2)
+
+
+def answered(throttle, clock, took=0.02):
+    throttle.enter()
+    start = clock.now
+    clock.now += took
+    throttle.leave(took=took)
+    return start
+
+
+def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
+    """Ten admitted in 30 ms, then refused with Retry-After 30: the pace is below ten a second, never 300."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(10):
+        clock.now += 0.003
+        throttle.enter()
+        throttle.leave(took=0.0)
+    throttle.leave(refused_for=30.0, started=clock.now + 0.003)
+    throttle.enter()  # sleeps out the pause, then the pace is set
+    assert clock.now >= 30.0
+    assert throttle.rate == pytest.approx(10 * Throttle.BELOW)
+    starts = [clock.now]
+    for _request in range(5):
+        throttle.enter()
+        starts.append(clock.now)
+    assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
+
+
+def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
+    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
+    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(3):  # one at a time, 20 ms each: admitted
+        answered(throttle, clock)
+    start = clock.now
+    for _request in range(8):
+        throttle.enter()
+    clock.now += 0.02
+    throttle.leave(took=0.02)
+    for _request in range(7):
+        throttle.leave(refused_for=UNSAID, started=start)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_PAUSE)
+    throttle.enter()
+    assert throttle.rate == pytest.approx(50.0 * Throttle.BELOW, rel=0.05)
+    # paced: a further refusal without Retry-After pauses REFUSAL_FLOOR only, and slows the pace down
+    paced = throttle.rate
+    started = answered(throttle, clock)
+    throttle.leave(refused_for=UNSAID, started=started)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_FLOOR)
+    throttle.enter()
+    assert throttle.rate < paced and throttle.refused_rate == paced
+
+
+def test_the_pace_is_doubled_until_refused_then_halved_towards_the_refused_pace_then_probed_slowly():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    answered(throttle, clock)
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    first = throttle.rate
+    assert first == pytest.approx(1 * Throttle.BELOW)  # one admitted in the window before
+    throttle.leave(took=0.0)
+    rates = []
+    while clock.now < 3.9:
+        answered(throttle, clock, took=0.001)
+        rates.append(throttle.rate)
+    assert sorted(set(rates)) == [first, first * 2, first * 4]  # doubled a pause's time (at least a window) apart
+    refused = throttle.rate
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    assert throttle.refused_rate == refused and throttle.rate < refused
+    assert throttle.rate >= throttle.good_rate  # never below the pace that held a whole probe period
+    held = throttle.rate
+    until = clock.now + 6.0
+    while clock.now < until:
+        answered(throttle, clock, took=0.001)
+    assert throttle.rate == pytest.approx((held + refused) / 2)  # halfway, after HALVING_PAUSES pauses (5 s)
+
+
+def test_nothing_admitted_before_the_refusal_is_not_paced_yet():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.enter()
+    throttle.leave(refused_for=1.0, started=0.0)
+    throttle.enter()
+    assert throttle.rate is None and throttle.gap == 0.0 and clock.now == 1.0
+
+
+def test_a_request_given_a_start_before_a_refusal_waits_for_the_new_pace():
+    """A request waiting for its start when a refusal comes does not go out on the old pace: it waits the pause
+    and takes a start of the new pace."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.rate, throttle.gap, throttle._calm = 10.0, 0.1, False
+    throttle._probe_at = 1e9
+    refused = []
+
+    def sleep(seconds):  # the refusal comes while the second request waits for its start
+        if not refused:
+            refused.append(clock.now)
+            throttle.leave(refused_for=2.0, started=clock.now)
+        clock.now += seconds
+
+    throttle._sleep = sleep
+    throttle.enter()  # at once
+    throttle.enter()  # its start (0.1 s) is after the refusal: it waits the pause (2 s) instead
+    assert clock.now >= 2.0
+
+
+def test_a_waiter_blocked_by_the_pause_wakes_when_it_is_over():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    throttle.leave(refused_for=0.5, started=0.0)
+    done = threading.Event()
+
+    def second():
+        throttle.enter()
+        done.set()
+        throttle.leave(took=0.01)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert done.wait(10)
+    thread.join(10)
+    assert clock.now >= 0.5
+
+
+# -- against the emulator's token bucket ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def limited():
+    with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
+        yield running
+
+
+def test_waiting_out_a_refusal_spends_no_retry(limited):
+    """max_retries 0: the refused request is sent again after the pause, and answered (before: it failed)."""
+    limited.rate_limit(rate=1.0, burst=1, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        assert client.list_intents() and client.list_intents()
+    finally:
+        client.close()
+    assert limited.rate_limit()["refused"] == 1 and client.refusals == 1
+
+
+def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
+    """4 workers firing against a bucket of 4: after a 429 (Retry-After 1) no worker sends anything for 1 s (before:
+    each refused worker slept on its own while the others kept sending and being refused)."""
+    sends, lock = [], threading.Lock()
+    real_send = NacClient._send
+
+    def send(self, *args, **kwargs):
+        started = time.monotonic()
+        reply = real_send(self, *args, **kwargs)
+        with lock:
+            sends.append((started, time.monotonic(), reply.status_code))
+        return reply
+
+    monkeypatch.setattr(NacClient, "_send", send)
+    limited.rate_limit(rate=2.0, burst=4, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
+    try:
+        answers = list(ordered_map(lambda _n: client.fire_intent(1), range(12), 4))
+    finally:
+        client.close()
+    assert len(answers) == 12
+    refusals = [answered for _started, answered, status in sends if status == 429]
+    assert refusals
+    for refused_at in refusals:
+        too_soon = [started for started, _answered, _status in sends if refused_at < started < refused_at + 0.9]
+        assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
+
+
+def test_the_report_says_how_many_refusals_were_waited_out_and_the_summary_counts_statuses_only(limited):
+    limited.rate_limit(rate=1.0, burst=2, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        report = dot1x_status(client, device_id=[1], concurrency=1)
+    finally:
+        client.close()
+    refused = limited.rate_limit()["refused"]
+    assert refused >= 1 and report.refusals == refused and report.failure is None
+    assert report.summary == {"AUTHENTICATED": 1}  # a count per status: its values add up to the results
+
+
+def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
+    monkeypatch.setattr(
+        "ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler.RATE_LIMIT_PATIENCE", 0.0
+    )
+    limited.rate_limit(rate=0.001, burst=1, retry_after=1)
+    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+    try:
+        client.list_intents()
+        with pytest.raises(NacError) as failure:
+            client.list_intents()
+    finally:
+        client.close()
+    assert "429" in str(failure.value.message) and client.refusals == 0
+
+
+def test_a_status_named_like_the_refusals_return_value_is_just_a_status():
+    results = [dict(status="refusals_waited_out"), dict(status="AUTHENTICATED")]
+    assert summarize(results) == {"AUTHENTICATED": 1, "refusals_waited_out": 1}
+
+
+def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
+    """The API guide's "A rate limit" is the one home of the policy: its figures are the code's."""
+    section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
+    assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
+    assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
+    assert "once the task is paced, %.1f s when it has none" % REFUSAL_FLOOR in section
+    assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
+    assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
+    assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
+    assert "doubled after each pause's time (at least a second)" in section and Throttle.PROBE_FAST == 2.0
+    assert "halfway to the pace refused after five pauses' time (at least 2 s)" in section
+    assert Throttle.HALVING_PAUSES == 5
+    assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
+    assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
+    assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
