@@ -175,9 +175,9 @@ def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
     assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
 
 
-def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
-    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
-    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+def refused_as_nginx_does():
+    """nginx without burst at 50 r/s, no Retry-After: three sent one at a time admitted (20 ms each), then one of
+    eight sent at once admitted, the seven others refused. (clock, throttle) at the end."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     for _request in range(3):  # one at a time, 20 ms each: admitted
@@ -189,6 +189,13 @@ def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
     throttle.leave(took=0.02)
     for _request in range(7):
         throttle.leave(refused_for=UNSAID, started=start)
+    return clock, throttle
+
+
+def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
+    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
+    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+    clock, throttle = refused_as_nginx_does()
     assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_PAUSE)
     throttle.enter()
     assert throttle.rate == pytest.approx(50.0 * Throttle.BELOW, rel=0.05)
@@ -233,17 +240,7 @@ def test_the_pace_is_doubled_until_refused_then_halved_towards_the_rate_admitted
 def test_after_a_first_refusal_without_retry_after_the_rate_admitted_is_probed_towards_never_doubled_past():
     """The task's first refusal names no Retry-After (nginx): the rate admitted while sending faster is the
     limiter's; the pace starts below it and goes halfway to it, never twice as fast."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(3):  # one at a time, 20 ms each: admitted
-        answered(throttle, clock)
-    start = clock.now
-    for _request in range(8):
-        throttle.enter()
-    clock.now += 0.02
-    throttle.leave(took=0.02)
-    for _request in range(7):
-        throttle.leave(refused_for=UNSAID, started=start)
+    clock, throttle = refused_as_nginx_does()
     throttle.enter()
     admitted = throttle.refused_rate
     assert admitted == pytest.approx(throttle.rate / Throttle.BELOW) and throttle.ceiling == admitted
