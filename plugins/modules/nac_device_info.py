@@ -127,8 +127,8 @@ written:
   sample: 1000000
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import line_keeper, write_lines
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     check_hostnames,
     is_one_of,
     lookalike_text,
@@ -137,7 +137,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids_warning,
     select,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import line_keeper, write_lines
 
 
 def list_devices(nac):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The device list to a file (devices_file.py): each record held as its line, as the list is decoded (streamed or
+"""The device list to a file (device_export.py): each record held as its line, as the list is decoded (streamed or
 whole), the file written through a 0600 temporary file that replaces dest, CSV cells neutralised."""
 
 from __future__ import absolute_import, division, print_function
@@ -16,10 +16,10 @@ import stat
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import ArrayReader, ListDecoder
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import Line, line_keeper, write_lines
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import ArrayReader, ListDecoder
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import Line, line_keeper, write_lines
 
 RECORDS = [
     dict(id=1, hostname="cam-01", group=dict(id=3, name="Cameras"), profile="Camera", macs=["02:00"], ips=[]),

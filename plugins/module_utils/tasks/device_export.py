@@ -3,10 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The device list written to a file (nac_device_info's ``dest``), no Ansible imports.
 
-The list is read with a compact.ListDecoder whose ``keep`` turns each record, as soon as it is decoded, into a
+The list is read with a device_list.ListDecoder whose ``keep`` turns each record, as soon as it is decoded, into a
 ``Line``: its id and hostname (what the list's checks read: shapes, pages, repeated ids, the hostname filter) and
 the record's line of the file, already written as text (a JSON object, or a CSV row whose cells are neutralised
-as the CSV reports' are, cells.csv_row). So no record is held as a dict: about the bytes of the file, a sixth of
+as the CSV reports' are, csv_cells.csv_row). So no record is held as a dict: about the bytes of the file, a sixth of
 the records' memory. The file is written whole only once the whole list has been read and checked, to a
 temporary file beside ``dest`` (mode 0600) that then replaces ``dest``: a list that fails leaves ``dest`` as it
 was, never a part of a list.
@@ -20,9 +20,9 @@ import json
 import os
 import tempfile
 
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_row
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_row
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
 
 FORMATS = ("jsonl", "csv")
 CSV_COLUMNS = ("id", "hostname", "group", "profile", "macs", "ips")
@@ -53,7 +53,7 @@ def _csv_value(value):
 
 def line_keeper(form):
     """The ``keep`` of a list read for a file of format ``form``: a Line for each record with an integer id and
-    a string hostname (compact.device_keeper's rule), any other item as it is (for the client's shape checks)."""
+    a string hostname (device_list.device_keeper's rule), any other item as it is (for the client's shape checks)."""
     if form == "jsonl":
 
         def render(record):
