@@ -39,6 +39,10 @@ class NacError(Exception):
         # A write a rate limit refused with 503 (the pause taken): looked for in the list at once, and sent again
         # after the pause when the list does not show it, not after the settle window (apply.py).
         self.refused = False
+        # A write that broke before any byte of its reply on a kept-alive connection (the server was closing it, most
+        # likely, and never read it): looked for in the list at once, and sent again on a new connection after a short
+        # pause when the list does not show it, not after the settle window (apply.py).
+        self.stale = False
         # What the task still returns beside its failure (a batch's entries): module.NacModule.run merges it into
         # the result, so that every failure of a module, the client's or the task's own, takes one path.
         self.result = {}

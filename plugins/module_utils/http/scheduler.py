@@ -52,15 +52,18 @@ class Throttle:
     sent in, at least a request's time (a limiter that admits one of eight requests sent at once admits one a round
     trip). Nothing admitted: the pace refused, times BELOW (not paced until something is).
 
-    While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (at least
-    a ``WINDOW``) as long as no pace was refused, then by PROBE_STEP after PROBE_PAUSES of those pauses (at least
-    10 s): the longer the pauses asked, the more slowly. The pace starts the requests ``gap`` seconds apart; as
+    While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (half a
+    ``WINDOW`` after a pause of a ``WINDOW`` or less) as long as no pace was refused, then halfway to the rate
+    admitted before the last refusal (``ceiling``, or the pace refused when lower) after HALVING_PAUSES of those
+    pauses, then by PROBE_STEP after PROBE_PAUSES of them (at least 10 s): the longer the pauses asked, the more
+    slowly. A first refusal without Retry-After tells the rate admitted while sending faster: probed towards, never
+    doubled past. The pace starts the requests ``gap`` seconds apart; as
     many may be in flight as the callers' concurrency allows."""
 
     WINDOW = 1.0  # seconds of admitted requests that tell the rate the service admits
     BELOW = 0.9  # a refusal sets the pace this much below the rate admitted (each further one: again)
     PROBE_FAST = 2.0  # until a pace is refused, it is probed this much faster after a pause's time
-    HALVING_PAUSES = 5  # then halfway to the pace refused after this many pauses' time (at least 2 s)
+    HALVING_PAUSES = 2  # then halfway to the pace refused (or rate admitted) after this many pauses' time (>= 2 s)
     PROBE_STEP = 1.03  # and once there, this much faster ...
     PROBE_PAUSES = 30  # ... after this many pauses' time without a refusal (at least 10 s)
     MIN_RATE = 0.1  # requests a second: the slowest pace
@@ -76,6 +79,7 @@ class Throttle:
         self.gap = 0.0  # seconds between two requests' starts once paced (0: not paced)
         self.refused_rate = None  # the pace of the last refusal (None: refused before any pace)
         self.good_rate = None  # the fastest pace that held a whole probe period without a refusal since
+        self.ceiling = None  # the rate admitted when the pace was last set from a refusal: probed towards, then past
         self._next_start = 0.0  # the clock time the next request may start at, when paced
         self._probe_at = 0.0  # the pace is probed faster at this clock time
         self._asked = REFUSAL_PAUSE  # seconds the last refusal paused for
@@ -206,16 +210,23 @@ class Throttle:
             rate = self.refused_rate
         else:
             return  # nothing admitted yet: not paced until a refusal tells a rate
+        self.ceiling = rate
+        if self._unsaid and self.refused_rate is None:  # a rate admitted while sending faster: probed towards, not
+            self.refused_rate = rate  # doubled past (a window's count, when a pause was asked, may be a part of it)
         self.rate = max(rate * self.BELOW, self.good_rate or 0.0, self.MIN_RATE)
         self.gap = 1.0 / self.rate
         self._next_start = now
         self._probe_at = now + self._probe_period()
         self._started_then, self._epoch = self._started, self._epoch + 1
 
+    def _target(self):
+        """The pace probed towards: the pace refused, or the rate admitted when the pace was set, when lower."""
+        return min(self.refused_rate, self.ceiling or self.refused_rate)
+
     def _probe_period(self):
-        if self.refused_rate is None:  # doubling
-            return max(self.WINDOW, self._asked)
-        if self.rate * self.PROBE_STEP < self.refused_rate:  # halfway to the pace refused
+        if self.refused_rate is None:  # doubling: after a pause's time, half a WINDOW after a pause of a WINDOW or less
+            return self._asked if self._asked > self.WINDOW else self.WINDOW / 2.0
+        if self.rate * self.PROBE_STEP < self._target():  # halfway to the pace refused (or the rate admitted)
             return max(2 * self.WINDOW, self.HALVING_PAUSES * self._asked)
         return max(10.0, self.PROBE_PAUSES * self._asked)
 
@@ -226,7 +237,7 @@ class Throttle:
         if self.refused_rate is None:
             self.rate *= self.PROBE_FAST
         else:
-            self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self.refused_rate) / 2.0)
+            self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self._target()) / 2.0)
         self.gap = 1.0 / self.rate
         self._probe_at = now + self._probe_period()
         self._changed, self._started_then = now, self._started

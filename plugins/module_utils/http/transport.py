@@ -177,7 +177,7 @@ class Transport:
                 if write and broke_unanswered(exc):  # its next attempt goes out on a new connection
                     fresh = True  # (whether it was processed stays the list's to decide)
                     if getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
-                        self._fresh_writes = True
+                        self._fresh_writes = error.stale = True  # looked up at once (apply)
                 if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None
                 waited = self._wait_out(exc, error, sent_at, method, path)

@@ -17,7 +17,9 @@ never from an error. Four steps, each one function:
   showing it settled for that whole window; a write the list does not confirm is never reported clean. A write
   a rate limit refused with 503 (``NacError.refused``: the shared pause taken) is looked for at once, and sent
   again (after the pause) as soon as a list does not show it, for RATE_LIMIT_PATIENCE seconds from its first
-  refusal, without spending ``max_resends``;
+  refusal, without spending ``max_resends``. A write that broke before any byte of its reply on a kept-alive
+  connection (``NacError.stale``: the server was closing it) is looked for at once too, and sent again (on a new
+  connection) once STALE_PAUSE has passed since it broke and a list read since does not show it;
 - **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
   (an earlier attempt committed late shows there as a duplicate);
 - **report** (``_report``): one report per action, consistent with the last list read after its last write
@@ -54,6 +56,10 @@ DONE, FAILED = "done", "failed"
 # The first pause between two lists of the settle window (doubled after each list). The window itself is
 # options.SETTLE_TIMEOUT unless the caller says.
 SETTLE_FIRST_PAUSE = 1.0
+# How long a write that broke on a kept-alive connection the server was closing (NacError.stale) is looked for before
+# it is sent again: a service that read it would have committed it by then (it answers in less); the server closing
+# the connection never read it. Any earlier attempt of a write sent again is looked for at the end (_confirm).
+STALE_PAUSE = 0.25
 
 Answer = collections.namedtuple("Answer", "id record reply")
 Answer.__doc__ = """What a write answered as a success: the id it names (None when the reply names none), the
@@ -127,6 +133,8 @@ class Action:
         self.rate_refused = False  # its last write was refused by a rate limit (503), within the patience
         self.refused_since = None  # the clock of its first write refused so
         self.refusals = 0  # its writes refused so (not counted against max_resends)
+        self.stale = False  # its last write broke unanswered on a kept-alive connection the server was closing
+        self.broke_at = None  # the clock when it broke so
         self.settle_by = None  # the end of the settle window of its last write
 
     @property
@@ -210,8 +218,8 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]
-        for action in unsettled:
-            action.settle_by = window.clock() + window.seconds
+        for action in unsettled:  # (a stale write: a short window from when it broke)
+            action.settle_by = action.broke_at + STALE_PAUSE if action.stale else window.clock() + window.seconds
         waiting += unsettled
         if waiting:
             progress.phase("settled from the device list", len(waiting), deadline=clock() + window.seconds)
@@ -366,7 +374,7 @@ def _attempt(action, stop, clock):
         return
     action.attempts += 1
     action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
-    action.rate_refused = False
+    action.rate_refused = action.stale = False
     try:
         written = action.operation.write(action)
     except NacError as error:
@@ -376,6 +384,8 @@ def _attempt(action, stop, clock):
             action.refused_since = now if action.refused_since is None else action.refused_since
             action.rate_refused = now - action.refused_since <= RATE_LIMIT_PATIENCE
             action.refusals += action.rate_refused
+        if error.stale:
+            action.stale, action.broke_at = True, clock()
         if error.outcome_unknown:
             action.state = UNKNOWN  # the server may have committed it: the list decides
         elif action.attempts > 1:
@@ -391,23 +401,24 @@ def _attempt(action, stop, clock):
 
 def _settle(unsettled, written, lists, window, progress):
     """The settle step: look for the unsettled actions in the list, one list for all of them at a time, until
-    each is settled or ``window`` has passed: lists at once, then after 1, 2, 4, ... s, and a last one at the end
-    of its window (an action not settled is only ever sent again when the list kept not showing it settled for
-    its whole window, or when a rate limit refused it). Every list tells every written action what it shows of it
-    (``_Lists``)."""
+    the first of them is settled or its window has passed: lists at once, then after 1, 2, 4, ... s, and a last one
+    at the end of the window (an action not settled is only ever sent again when a list begun after its window
+    kept not showing it settled: the settle window, a stale write's STALE_PAUSE; or when a rate limit refused it).
+    Every list tells every written action what it shows of it (``_Lists``)."""
     waiting = list(unsettled)
     pause = SETTLE_FIRST_PAUSE
     while waiting:
+        begun = window.clock()
         read = lists.read(written)
         if read:
             waiting = [action for action in waiting if _waiting(action)]
             progress.update(len(unsettled) - len(waiting))  # settled so far
         else:
             progress.tick()
-        now, deadline = window.clock(), max([action.settle_by for action in waiting] or [0.0])
-        if not waiting or now >= deadline or (read and any(action.rate_refused for action in waiting)):
-            return  # a refused write the list does not show is sent again at once (after the shared pause)
-        window.sleep(min(pause, deadline - now))
+        now, deadline = window.clock(), min([action.settle_by for action in waiting] or [0.0])
+        if not waiting or begun >= deadline or (read and any(action.rate_refused for action in waiting)):
+            return  # the first window over, or a refused write not shown: sent again at once (after the shared pause)
+        window.sleep(max(0.0, min(pause, deadline - now)))
         pause *= 2
 
 

@@ -175,9 +175,9 @@ def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
     assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
 
 
-def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
-    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
-    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+def refused_as_nginx_does():
+    """nginx without burst at 50 r/s, no Retry-After: three sent one at a time admitted (20 ms each), then one of
+    eight sent at once admitted, the seven others refused. (clock, throttle) at the end."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     for _request in range(3):  # one at a time, 20 ms each: admitted
@@ -189,6 +189,13 @@ def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
     throttle.leave(took=0.02)
     for _request in range(7):
         throttle.leave(refused_for=UNSAID, started=start)
+    return clock, throttle
+
+
+def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
+    """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
+    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+    clock, throttle = refused_as_nginx_does()
     assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_PAUSE)
     throttle.enter()
     assert throttle.rate == pytest.approx(50.0 * Throttle.BELOW, rel=0.05)
@@ -201,7 +208,7 @@ def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
     assert throttle.rate < paced and throttle.refused_rate == paced
 
 
-def test_the_pace_is_doubled_until_refused_then_halved_towards_the_refused_pace_then_probed_slowly():
+def test_the_pace_is_doubled_until_refused_then_halved_towards_the_rate_admitted_then_probed_slowly():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     answered(throttle, clock)
@@ -210,21 +217,40 @@ def test_the_pace_is_doubled_until_refused_then_halved_towards_the_refused_pace_
     first = throttle.rate
     assert first == pytest.approx(1 * Throttle.BELOW)  # one admitted in the window before
     throttle.leave(took=0.0)
-    rates = []
-    while clock.now < 3.9:
+    changes = [(clock.now, first)]
+    while len(changes) < 3:
         answered(throttle, clock, took=0.001)
-        rates.append(throttle.rate)
-    assert sorted(set(rates)) == [first, first * 2, first * 4]  # doubled a pause's time (at least a window) apart
+        if throttle.rate != changes[-1][1]:
+            changes.append((clock.now, throttle.rate))
+    assert [rate for _at, rate in changes] == [first, first * 2, first * 4]
+    assert all(later[0] - earlier[0] >= 0.5 for earlier, later in zip(changes, changes[1:]))  # half a pause apart
     refused = throttle.rate
     throttle.leave(refused_for=1.0, started=clock.now)
     throttle.enter()
     assert throttle.refused_rate == refused and throttle.rate < refused
     assert throttle.rate >= throttle.good_rate  # never below the pace that held a whole probe period
-    held = throttle.rate
-    until = clock.now + 6.0
+    held, admitted = throttle.rate, throttle.ceiling
+    assert held == pytest.approx(admitted * Throttle.BELOW) and admitted <= refused
+    until = clock.now + 2.5
     while clock.now < until:
         answered(throttle, clock, took=0.001)
-    assert throttle.rate == pytest.approx((held + refused) / 2)  # halfway, after HALVING_PAUSES pauses (5 s)
+    assert throttle.rate == pytest.approx((held + admitted) / 2)  # halfway, after HALVING_PAUSES pauses (2 s)
+
+
+def test_after_a_first_refusal_without_retry_after_the_rate_admitted_is_probed_towards_never_doubled_past():
+    """The task's first refusal names no Retry-After (nginx): the rate admitted while sending faster is the
+    limiter's; the pace starts below it and goes halfway to it, never twice as fast."""
+    clock, throttle = refused_as_nginx_does()
+    throttle.enter()
+    admitted = throttle.refused_rate
+    assert admitted == pytest.approx(throttle.rate / Throttle.BELOW) and throttle.ceiling == admitted
+    throttle.leave(took=0.0)
+    rates = []
+    until = clock.now + 10.0
+    while clock.now < until:
+        answered(throttle, clock, took=0.001)
+        rates.append(throttle.rate)
+    assert max(rates) < admitted * Throttle.PROBE_STEP
 
 
 def test_nothing_admitted_before_the_refusal_is_not_paced_yet():
@@ -364,9 +390,9 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
     assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
     assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
-    assert "doubled after each pause's time (at least a second)" in section and Throttle.PROBE_FAST == 2.0
-    assert "halfway to the pace refused after five pauses' time (at least 2 s)" in section
-    assert Throttle.HALVING_PAUSES == 5
+    assert "doubled after each pause's time (half a second after pauses of a second or less)" in section
+    assert Throttle.PROBE_FAST == 2.0 and Throttle.WINDOW / 2.0 == 0.5
+    assert "after two pauses' time (at least 2 s)" in section and Throttle.HALVING_PAUSES == 2
     assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
     assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section

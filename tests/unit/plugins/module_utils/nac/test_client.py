@@ -383,10 +383,11 @@ def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connection
     client, transport, sleeps = make_client(*script)
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)  # a new connection broke: uncertain (the list decides), nothing else changes
-    assert raised.value.outcome_unknown is True
+    assert raised.value.outcome_unknown is True and raised.value.stale is False  # the settle window decides
     assert client.create_device(BODY) == {"id": 1} and getattr(client.wire, "fresh_sends", 0) == 0
-    with pytest.raises(NacConnectionError):
+    with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)  # a kept-alive one broke: the server was closing it, most likely
+    assert raised.value.outcome_unknown is True and raised.value.stale is True  # looked up at once (apply)
     assert client.create_device(BODY) == {"id": 2} and client.create_device(BODY) == {"id": 3}
     assert client.wire.fresh_sends == 2 and len(transport.sent) == 5  # each write since on a new connection
 

@@ -19,6 +19,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     DONE,
     FAILED,
     MISSING,
+    STALE_PAUSE,
     Action,
     Answer,
     Operation,
@@ -273,3 +274,61 @@ def test_a_write_refused_with_503_past_the_patience_waits_the_settle_window_as_a
     server.delete = _always(server, refused_by_a_limiter())
     item = server.run([_deleting("a")], settle_timeout=2, max_resends=1)[0]
     assert item.state == FAILED and server.sent == ["a", "a"] and server.now >= 4.0
+
+
+def broke_on_a_closing_connection():
+    """What client.NacClient raises for a write that broke before any byte of its reply on a kept-alive connection
+    (transport.Transport: the server was closing it)."""
+    error = NacConnectionError("The connection broke off during DELETE", outcome_unknown=True)
+    error.stale = True
+    return error
+
+
+def test_a_write_broken_on_a_closing_connection_is_looked_up_at_once_and_sent_again_after_a_short_pause():
+    """Not the whole settle window: one list at once, one begun STALE_PAUSE after it broke, then sent again (a
+    new connection: the transport's); the end's list confirms one deletion."""
+    server = Deletions(["a", "b"], failures={"b": broke_on_a_closing_connection()})
+    lists = []
+    listed = server.listed
+    server.listed = lambda: lists.append(server.now) or listed()
+    items = server.run([_deleting("a"), _deleting("b")], settle_timeout=60, max_resends=1)
+    assert [(item.state, item.error) for item in items] == [(DONE, None), (DONE, None)]
+    assert server.sent == ["a", "b", "b"] and items[1].attempts == 2
+    # at once, at the pause, after the write sent again, to confirm at the end
+    assert server.now == STALE_PAUSE and lists == [0.0, STALE_PAUSE, STALE_PAUSE, STALE_PAUSE]
+
+
+def test_a_write_broken_on_a_closing_connection_that_the_list_shows_is_not_sent_again():
+    server = Deletions(["a"], failures={"a": (broke_on_a_closing_connection(), True)})  # committed all the same
+    item = server.run([_deleting("a")], settle_timeout=60)[0]
+    assert (item.state, item.attempts, server.sent, server.now) == (DONE, 1, ["a"], 0.0)
+
+
+def test_a_write_broken_on_a_closing_connection_spends_max_resends_then_fails_as_uncertain():
+    server = Deletions(["a"])
+    server.delete = _always(server, broke_on_a_closing_connection())
+    item = server.run([_deleting("a")], settle_timeout=60, max_resends=2)[0]
+    assert item.state == FAILED and server.sent == ["a"] * 3 and server.now < 1.0
+    assert item.error.endswith("a still listed after 60 s, each of 3 attempts")
+
+
+def test_a_write_broken_on_a_new_connection_still_waits_the_settle_window():
+    """The safe rule: a connection made for the write that broke before any byte of its reply may have carried it
+    to a service still processing it (a proxy that dropped the client, say): only the whole window tells."""
+    lost = NacConnectionError("The connection broke off during DELETE", outcome_unknown=True)
+    server = Deletions(["a"])
+    server.failures = {"a": lost}
+    item = server.run([_deleting("a")], settle_timeout=8, max_resends=1)[0]
+    assert (item.state, server.sent) == (DONE, ["a", "a"]) and server.now >= 8.0
+
+
+def test_a_stale_write_beside_one_waiting_the_window_is_sent_again_without_waiting_for_it():
+    """Windows of different lengths: the settle step ends at the first one over, the other keeps its own."""
+    lost = NacConnectionError("reply lost", outcome_unknown=True)
+    server = Deletions(["a", "b", "c"], failures={"b": lost, "c": broke_on_a_closing_connection()})
+    sent_at = []
+    delete = server.delete
+    server.delete = lambda item: sent_at.append((item.name, server.now)) or delete(item)
+    items = server.run([_deleting("a"), _deleting("b"), _deleting("c")], settle_timeout=8, max_resends=1)
+    assert [item.state for item in items] == [DONE, DONE, DONE]
+    assert sent_at == [("a", 0.0), ("b", 0.0), ("c", 0.0), ("c", STALE_PAUSE), ("b", 8.0)]

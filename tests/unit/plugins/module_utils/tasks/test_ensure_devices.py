@@ -791,6 +791,23 @@ def test_an_unknown_outcome_is_found_in_the_emulator_and_not_sent_again(emulator
     assert emulator.request_counts() == {"GET /api/device": 3, "POST /api/device": 1}
 
 
+def test_creations_sent_on_connections_the_server_was_closing_are_sent_again_at_once_and_never_twice(emulator_for):
+    """The emulator closes each kept-alive connection 1 ms after its reply (no Connection: close): a creation sent
+    on one as it closes breaks before any byte of its reply, never read by the server. It is looked up at once and
+    sent again on a new connection, not after the 60 s settle window; the server counts one POST per device."""
+    emulator, client = emulator_for()
+    emulator.settings(allow_duplicate_hostnames=True)  # a creation sent twice would show as a duplicate
+    emulator.rate_limit(rate=0, close_after=0.001)
+    specs = device_specs([spec("closing-%02d" % n, group="Workstations", profile="Workstation") for n in range(60)])
+    started = time.monotonic()
+    outcomes = ensure_devices(specs, client.list_devices, client.create_device, concurrency=8, settle_timeout=60)
+    assert time.monotonic() - started < 20 and [o.state for o in outcomes] == [CREATED] * 60
+    assert client._fresh_writes  # (a write broke on a kept-alive connection: the case under test happened)
+    assert emulator.request_counts()["POST /api/device"] == 60
+    names = [r["hostname"] for r in client.list_devices() if r["hostname"].startswith("closing-")]
+    assert sorted(names) == sorted(set(names)) and len(names) == 60
+
+
 def test_server_refusals_carry_the_servers_reason(emulator_for):
     emulator, client = emulator_for()
     specs = device_specs([spec("cam-01"), spec("x-01", profile="Nope"), spec("x-02", ips=["10.20.0.10"]), spec("x-03")])
