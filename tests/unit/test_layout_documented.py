@@ -56,6 +56,6 @@ def test_the_map_of_the_layers_shows_every_layer_folder_from_the_top():
     block = text[text.index("The layers\n") : text.index("Each file holds one concern")]
     drawn = re.findall(r"^   module_utils/([a-z_]+)/", block, re.M)
     assert set(drawn) == layers()
-    with open(os.path.join(FOLDER, "__init__.py")) as handle:
+    with open(os.path.join(FOLDER, "README.md")) as handle:
         bottom_up = re.findall(r"^- ([a-z_]+):", handle.read(), re.M)
-    assert drawn == bottom_up[::-1], "the guide draws the layers from the top, as module_utils/__init__.py lists them"
+    assert drawn == bottom_up[::-1], "the guide draws the layers from the top, as module_utils/README.md lists them"

@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The layers of plugins/module_utils are its folders (plugins/module_utils/__init__.py): every file is in one
-layer, a layer imports only the layers below it, nothing below the glue imports Ansible, each layer's
-``__init__.py`` says what it may import, the unit tests mirror the layers, and no test file imports another."""
+"""The layers of plugins/module_utils are its folders (plugins/module_utils/README.md): every file is in one
+layer, a layer imports only the layers below it, nothing below the glue imports Ansible, each layer's README.md
+says what it holds and what it may import (its ``__init__.py`` stays empty: ansible-test 2.16's sanity test
+empty-init requires it of plugins/module_utils), the unit tests mirror the layers, and no test file imports
+another."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -64,16 +66,19 @@ def layer_files():
                     yield layer, os.path.join(layer, name), handle.read()
 
 
-def docstring(path):
-    with open(path) as handle:
-        return ast.get_docstring(ast.parse(handle.read())) or ""
+def readme(folder):
+    """A layer's README.md without its title line."""
+    with open(os.path.join(folder, "README.md")) as handle:
+        title, _, text = handle.read().partition("\n\n")
+    assert title == "# " + os.path.relpath(folder, ROOT), "%s/README.md is titled with its folder" % folder
+    return text
 
 
 def test_every_file_of_module_utils_is_in_a_layer():
     entries = set(os.listdir(MODULE_UTILS)) - {"__pycache__"}
-    assert entries == set(LAYERS) | {"__init__.py"}, "module_utils holds only the layers' folders"
-    for layer in LAYERS:
-        assert os.path.isfile(os.path.join(MODULE_UTILS, layer, "__init__.py")), layer
+    assert entries == set(LAYERS) | {"__init__.py", "README.md"}, "module_utils holds only the layers' folders"
+    for folder in [MODULE_UTILS] + [os.path.join(MODULE_UTILS, layer) for layer in LAYERS]:
+        assert os.path.getsize(os.path.join(folder, "__init__.py")) == 0, "%s/__init__.py is empty" % folder
 
 
 def test_no_layer_imports_a_layer_above_it_and_only_the_glue_imports_ansible():
@@ -99,16 +104,16 @@ def test_the_rule_finds_what_it_must(layer, source, wrong):
 
 def test_each_layer_says_what_it_may_import_and_the_package_lists_the_layers_in_order():
     for index, layer in enumerate(LAYERS):
-        text = docstring(os.path.join(MODULE_UTILS, layer, "__init__.py"))
+        text = readme(os.path.join(MODULE_UTILS, layer))
         assert text.startswith("Layer %d of %d, %s:" % (index + 1, len(LAYERS), layer)), layer
         may = re.search(r"May import: ([^.]*)\.", text)
-        assert may, "%s/__init__.py says what it may import" % layer
+        assert may, "%s/README.md says what it may import" % layer
         named = [name for name in re.findall(r"[a-z_]+", may.group(1)) if name in LAYERS]
         assert named == list(LAYERS[:index]), "%s may import %s" % (layer, named)
         for name in sorted(os.listdir(os.path.join(MODULE_UTILS, layer))):
             if name.endswith(".py") and name != "__init__.py":
-                assert re.search(r"\b%s\b" % name[:-3], text), "%s/__init__.py names %s" % (layer, name)
-    listed = re.findall(r"^- ([a-z_]+):", docstring(os.path.join(MODULE_UTILS, "__init__.py")), re.M)
+                assert re.search(r"\b%s\b" % name[:-3], text), "%s/README.md names %s" % (layer, name)
+    listed = re.findall(r"^- ([a-z_]+):", readme(MODULE_UTILS), re.M)
     assert listed == list(LAYERS)
 
 
