@@ -127,7 +127,7 @@ written:
   sample: 1000000
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import line_keeper, write_lines
+from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import DeviceFile, write_file
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     check_hostnames,
     is_one_of,
@@ -142,10 +142,15 @@ from ansible_collections.netaccess.nac.plugins.module_utils.module import NacMod
 
 def list_devices(nac):
     hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
-    ids, dest = nac.params["id"], nac.params["dest"]
-    if dest is not None:  # each record held as its line of the file
-        records = nac.client.list_devices(keep=line_keeper(nac.params["format"]))
-    elif hostnames is None and ids is None:
+    ids, dest, form = nac.params["id"], nac.params["dest"], nac.params["format"]
+    if dest is not None and hostnames is None and ids is None:  # written as read, never held
+        with DeviceFile(dest, form) as export:
+            nac.client.list_devices(into=export)
+            repeated = repeated_ids_warning(export.repeated_ids())
+            if repeated:
+                nac.warn(repeated)
+            return dict(devices=[], missing=[], dest=dest, written=export.commit())
+    if hostnames is None and ids is None:
         records = nac.client.list_devices()
     else:  # held compactly but for the records asked for
         records = nac.client.list_devices(compact=True, keep_whole=is_one_of(hostnames or (), ids or ()))
@@ -161,8 +166,7 @@ def list_devices(nac):
     if missing:
         nac.warn(missing_warning(missing))
     if dest is not None:
-        written = write_lines(dest, nac.params["format"], devices)
-        return dict(devices=[], missing=missing, dest=dest, written=written)
+        return dict(devices=[], missing=missing, dest=dest, written=write_file(dest, form, devices))
     return dict(devices=devices, missing=missing)
 
 
