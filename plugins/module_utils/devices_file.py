@@ -28,8 +28,13 @@ import os
 import tempfile
 from array import array
 
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_row
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import ArrayReader, Device, ListDecoder, decode_reply
+from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_cell
+from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
+    ArrayReader,
+    Device,
+    ListDecoder,
+    decode_reply,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import HOSTNAME_MAX
 from ansible_collections.netaccess.nac.plugins.module_utils.pages import SAME_RECORD, Page, Shifts
@@ -59,6 +64,8 @@ class Line(Device):
 def _csv_value(value):
     """A field of the CSV: a list as its items joined by spaces, an object as its ``name`` (a group or a
     profile shown as an object) or else its JSON; anything else as it is."""
+    if type(value) is str:  # pylint: disable=unidiomatic-typecheck
+        return value  # (the usual cell, first)
     if isinstance(value, list):
         return " ".join(
             str(item) if item is None or isinstance(item, (str, int, float)) else json.dumps(item) for item in value
@@ -73,14 +80,12 @@ def line_keeper(form):
     """The ``keep`` of a list read for a file of format ``form``: a Line for each record with an integer id and
     a string hostname (compact.device_keeper's rule), any other item as it is (for the client's shape checks)."""
     if form == "jsonl":
-
-        def render(record):
-            return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        render = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every line
 
     else:
 
         def render(record):
-            return csv_row([_csv_value(record.get(column)) for column in CSV_COLUMNS])
+            return ",".join([csv_cell(_csv_value(record.get(column))) for column in CSV_COLUMNS])  # (csv_row)
 
     def keep(item):
         if isinstance(item, dict):

@@ -19,6 +19,7 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.api import NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_cell
 from ansible_collections.netaccess.nac.plugins.module_utils.compact import ArrayReader, ListDecoder
 from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import (
     DeviceFile,
@@ -217,3 +218,23 @@ def test_an_unwritable_or_directory_dest_is_named_before_any_request(tmp_path):
         DeviceFile(str(tmp_path / "missing" / "d.jsonl"), "jsonl")
     with pytest.raises(NacConfigError, match="is a directory"):
         DeviceFile(str(tmp_path), "jsonl")
+
+
+@pytest.mark.parametrize(
+    "value, cell",
+    [
+        ("cam-01", "cam-01"),  # the usual cell, as it is
+        ("", ""),
+        (None, ""),
+        ("-cmd", "'-cmd"),
+        ("\u3000=1+1", "'\u3000=1+1"),  # a formula after Unicode whitespace
+        ("a\u2028b", "a\\u2028b"),  # a line separator escaped
+        ("a\x1cb", "a\\x1cb"),
+        ("a,b", '"a,b"'),
+        ('say "x"', '"say ""x"""'),
+        ("two\nlines", '"two\nlines"'),
+        (b"\xff=", "\ufffd="),
+    ],
+)
+def test_a_cell_is_written_by_the_one_rule_whether_it_needs_changing_or_not(value, cell):
+    assert csv_cell(value) == cell
