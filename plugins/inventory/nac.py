@@ -527,11 +527,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         constructed = bool(compose or groups or keyed)  # nac_record is made inert only where it is read
         for index, record in enumerate(records):
             name = inert_name(names[index])
-            hostvars = host_vars(record, entries[index] if entries is not None else None)
-            if not (record_var or constructed):
-                del hostvars["nac_record"]
+            entry = entries[index] if entries is not None else None
             # The same values for the variables and for the constructed expressions: a server string is data.
-            hostvars = dict((variable, inert(value, strings)) for variable, value in hostvars.items())  # (our names)
+            if record_var or constructed:  # made inert once: the other variables share its values
+                hostvars = host_vars(inert(record, strings), None if entry is None else inert(entry, strings))
+            else:  # (our variable names are left as they are)
+                hostvars = host_vars(record, entry)
+                del hostvars["nac_record"]
+                hostvars = dict((variable, inert(value, strings)) for variable, value in hostvars.items())
             inventory.add_host(name, group=ALL_GROUP)
             if entries is not None:
                 status = entries[index]["status"]

@@ -35,11 +35,14 @@ options:
     description:
       - Write the devices to this file instead of returning them (RV(devices) is then empty), so that the whole
         device list of a large network is never held in the task's result.
-      - Each record is turned into its line of the file as soon as it is read, so the module holds about the
-        file's bytes, not the records (1,000,000 devices, 136 MB of list, in about 0.5 GiB).
-      - The file is written once the whole list has been read, through a temporary file beside it (mode
-        0600) that then replaces it; when the list fails, O(dest) is left as it was.
-      - With O(hostname) or O(id), only the matching devices are written.
+      - Each record is written to a temporary file beside O(dest) (mode 0600) as soon as it is read, and not held:
+        the module holds the ids of one page (8 bytes a device) and a bit for each id up to the largest, not the
+        list (1,000,000 devices, 136 MB of list, in 41 MiB).
+      - The temporary file replaces O(dest) at once when the whole list has been read and checked (pages that
+        shifted while they were read are read again, as ever); when the list fails, the temporary file is removed
+        and O(dest) is left as it was.
+      - With O(hostname) or O(id), only the matching devices are written (the list is then held compactly, as
+        without O(dest)).
     type: path
   format:
     description:
