@@ -186,13 +186,17 @@ from ansible_collections.netaccess.nac.plugins.module_utils.progress import Prog
 from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
 from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
 
+SHARED_STRINGS = 65536  # the server strings remembered at a time (Shared)
+
 
 class Shared(dict):
-    """The values made inert once, by value, for every host that holds them (InventoryModule.populate): each server
-    string and integer. With ansible-core 2.19+, each is tagged with the inventory source's Origin too, once, so that
-    the inventory's set_variable keeps it as it is, one object for every variable of every host that holds it,
-    instead of copying and tagging it for each (the nac_record of 30,000 hosts held 34 tagged objects a host, now
-    about a third). ``source``: the inventory source's path."""
+    """The server strings made inert once, by value, for every host that holds them (InventoryModule.populate). With
+    ansible-core 2.19+, each (and each integer) is tagged with the inventory source's Origin too, so that the
+    inventory's set_variable keeps it as it is, one object for every variable of every host that holds it, instead
+    of copying and tagging it for each (the nac_record of 30,000 hosts held 34 tagged objects a host, now about a
+    third). At most SHARED_STRINGS strings are remembered at a time (most are a host's own, its name, its
+    addresses): when full, it starts again, and a string many hosts share is remembered again at once. ``source``:
+    the inventory source's path."""
 
     def __init__(self, source=None):
         super(Shared, self).__init__()
@@ -204,10 +208,12 @@ class Shared(dict):
                 pass
 
     def made(self, value):
-        """``value`` (a string, or an integer when tagged) made inert and tagged, the same object every time."""
+        """A string made inert (and tagged), the same object every time while it is remembered."""
         made = self.get(value)
         if made is None:
-            made = inert(value) if isinstance(value, str) else value
+            if len(self) >= SHARED_STRINGS:
+                self.clear()
+            made = inert(value)
             made = self[value] = self.tag(made) if self.tag is not None else made
         return made
 
@@ -235,7 +241,7 @@ def inert(value, strings=None):
     if isinstance(value, (list, tuple)):
         return [inert(item, strings) for item in value]
     if type(value) is int and strings is not None and strings.tag is not None:  # pylint: disable=unidiomatic-typecheck
-        return strings.made(value)  # (a bool is no int here, and no float: 1.0 is equal to 1)
+        return strings.tag(value)  # (a bool is no int here; a host's id is its own, tagged once)
     return value
 
 

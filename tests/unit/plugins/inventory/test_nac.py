@@ -480,3 +480,14 @@ def test_ansible_keeps_each_server_value_once_however_many_variables_and_hosts_h
     assert cam["nac_macs"][0] is cam["nac_record"]["macs"][0]
     assert cam["nac_group"] is odd["nac_group"] is odd["nac_record"]["group"]  # "Cameras", once
     assert cam["nac_record"] == DEVICES[0] and cam["nac_macs"] is not cam["nac_record"]["macs"]  # (copied by Ansible)
+
+
+def test_the_shared_strings_are_bounded_and_a_string_many_hosts_share_is_one_object_again(monkeypatch):
+    monkeypatch.setattr(nac, "SHARED_STRINGS", 4)
+    shared = nac.Shared("/x/devices.nac.yml")
+    group = shared.made("Cameras")
+    assert shared.made("Cameras") is group and shared.made("{{ x }}") == "{{ x }}"
+    for name in ("cam-01", "cam-02", "cam-03"):
+        shared.made(name)
+    assert len(shared) <= 4 and shared.made("Cameras") == "Cameras"
+    assert shared.made("Cameras") is shared.made("Cameras")
