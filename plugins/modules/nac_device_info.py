@@ -35,7 +35,7 @@ options:
     description:
       - Write the devices to this file instead of returning them (RV(devices) is then empty), so that the whole
         device list of a large network is never held in the task's result.
-      - Each record is written to a temporary file beside O(dest) (mode 0600) as soon as it is read, and not held:
+      - Each record is written to a temporary file beside O(dest) (mode 0600) as soon as it is read, and not held;
         the module holds the ids of one page (8 bytes a device) and a bit for each id up to the largest, not the
         list (1,000,000 devices, 136 MB of list, in 41 MiB).
       - The temporary file replaces O(dest) at once when the whole list has been read and checked (pages that
