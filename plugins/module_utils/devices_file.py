@@ -295,7 +295,7 @@ class DeviceFile:
                     yield record["id"], record["hostname"]
             else:
                 rows = csv.reader(handle)
-                next(rows)
+                next(rows, None)  # the header
                 for row in rows:
                     name = row[1]
                     yield int(row[0]), name[1:] if name.startswith("'") else name
