@@ -5,7 +5,7 @@
 """Benchmark of nac_dot1x_status's all-devices query against the NAC API emulator.
 
 Starts the emulator in this process with N seeded devices and an injected latency per request,
-then runs the query through ``plugins/module_utils/dot1x.py`` (the code the module runs) at each
+then runs the query through ``plugins/module_utils/tasks/dot1x_query.py`` (the code the module runs) at each
 concurrency, and prints wall times, the speed-up, and the peak Python memory (tracemalloc) of the
 query for several numbers of devices. With --ansible it also times the module under
 ansible-playbook.
@@ -57,8 +57,8 @@ def collections_path():
 COLLECTIONS = collections_path()
 sys.path.insert(0, COLLECTIONS)
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status, poll, resolve  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status, poll, resolve  # noqa: E402
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
 
 

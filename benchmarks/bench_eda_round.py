@@ -35,8 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess, compare
 from bench_dot1x_status import client, config
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import detect, poll_once, source_options
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import detect, poll_once, source_options
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 
 

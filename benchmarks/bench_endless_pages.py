@@ -36,7 +36,7 @@ MB = 1024.0 * 1024.0
 KEY = "bench-endless-key"
 CLIENT = r"""
 import json, resource, sys, time
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacError
 url, compact, limits = sys.argv[1], sys.argv[2] == "1", json.loads(sys.argv[3])
 client = NacClient(url, api_key=%(key)r, max_retries=0, timeout=600, **limits)
 started = time.monotonic()

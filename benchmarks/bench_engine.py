@@ -7,7 +7,7 @@ Against the emulator in a process of its own (bench_compare.EmulatorProcess, its
 256 clients connecting at once), three tables:
 
 1. status: the status batch of ``--devices`` devices at ``--latency`` by the aiohttp client (bench_aiohttp.py)
-   and by module_utils (dot1x.dot1x_status, the code the module runs), in turns (the order rotates), at each
+   and by module_utils (dot1x_query.dot1x_status, the code the module runs), in turns (the order rotates), at each
    ``--concurrency``: wall ms per device, CPU ms per request and context switches per request (RUSAGE_SELF of
    this process: every thread of it, never the emulator's), medians [min-max], and the ratios module / aiohttp
    taken run by run.
@@ -20,7 +20,7 @@ Against the emulator in a process of its own (bench_compare.EmulatorProcess, its
    (hostnames listed twice; the emulator allows them here, so that a creation sent twice would show). Each case
    runs in a child process, killed after ``--timeout-factor`` times its ideal (at least ``--case-timeout``).
 3. bulk: the creation of ``--bulk`` devices at ``--bulk-concurrency`` by aiohttp and by module_utils
-   (devices.ensure_devices), on a reset emulator each time: wall, requests.
+   (ensure_devices.ensure_devices), on a reset emulator each time: wall, requests.
 
 It prints figures and PASS/FAIL against the targets of issues 26 and 33; it never fails on them. ``--quick`` makes
 every table small.
@@ -45,13 +45,17 @@ from bench_compare import EmulatorProcess, median_spread, show
 from bench_dot1x_status import ADMIN_KEY, COLLECTIONS, client_for, config  # noqa: F401 (COLLECTIONS: sys.path)
 from bench_fast_server import FastServerProcess
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs, ensure_devices, summary
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
+    device_specs,
+    ensure_devices,
+    summary,
+)
 
 try:
-    from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
+    from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation_body
 except ImportError:  # the code before the plan/apply engine (issue 24), for figures of that code
-    from ansible_collections.netaccess.nac.plugins.module_utils.devices import creation_body
+    from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import creation_body
 
 Sample = collections.namedtuple("Sample", "wall cpu switches requests server_cpu")
 STATUS_TARGETS = (1.2, 1.5)  # wall, CPU per request: module / aiohttp

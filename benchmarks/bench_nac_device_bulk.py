@@ -9,7 +9,7 @@ mode prints the wall time and the requests the emulator counted, for the first r
 
 - ``playbook``: one ``ansible-playbook`` task ``netaccess.nac.nac_device: devices: [...]``, what
   a user runs (includes Ansible's own start-up, about a second);
-- ``engine``: the module's logic alone (devices.ensure_devices over one NacClient).
+- ``engine``: the module's logic alone (ensure_devices.ensure_devices over one NacClient).
 
 Each mode gets a fresh emulator state. The devices are Workstations with one explicit IP each
 (10.40.0.20 onwards; group Workstations is a /22), every second one with a MAC too (rules 2 and 3):
@@ -142,8 +142,12 @@ PLAYBOOK = """---
 
 def engine_runner(workdir, emulator, items, concurrency):
     sys.path.insert(0, collections_dir(workdir))
-    from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-    from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs, ensure_devices, summary
+    from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+    from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
+        device_specs,
+        ensure_devices,
+        summary,
+    )
 
     specs = device_specs(items)
 
@@ -217,8 +221,8 @@ def side_by_side(args, items):
         EmulatorProcess(config, args.latency) as emulator,
     ):
         engine = engine_runner(workdir, emulator, items, args.concurrency)
-        from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
-        from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs
+        from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation_body
+        from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import device_specs
 
         bodies = [creation_body(spec) for spec in device_specs(items)]  # what the module sends, prepared untimed
 

@@ -24,8 +24,8 @@ for where in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(os.pathsep):
         sys.path.append(where)
 
 # pylint: disable=wrong-import-position
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import device_specs, ensure_devices  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import device_specs, ensure_devices  # noqa: E402
 from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils import test_wire_hostile as hostile  # noqa: E402
 
 KEY = hostile.KEY
@@ -36,7 +36,7 @@ def rss_mib():
 
 
 def client_of(url, **kwargs):
-    from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
+    from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 
     return NacClient(url, api_key=KEY, **dict(dict(timeout=3.0, max_retries=3, sleep=time.sleep), **kwargs))
 

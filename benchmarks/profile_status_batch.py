@@ -36,7 +36,7 @@ FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 def child(args):
     """The sampled process: one status batch, its wall and CPU time printed."""
-    from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
+    from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 
     with EmulatorProcess(config(args.devices), args.latency) as emulator:
         cpu, start = self_cpu(), time.perf_counter()
@@ -74,7 +74,7 @@ def short(frame):
 
 
 def report(raw, top):
-    """Top functions of the stacks that run in a worker thread (the requests): a thread pool's, or engine.py's."""
+    """Top functions of the stacks that run in a worker thread (the requests): a thread pool's, or scheduler.py's."""
     cumulative, own, total = collections.Counter(), collections.Counter(), 0
     with open(raw) as handle:
         for line in handle:

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 from ansible_collections.netaccess.nac.plugins.plugin_utils.progress import ProgressAction, display
 
 FIRST_FAILURES = 5

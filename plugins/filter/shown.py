@@ -45,11 +45,11 @@ _value:
   type: str
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 
 
 def shown_text(value):
-    """``value`` as a message shows it (replies.shown); '' for None."""
+    """``value`` as a message shows it (server_text.shown); '' for None."""
     return shown(value) or ""
 
 

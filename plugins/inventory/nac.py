@@ -166,26 +166,29 @@ except ImportError:
     Origin = None
 
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, require_access, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
-    hostname_key,
-    index_by_hostname,
-    repeated_ids,
-    repeated_ids_warning,
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import (
+    could_be_template,
+    could_become_template,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import could_be_template, could_become_template
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, mask, strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     INSECURE_TLS,
     SECRET_OPTIONS,
     boolean,
     check_concurrency,
     connection_values,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask, strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
+    hostname_key,
+    index_by_hostname,
+    repeated_ids,
+    repeated_ids_warning,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import query_all, require_access, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
 SHARED_STRINGS = 65536  # the server strings remembered at a time (Shared)
 
@@ -248,7 +251,7 @@ def inert(value, strings=None):
 
 def inert_name(name):
     """A host name: never templatable. Before 2.19 only a name that could be or become a template (once
-    normalised or decoded: inert.could_become_template) is wrapped unsafe, so that ``ansible-inventory --list``
+    normalised or decoded: template_guard.could_become_template) is wrapped unsafe, so that ``ansible-inventory --list``
     writes every other name as a plain string in the lists of hosts."""
     if trust_as_template is None:
         return wrap_var(name) if could_become_template(name) else name
@@ -256,7 +259,7 @@ def inert_name(name):
 
 
 def has_control(text):
-    """Whether ``text`` holds a control character (replies.CONTROL: a terminal or a log would act on it)."""
+    """Whether ``text`` holds a control character (server_text.CONTROL: a terminal or a log would act on it)."""
     return CONTROL.search(text) is not None
 
 
@@ -405,8 +408,8 @@ def rename_hint(path):
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
-    """A thin adapter: the client, the options and the status query are module_utils' own (api.py, options.py,
-    dot1x.py)."""
+    """A thin adapter: the client, the options and the status query are module_utils' own (client.py, options.py,
+    dot1x_query.py)."""
 
     NAME = PLUGIN
 
@@ -485,7 +488,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def fetch(self):
         """{devices: the device list, dot1x: one status entry per device (dot1x_results.shape) or None}, every form
-        of the credentials masked in every value (secrets.mask)."""
+        of the credentials masked in every value (masking.mask)."""
         concurrency = check_concurrency(self.get_option("concurrency"))
         client = NacClient(read_only=True, pool_size=max(concurrency, 8), **connection_values(self.get_option))
         if not self.get_option("validate_certs"):

@@ -330,8 +330,11 @@ failures:
   sample: 1
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.controller_alive import controller_watch
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import check_concurrency, settle_seconds
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import is_one_of
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     EXACT,
     GUARD,
     InvalidRequest,
@@ -342,9 +345,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     summary,
     warnings_of,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
-from ansible_collections.netaccess.nac.plugins.module_utils.options import check_concurrency, settle_seconds
 
 DEVICE_OPTIONS = dict(
     hostname=dict(type="raw"),  # checked by device_spec: type str would turn a list into the text "['a', 'b']"

@@ -130,8 +130,8 @@ written:
   sample: 1000000
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import DeviceFile, write_file
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     check_hostnames,
     is_one_of,
     lookalike_text,
@@ -140,7 +140,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids_warning,
     select,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import DeviceFile, write_file
 
 
 def list_devices(nac):

@@ -272,8 +272,8 @@ summary:
     UNKNOWN: 2
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import BatchStopped, dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import BatchStopped, dot1x_status
 
 OPTIONS = (
     "device_id",

@@ -63,7 +63,7 @@ api_url:
   sample: https://nac.example.com
 """
 
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule
 
 
 def list_intents(nac):

@@ -28,7 +28,7 @@ import html
 import json
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 
 REACHED, IN_PROGRESS, FAILED = "reached", "in progress", "failed"
 # The statuses that say "not yet": the authentication is under way. The API guide does not list the statuses
@@ -310,7 +310,7 @@ FOOTER = (
 def visible(value):
     """A value as plain text that shows every character: None is empty; tabs and line breaks become spaces;
     control, bidirectional, zero-width and other invisible characters become \\x1b, \\u202e and so on
-    (replies.shown, the collection's one way to show a server's text)."""
+    (server_text.shown, the collection's one way to show a server's text)."""
     value = "" if value is None else value if isinstance(value, str) else str(value)
     return shown(value.translate(SPACES))
 

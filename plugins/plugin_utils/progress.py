@@ -4,7 +4,7 @@
 """Progress of a module's long work, shown on the controller: the action plugin of ``nac_device`` and
 ``nac_dot1x_status`` (plugins/action/).
 
-The module counts (module_utils/progress.py) and appends its progress lines to a file that the action plugin
+The module counts (module_utils/tasks/progress.py) and appends its progress lines to a file that the action plugin
 names in the module's environment (``NAC_PROGRESS_FILE``); the action plugin runs the module exactly as Ansible's
 own ``normal`` action does (check mode, results, async unchanged) while a thread shows each new line of that file
 with Ansible's display, so that it reaches the terminal and AWX's job output (a ``verbose`` event). Only where
@@ -26,7 +26,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action.normal import ActionModule as NormalAction
 from ansible.utils.display import Display
 
-from ansible_collections.netaccess.nac.plugins.module_utils.module import PROGRESS_FILE
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import PROGRESS_FILE
 
 display = Display()
 

@@ -13,10 +13,10 @@ import re
 
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_row
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_row
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, shown
 
-# CSV: module_utils/cells.py (nac_device_info's CSV export writes its cells too).
+# CSV: module_utils/common/csv_cells.py (nac_device_info's CSV export writes its cells too).
 # Markdown: a line break becomes <br>; the characters of HTML and of table cells become entities; those of inline
 # markup (code, emphasis, links, strikethrough, maths) get a backslash.
 # The characters of markup, and those that start an autolink of GitHub-flavoured Markdown: the ':' of '://' and the
@@ -48,7 +48,7 @@ def md_cell(value):
     return MD_CHARS.sub(_md_char, _text(value))
 
 
-__all__ = ["csv_row", "md_cell", "md_row"]  # csv_row: module_utils/cells.py, read here by the filter csv_row
+__all__ = ["csv_row", "md_cell", "md_row"]  # csv_row: module_utils/common/csv_cells.py, read here by the filter csv_row
 
 
 def md_row(values):

@@ -26,15 +26,15 @@ import urllib3
 from ansible.module_utils import basic
 from requests.adapters import BaseAdapter, HTTPAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import REFUSED
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     DOT1X_INTENT,
     NacClient,
     NacConnectionError,
     NacServerError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import device_keeper
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import PageSink
-from ansible_collections.netaccess.nac.plugins.module_utils.framing import REFUSED
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import PageSink
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -186,9 +186,9 @@ def mounted(client, transport):
 
 
 class AdapterWire:
-    """The client's wire.Wire with a requests adapter in place of its connections: each request is prepared as
+    """The client's connections.Wire with a requests adapter in place of its connections: each request is prepared as
     the wire would send it (its headers, its JSON body, the environment's settings) and given to ``adapter.send``;
-    the response it returns is read as a wire.Answer (``AdapterAnswer``). Everything above the socket (retries,
+    the response it returns is read as a connections.Answer (``AdapterAnswer``). Everything above the socket (retries,
     outcomes, limits, decoding, masking) runs as it does over a real connection."""
 
     def __init__(self, wire, adapter):
@@ -224,7 +224,7 @@ class AdapterWire:
 
 
 class AdapterAnswer:
-    """A requests Response read as a wire.Answer: its status, headers, url, encoding, and its body as it streams."""
+    """A requests Response read as a connections.Answer: its status, headers, url, encoding, and its body as it streams."""
 
     def __init__(self, response):
         self.response = response
@@ -248,7 +248,7 @@ class AdapterAnswer:
 
 def never_sent(exc, cause=REFUSED):
     """``exc`` (a requests exception) as the wire raises it when no byte of the request was written (the connection
-    never made): the typed facts framing.failure sets, which retries.py reads (never the exception's words)."""
+    never made): the typed facts framing.failure sets, which retry_policy.py reads (never the exception's words)."""
     exc.nac_sent, exc.nac_replied, exc.nac_reused, exc.nac_cause = False, False, False, cause
     return exc
 

@@ -19,9 +19,9 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from jinja2 import StrictUndefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
-from ansible_collections.netaccess.nac.plugins.module_utils.tls import AWX_CA_FIELD, ca_advice
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import connection_argument_spec
+from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import AWX_CA_FIELD, ca_advice
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConfigError
 from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """dot1x_status.py: an ansible-rulebook event source for 802.1x status changes of NAC devices.
 
-A thin asyncio loop around ``plugins/module_utils/dot1x_events.py`` of this collection (the same
+A thin asyncio loop around ``plugins/module_utils/tasks/dot1x_events.py`` of this collection (the same
 client and logic as the modules): every ``interval`` seconds one round runs in a worker thread and
 its events are put on the queue.
 """
@@ -189,8 +189,10 @@ def _make_collection_importable():
 
 _make_collection_importable()
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402 pylint: disable=wrong-import-position
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import inert_event  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import mask  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import (  # noqa: E402 pylint: disable=wrong-import-position
     bug_round,
     log_text,
     poll_once,
@@ -199,8 +201,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     source_options,
     start_warnings,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event  # noqa: E402 pylint: disable=wrong-import-position
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import mask  # noqa: E402 pylint: disable=wrong-import-position
 
 
 async def main(queue, args):

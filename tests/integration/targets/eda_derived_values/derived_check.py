@@ -34,14 +34,14 @@ for path in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(os.pathsep):
     if path and path not in sys.path:
         sys.path.append(path)
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import inert_event  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import mask  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import (  # noqa: E402
     poll_once,
     secret_forms,
     source_options,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import mask  # noqa: E402
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

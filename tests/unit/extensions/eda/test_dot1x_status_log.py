@@ -13,8 +13,8 @@ import logging
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.options import INSECURE_TLS
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import INSECURE_TLS
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_source
 

@@ -16,7 +16,7 @@ import sys
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacConfigError
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import EVENT_SOURCE as SOURCE
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_source
@@ -162,7 +162,7 @@ def test_the_source_file_makes_its_own_collection_importable():
         )
         return done.stdout.decode()
 
-    assert "ModuleNotFoundError" in isolated("import ansible_collections.netaccess.nac.plugins.module_utils.api")
+    assert "ModuleNotFoundError" in isolated("import ansible_collections.netaccess.nac.plugins.module_utils.nac.client")
     output = isolated(
         "import runpy, sys; module = runpy.run_path(sys.argv[1]); "
         "print(module['main'].__name__, 'DOCUMENTATION' in module)"
@@ -171,7 +171,7 @@ def test_the_source_file_makes_its_own_collection_importable():
 
 
 def test_a_server_string_that_could_be_a_template_is_sent_as_a_template_of_its_value(emulator):
-    from ansible_collections.netaccess.nac.plugins.module_utils.inert import (  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import (  # pylint: disable=import-outside-toplevel
         literal_template,
     )
 

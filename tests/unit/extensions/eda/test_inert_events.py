@@ -17,7 +17,7 @@ import pytest
 import yaml
 from ansible.parsing.dataloader import DataLoader
 
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import inert_event
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import inert_event
 from ansible_collections.netaccess.nac.tests.unit.templating import BEFORE_2_19, render, templatable
 
 

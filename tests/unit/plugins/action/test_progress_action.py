@@ -19,7 +19,7 @@ from ansible.plugins.loader import shell_loader
 
 from ansible_collections.netaccess.nac.plugins.action.nac_device import failed_bulk_lines
 from ansible_collections.netaccess.nac.plugins.inventory import nac as inventory_plugin
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 from ansible_collections.netaccess.nac.plugins.plugin_utils import progress
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source, parse_inventory

@@ -20,9 +20,9 @@ from ansible import constants as C
 from ansible.plugins.loader import inventory_loader
 
 from ansible_collections.netaccess.nac.plugins.doc_fragments.connection import ModuleDocFragment
-from ansible_collections.netaccess.nac.plugins.module_utils import dot1x_events
-from ansible_collections.netaccess.nac.plugins.module_utils.module import connection_argument_spec
-from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, SECRET_OPTIONS
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import connection_argument_spec
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import CONNECTION_OPTIONS, SECRET_OPTIONS
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks import dot1x_events
 
 COLLECTION = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_source", "dot1x_status.py")

@@ -19,7 +19,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 from ansible.utils.unsafe_proxy import wrap_var
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as shown_by_messages
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as shown_by_messages
 
 try:
     from ansible.template import trust_as_template
@@ -199,7 +199,7 @@ def test_hidden_characters_are_named_as_unicode_does():
 
 @pytest.mark.parametrize("char", ["\xad", "\u200b", "\u2060", "\ufeff", "\U000e0041", "\ud800"])
 def test_every_character_a_message_escapes_is_escaped_in_the_reports_too(char):
-    """The reports escape what replies.shown escapes in messages (zero-width, soft hyphen, BOM, tags,
+    """The reports escape what server_text.shown escapes in messages (zero-width, soft hyphen, BOM, tags,
     a lone surrogate), the same way."""
     value = "a%sb" % char
     expected = "a%sb" % shown_by_messages(char)

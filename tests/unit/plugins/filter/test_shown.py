@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The filter netaccess.nac.shown writes a server's text as the collection's messages do (replies.shown)."""
+"""The filter netaccess.nac.shown writes a server's text as the collection's messages do (server_text.shown)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +12,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 from ansible.utils.unsafe_proxy import wrap_var
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, shown
 
 try:
     from ansible.template import trust_as_template

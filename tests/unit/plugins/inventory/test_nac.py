@@ -388,7 +388,7 @@ def test_connection_options_come_from_the_environment(emulator, tmp_path, monkey
 
 def test_credentials_refused_while_querying_fail_the_inventory(emulator, tmp_path, monkeypatch):
     """A 403 on one status query is the same for every device: no half inventory with error groups."""
-    from ansible_collections.netaccess.nac.plugins.module_utils.api import NacAuthError, NacClient
+    from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacAuthError, NacClient
 
     fire = NacClient.fire_intent
 

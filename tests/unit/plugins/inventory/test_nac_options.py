@@ -13,8 +13,8 @@ import pytest
 from ansible.errors import AnsibleParserError
 from ansible.utils.display import Display
 
-from ansible_collections.netaccess.nac.plugins.module_utils.options import INSECURE_TLS
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import INSECURE_TLS
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
 from ansible_collections.netaccess.nac.tests.unit.helpers import parse_inventory as parse

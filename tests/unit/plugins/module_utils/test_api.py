@@ -18,8 +18,17 @@ from urllib.parse import quote, quote_plus
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import framing, options, secrets
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common import masking, options
+from ansible_collections.netaccess.nac.plugins.module_utils.http import framing
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    BACKOFF_CAP,
+    RATE_LIMIT_PATIENCE,
+    REFUSAL_PAUSE,
+    RETRY_AFTER_CAP,
+    backoff,
+    retry_after,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacAuthError,
     NacClient,
     NacConfigError,
@@ -29,14 +38,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacResponseError,
     NacServerError,
     ReadOnlyViolation,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
-    BACKOFF_CAP,
-    RATE_LIMIT_PATIENCE,
-    REFUSAL_PAUSE,
-    RETRY_AFTER_CAP,
-    backoff,
-    retry_after,
 )
 from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted, never_sent
 
@@ -612,10 +613,10 @@ def test_a_secret_echoed_in_any_form_is_scrubbed(kwargs, secret, form):
 )
 def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
     url = url % (password + "-0123456789")
-    assert password + "-0123456789" not in secrets.strip_userinfo(url)
+    assert password + "-0123456789" not in masking.strip_userinfo(url)
     assert (
-        secrets.url_password(url).endswith(password + "-0123456789")
-        or secrets.url_password(url) == password + "-0123456789"
+        masking.url_password(url).endswith(password + "-0123456789")
+        or masking.url_password(url) == password + "-0123456789"
     )
     with pytest.raises(NacConfigError) as raised:
         NacClient(url, api_key=KEY)
@@ -624,7 +625,7 @@ def test_a_password_in_api_url_is_recognised_whatever_it_holds(url, password):
 
 
 def test_hidden_forms_cover_the_url_password_decoded():
-    forms = secrets.hidden_forms([KEY], "https://svc:p%23ss%2Fword@nac.example.com")
+    forms = masking.hidden_forms([KEY], "https://svc:p%23ss%2Fword@nac.example.com")
     assert {KEY, "p%23ss%2Fword", "p#ss/word", "p%23ss/word"} <= set(forms)
     assert forms == sorted(forms, key=len, reverse=True)  # longer forms first: none is cut by a shorter one
 
@@ -670,7 +671,7 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
     failure = tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'.")
-    failure.nac_names = ["nac-emulator.test", "127.0.0.1"]  # as wire.check_name read them on that connection
+    failure.nac_names = ["nac-emulator.test", "127.0.0.1"]  # as connections.check_name read them on that connection
     client, transport, sleeps = make_client(failure)
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()

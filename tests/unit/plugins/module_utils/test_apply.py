@@ -9,7 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.netaccess.nac.plugins.module_utils.apply import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    NacAuthError,
+    NacConnectionError,
+    NacHTTPError,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     CONFIRMED,
     DONE,
     FAILED,
@@ -20,7 +25,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.apply import (
     Wording,
     apply,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConnectionError, NacHTTPError
 
 DELETE = "delete"
 
@@ -228,7 +232,7 @@ def _deleting(name):
 
 
 def refused_by_a_limiter():
-    """What api.NacClient raises for a write a rate limit refused with 503 (the shared pause taken)."""
+    """What client.NacClient raises for a write a rate limit refused with 503 (the shared pause taken)."""
     error = NacHTTPError("The NAC API refused DELETE with HTTP 503.", status=503, outcome_unknown=True)
     error.refused = True
     return error
@@ -264,7 +268,7 @@ def test_a_write_refused_with_503_that_the_list_shows_is_not_sent_again():
 
 
 def test_a_write_refused_with_503_past_the_patience_waits_the_settle_window_as_any_uncertain_write(monkeypatch):
-    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.apply.RATE_LIMIT_PATIENCE", -1.0)
+    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply.RATE_LIMIT_PATIENCE", -1.0)
     server = Deletions(["a"])
     server.delete = _always(server, refused_by_a_limiter())
     item = server.run([_deleting("a")], settle_timeout=2, max_resends=1)[0]

@@ -2,7 +2,7 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Malformed server replies through the real code paths (NacClient over a scripted transport, then
-devices.ensure_devices, devices.select and dot1x.dot1x_status): every one ends as a NacError or a
+ensure_devices.ensure_devices, ensure_devices.select and dot1x_query.dot1x_status): every one ends as a NacError or a
 per-item error that says what was wrong, never as a KeyError, TypeError or the like, and never as a
 half-done change."""
 
@@ -16,23 +16,23 @@ import threading
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import replies
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common import server_text
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import retry_after
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacAuthError,
     NacClient,
     NacError,
     NacResponseError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import select
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import ERROR
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     FAILED,
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import ERROR
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import select
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import retry_after
 from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, mounted, raw
 
 URL = "https://nac.example.com"
@@ -138,11 +138,11 @@ def test_excerpt_of_unclosed_tags_does_not_hang(text):
     """Unclosed tags once made excerpt() quadratic: 350 kB of them took hours. Now it takes
     milliseconds; the generous bound only turns a regression into a failure instead of a hang."""
     done = []
-    worker = threading.Thread(target=lambda: done.append(replies.excerpt(text)))
+    worker = threading.Thread(target=lambda: done.append(server_text.excerpt(text)))
     worker.daemon = True
     worker.start()
     worker.join(60)
-    assert done and len(done[0]) <= replies.EXCERPT_LEN
+    assert done and len(done[0]) <= server_text.EXCERPT_LEN
 
 
 def test_a_huge_valid_device_list_is_used():

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Device lists held compactly (compact.py): the same list, the same errors and the same checks (pages,
+"""Device lists held compactly (device_list.py): the same list, the same errors and the same checks (pages,
 partial-list signs, item shapes, repeated ids, lookalike names) as a list of whole records, in a fraction
 of the memory. Through the real client over a transport that answers by URL (no network)."""
 
@@ -18,18 +18,18 @@ import unicodedata
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, decode_reply, device_keeper
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, decode_reply, device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import is_one_of, select
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
     FAILED,
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of, select
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
 from ansible_collections.netaccess.nac.tests.unit.helpers import DEVICES, PAGE2, SIGNS, URL, paged, site_client
 
 FIELDS = dict(group="Cameras", profile="cam", macs=["00:11:22:33:44:55"], ips=["10.0.0.1"], status="ok")
@@ -76,7 +76,7 @@ BODIES = [
     b'[{"hostname": "no-id", "parent": {"id": 2, "hostname": "b"}}]',
     b'[["id", 1]]',
     b"[null]",
-    # not one JSON array: decoded whole (replies.decode_json), for the same message
+    # not one JSON array: decoded whole (server_text.decode_json), for the same message
     b'{"items": [], "next": "?page=2"}',
     b'{"id": 1}',
     b'"just a string"',

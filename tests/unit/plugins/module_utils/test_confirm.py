@@ -5,7 +5,7 @@
 that each created id is listed, under the requested name, and whether another device has that name. Against the
 emulator's servers that confirm nothing (a list capped without a sign, another client racing ours, a server
 storing a normalised name, a read replica behind the writes), through the real client and nac_device's flow
-(devices.ensure_devices), on a fake clock that the emulator's own clock follows (the replica catches up)."""
+(ensure_devices.ensure_devices), on a fake clock that the emulator's own clock follows (the replica catches up)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,8 +15,8 @@ import re
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
     FAILED,

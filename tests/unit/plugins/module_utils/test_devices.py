@@ -14,15 +14,21 @@ import time
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacAuthError,
     NacClient,
     NacConfigError,
     NacConnectionError,
     NacHTTPError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation_body
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
+    check_hostnames,
+    hostname_problem,
+    index_by_hostname,
+    select,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation_body
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
     FAILED,
@@ -37,12 +43,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     plan,
     summary,
     warnings_of,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
-    check_hostnames,
-    hostname_problem,
-    index_by_hostname,
-    select,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault

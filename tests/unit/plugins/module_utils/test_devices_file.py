@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The device list to a file (devices_file.py): each record written as its line as the list is decoded (streamed or
+"""The device list to a file (device_export.py): each record written as its line as the list is decoded (streamed or
 whole), never held; the list's checks (shapes, shifted pages, repeated ids) still decide, through the real client
 over pages; the file written through a 0600 temporary file that replaces dest only when the list is whole, CSV
 cells neutralised."""
@@ -18,10 +18,13 @@ import stat
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_cell
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import ArrayReader, ListDecoder
-from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import ArrayReader, ListDecoder
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import repeated_ids_warning
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import (
     DeviceFile,
     IdSet,
     Line,
@@ -29,9 +32,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices_file import 
     line_keeper,
     write_file,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import repeated_ids_warning
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
 from ansible_collections.netaccess.nac.tests.unit.helpers import DEVICES, PAGE1, PAGE2, URL, paged, site_client
 
 RECORDS = [

@@ -13,8 +13,7 @@ import threading
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils import dot1x
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacAuthError,
     NacClient,
     NacConfigError,
@@ -23,7 +22,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.api import (
     NacNotFound,
     NacServerError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks import dot1x_query
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import (
     NOT_QUERIED,
     BatchStopped,
     Target,
@@ -31,7 +31,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import (
     dot1x_status,
     resolve,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
     ERROR,
     UNKNOWN,
     failure_message,
@@ -166,7 +166,7 @@ def test_all_devices_in_the_server_order():
 
 def test_ids_in_the_order_asked_each_once_and_unknown_ids_are_errors():
     targets, warnings = resolve(RECORDS, device_ids=[5, 1, 99, 5, 99])
-    assert targets == [Target(5, "ws-01", None), Target(1, "cam-01", None), Target(99, None, dot1x.NOT_LISTED)]
+    assert targets == [Target(5, "ws-01", None), Target(1, "cam-01", None), Target(99, None, dot1x_query.NOT_LISTED)]
     assert warnings == []
 
 
@@ -175,7 +175,7 @@ def test_hostnames_case_insensitive_with_the_servers_spelling():
     assert targets == [
         Target(2, "Printer-01", None),
         Target(1, "cam-01", None),
-        Target(None, "no-such-host", dot1x.NOT_LISTED),
+        Target(None, "no-such-host", dot1x_query.NOT_LISTED),
     ]
 
 
@@ -188,7 +188,7 @@ def test_a_shared_hostname_selects_every_device_with_a_warning_naming_their_ids(
 def test_an_empty_list_selects_nothing_and_queries_nothing():
     client = fake_client()
     report = status(client, hostname=[])
-    assert report == dot1x.Report([], {}, [], None, 0)
+    assert report == dot1x_query.Report([], {}, [], None, 0)
     assert client.fired == []
 
 

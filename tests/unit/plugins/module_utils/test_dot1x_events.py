@@ -10,12 +10,13 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import CONNECTION_DEFAULTS
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacAuthError,
     NacConfigError,
     NacConnectionError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import (
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import (
     FIRST_ROUND,
     Round,
     bug_round,
@@ -25,7 +26,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import 
     secret_forms,
     source_options,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_DEFAULTS
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 KEY = "k3y-that-must-never-show"
@@ -327,7 +327,7 @@ def test_options_bad_arguments_are_named(args, env, words):
     "shown", [KEY + "/ü", "k3y-that-must-never-show%2F%C3%BC", "k3y-that-must-never-show/\\u00fc", "p%40ss/word"]
 )
 def test_a_bug_gives_an_error_event_with_every_form_of_the_secrets_masked(shown):
-    """The source's secrets are masked as the client's and the modules' are (secrets.mask): escaped and
+    """The source's secrets are masked as the client's and the modules' are (masking.mask): escaped and
     URL-encoded forms too, and a password inside api_url."""
     client, options = source_options(
         {"api_url": "https://svc:p%40ss%2Fword@nac.example.com", "api_key": KEY + "/\u00fc"}, environ={}

@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import MASK, hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import MASK, hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.modules import nac_dot1x_status
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import printed, run_module, run_source

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine (engine.py, issue 26): work driven by completions with the results in order, one shared pause
+"""The request engine (scheduler.py, issue 26): work driven by completions with the results in order, one shared pause
 on a rate-limit refusal, concurrency that adapts (AIMD), refusals that spend no retry, and the summary that counts
 them."""
 
@@ -14,13 +14,9 @@ import time
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils import engine
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import summarize
-from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle, ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
@@ -28,6 +24,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     RETRY_AFTER_CAP,
     UNSAID,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
 from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
@@ -45,7 +45,7 @@ def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
 
     results = ordered_map(lambda n: n * 2, items(), 4)
     assert next(results) == 0
-    assert len(taken) <= engine.WINDOW_PER_WORKER * 4 + 1
+    assert len(taken) <= scheduler.WINDOW_PER_WORKER * 4 + 1
     assert list(results) == [n * 2 for n in range(1, 10000)]
 
 
@@ -336,7 +336,9 @@ def test_the_report_says_how_many_refusals_were_waited_out_and_the_summary_count
 
 
 def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
-    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.engine.RATE_LIMIT_PATIENCE", 0.0)
+    monkeypatch.setattr(
+        "ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler.RATE_LIMIT_PATIENCE", 0.0
+    )
     limited.rate_limit(rate=0.001, burst=1, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
     try:

@@ -14,7 +14,7 @@ import inspect
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient, Scripted, mounted
 
 PUBLIC = sorted(name for name in vars(FakeClient) if not name.startswith("_"))

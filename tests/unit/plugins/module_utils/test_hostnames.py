@@ -12,7 +12,7 @@ import unicodedata
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     by_hostname,
     hostname_key,
     index_by_hostname,

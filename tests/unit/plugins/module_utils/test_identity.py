@@ -2,7 +2,7 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Issue 16, "the same device only when it has the same name" and "every requested device keeps its entry",
-at every entry point's logic: nac_device's plan (devices.py), the status targets and queries (dot1x.py) and
+at every entry point's logic: nac_device's plan (ensure_devices.py), the status targets and queries (dot1x_query.py) and
 the event source's round (dot1x_events.py), with scripted clients and, end to end, the emulator."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,17 +13,17 @@ import unicodedata
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import settle_seconds
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import poll_once
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import NOT_LISTED, dot1x_status, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
     FAILED,
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import NOT_LISTED, dot1x_status, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once
-from ansible_collections.netaccess.nac.plugins.module_utils.options import settle_seconds
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Unit tests of inert.py: which server strings could be templates, and the event source's template of a
+"""Unit tests of template_guard.py: which server strings could be templates, and the event source's template of a
 string's exact value (what ansible-core makes of it: tests/unit/extensions/eda/test_inert_events.py)."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.inert import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import (
     could_be_template,
     could_become_template,
     inert_event,

@@ -15,16 +15,16 @@ import json
 import pytest
 from ansible.module_utils.parsing.convert_bool import BOOLEANS_FALSE, BOOLEANS_TRUE
 
-from ansible_collections.netaccess.nac.plugins.module_utils import dot1x_events
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConfigError, NacError, NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import check_options
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     INSECURE_TLS,
     boolean,
     check_connection,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import nesting, partial_sign
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacConfigError, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import nesting, partial_sign
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks import dot1x_events
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import check_options
 from ansible_collections.netaccess.nac.plugins.modules import nac_device_info, nac_dot1x_status
 from ansible_collections.netaccess.nac.tests.unit.helpers import URL, link, patch_module_args, printed
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run

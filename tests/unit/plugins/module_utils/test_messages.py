@@ -13,13 +13,16 @@ import json
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import (
+    PROGRESS_FILE,
+    progress_file_writer,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     MESSAGE_REASON_CHARS,
     Outcome,
     failure_message,
     item_problems,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.module import PROGRESS_FILE, progress_file_writer
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient, printed
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run

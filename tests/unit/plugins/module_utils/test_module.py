@@ -11,8 +11,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacHTTPError
-from ansible_collections.netaccess.nac.plugins.module_utils.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule, TaskFailed
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacHTTPError
 from ansible_collections.netaccess.nac.plugins.modules import nac_device, nac_device_info, nac_dot1x_status
 from ansible_collections.netaccess.nac.tests.unit.helpers import (
     NOWHERE,
@@ -337,7 +337,7 @@ def test_a_large_result_without_secrets_is_not_walked_and_one_with_a_secret_is_m
 
 
 def test_clean_values_name_only_large_values_without_any_form_of_a_secret():
-    from ansible_collections.netaccess.nac.plugins.module_utils.module import LARGE_VALUE, clean_values
+    from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import LARGE_VALUE, clean_values
 
     big = [dict(id=n, text="t%d" % n) for n in range(LARGE_VALUE)]
     quoted = 'k"e\\y'

@@ -15,17 +15,21 @@ import json
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils import api, pages
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import EXISTING, device_specs, ensure_devices
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac import pagination
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import (
     LinkError,
     next_links,
     origin,
     parse_links,
     partial_sign,
     path_under,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
+    EXISTING,
+    device_specs,
+    ensure_devices,
 )
 from ansible_collections.netaccess.nac.tests.unit.helpers import (
     DEVICES,
@@ -376,7 +380,7 @@ def test_a_real_reply_with_two_link_fields_and_a_relative_next_is_followed(local
 
 
 def test_the_page_bound_is_a_documented_constant():
-    assert pages.MAX_PAGES == 10000
+    assert pagination.MAX_PAGES == 10000
 
 
 @pytest.mark.parametrize(

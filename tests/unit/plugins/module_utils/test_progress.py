@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Progress of long work (module_utils/progress.py): counted where the work is done (the status queries and their
+"""Progress of long work (module_utils/tasks/progress.py): counted where the work is done (the status queries and their
 waits, the apply engine's writes and settling), one line at most every EVERY seconds once the work has run FIRST
 seconds, nothing for short work, and the line's counts and estimate."""
 
@@ -11,10 +11,10 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.apply import Action, Answer, Operation, Wording, apply
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status, query_all, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacHTTPError, NacServerError
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import EVERY, FIRST, Progress, duration
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacHTTPError, NacServerError
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import Action, Answer, Operation, Wording, apply
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status, query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import EVERY, FIRST, Progress, duration
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
 

@@ -16,10 +16,14 @@ import pytest
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils import options, replies
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacConfigError, NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import source_options
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import MIB
+from ansible_collections.netaccess.nac.plugins.module_utils.common import options, server_text
+from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import MIB
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
+    NacClient,
+    NacConfigError,
+    NacResponseError,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import source_options
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted
 
 URL = "https://nac.example.com"
@@ -178,13 +182,13 @@ class Decoded:
 
 @pytest.mark.parametrize("fail", [False, True])
 def test_a_large_body_is_decoded_with_the_garbage_collector_paused_and_it_is_back_after(fail):
-    large, small = Decoded(replies.LARGE_BODY, fail), Decoded(100, fail)
+    large, small = Decoded(server_text.LARGE_BODY, fail), Decoded(100, fail)
     for response in (large, small):
         if fail:
             with pytest.raises(ValueError):
-                replies.decode_json(response)
+                server_text.decode_json(response)
         else:
-            assert replies.decode_json(response) == []
+            assert server_text.decode_json(response) == []
         assert gc.isenabled()
     assert large.collecting is False and small.collecting is True
 
@@ -192,7 +196,7 @@ def test_a_large_body_is_decoded_with_the_garbage_collector_paused_and_it_is_bac
 def test_the_garbage_collector_stays_off_when_it_was_off():
     gc.disable()
     try:
-        replies.decode_json(Decoded(replies.LARGE_BODY))
+        server_text.decode_json(Decoded(server_text.LARGE_BODY))
         assert not gc.isenabled()
     finally:
         gc.enable()

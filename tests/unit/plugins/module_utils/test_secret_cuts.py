@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Secrets masked before any cut and in every transformed form: a server that echoes the key (or the password)
 in an error body, a status reply or a header never gets any part of it into a message, a ``failure`` field, a
-result's error or an event, however the text was cut or its whitespace collapsed (secrets.mask, replies.excerpt)."""
+result's error or an event, however the text was cut or its whitespace collapsed (masking.mask, server_text.excerpt)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,12 +13,12 @@ import base64
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import REASON_LEN, excerpt
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import MASK, hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import MASK, hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import REASON_LEN, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import poll_once
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.tests.unit.helpers import URL, Site, mounted
 
 KEY = "Zk9q-4TfWc-2Lr8x-Vb7Nm-3Hs6p-Qd1Jy-8Ge5t"  # 40 characters, as in the issue

@@ -5,7 +5,7 @@
 sent (one POST answered with an id, answered without one, answered 5xx, dropped, sent again) by what the
 device list shows afterwards (nothing, the device once, twice, once beside another client's, the list
 failing) -> the one report (state, changed, error, warnings), on a fake clock, through nac_device's
-creation flow (devices.ensure_devices: plan, then the apply engine with the creation operation and its wording)."""
+creation flow (ensure_devices.ensure_devices: plan, then the apply engine with the creation operation and its wording)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,8 +16,13 @@ import re
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacConnectionError
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import CREATED, FAILED, device_specs, ensure_devices
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacConnectionError
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
+    CREATED,
+    FAILED,
+    device_specs,
+    ensure_devices,
+)
 from ansible_collections.netaccess.nac.tests.unit.helpers import dropped, server_fault
 
 NAME = "new-01"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Server text shown safely (replies.shown): what a hostile server puts in hostnames, statuses, groups, error
+"""Server text shown safely (server_text.shown): what a hostile server puts in hostnames, statuses, groups, error
 bodies and headers reaches messages, warnings, ``failure`` fields and log lines with its control characters
 escaped visibly, never raw; the data of the results stays exact. Through the real client (NacClient) over a
 transport that answers by URL (test_pages.client_for)."""
@@ -17,11 +17,11 @@ import unicodedata
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import differences
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import Round, log_text, round_summary
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, excerpt, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, excerpt, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import Round, log_text, round_summary
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import differences
 from ansible_collections.netaccess.nac.plugins.modules import nac_device_info
 from ansible_collections.netaccess.nac.tests.unit.helpers import URL, printed
 from ansible_collections.netaccess.nac.tests.unit.helpers import run_module as run

@@ -13,8 +13,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import stored_forms
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXACT,
     EXISTING,
@@ -25,7 +26,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
     ensure_devices,
     plan,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import stored_forms
 from ansible_collections.netaccess.nac.plugins.modules import nac_device
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import printed

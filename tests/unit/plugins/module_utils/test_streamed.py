@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A compact list decoded as it arrives (compact.ArrayReader): the same items as decode_reply wherever the chunks
+"""A compact list decoded as it arrives (device_list.ArrayReader): the same items as decode_reply wherever the chunks
 end, the same errors, linear work for an item cut off again and again, and neither the body nor its text held
 whole. The reader directly, and through the real client over a transport that answers by URL (no network)."""
 
@@ -18,17 +18,16 @@ import tracemalloc
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import compact
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import (
     HEAD,
     ArrayReader,
     Device,
     decode_reply,
     device_keeper,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import is_one_of
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import is_one_of
 from ansible_collections.netaccess.nac.tests.unit.helpers import URL, site_client
 
 SMALL = (

@@ -23,8 +23,8 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import wire
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConfigError,
     NacConnectionError,
@@ -364,10 +364,10 @@ def test_cookies_the_service_set_are_sent_back(recorder):
 def test_the_request_targets_kept_are_bounded(recorder):
     url, seen = recorder()
     client = NacClient(url, api_key=KEY, max_retries=0)
-    count = wire.TARGETS * 2 + 10
+    count = connections.TARGETS * 2 + 10
     for number in range(count):
         client.request("GET", "/api/device/%d" % number)
-    assert 0 < len(client.wire._targets) <= wire.TARGETS
+    assert 0 < len(client.wire._targets) <= connections.TARGETS
     assert [request["target"] for request in seen] == ["/api/device/%d" % number for number in range(count)]
     client.close()
 

@@ -13,16 +13,16 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient, NacError, NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.devices import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacError, NacResponseError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import Shifts
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import poll_once
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import Shifts
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 KEY = "nac-demo-admin-key"

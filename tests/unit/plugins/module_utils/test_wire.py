@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What wire.py promises, over real loopback sockets (issue 26): bodies read whole whatever their framing and
+"""What connections.py promises, over real loopback sockets (issue 26): bodies read whole whatever their framing and
 encoding, a compressed body never decoded past the limit, kept-alive connections reused only while they can be,
-redirects not followed, failures worded as the requests exceptions that retries.py reads, and the idle pool
+redirects not followed, failures worded as the requests exceptions that retry_policy.py reads, and the idle pool
 bounded."""
 
 from __future__ import absolute_import, division, print_function
@@ -21,7 +21,7 @@ import zlib
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConnectionError,
     NacHTTPError,

@@ -19,8 +19,8 @@ import zlib
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils import framing, wire
-from ansible_collections.netaccess.nac.plugins.module_utils.api import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, framing
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConnectionError,
     NacHTTPError,
@@ -202,7 +202,7 @@ def test_a_refused_connection_is_known_unsent_from_its_type():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     with pytest.raises(Exception) as raised:
-        wire.Wire("http://127.0.0.1:%d" % port, [], {}, 1).send("POST", "/api/device", {}, time.monotonic() + 2)
+        connections.Wire("http://127.0.0.1:%d" % port, [], {}, 1).send("POST", "/api/device", {}, time.monotonic() + 2)
     assert raised.value.nac_sent is False and raised.value.nac_cause == "refused"
 
 
@@ -369,8 +369,8 @@ def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_
     client = client_of(server.url)
     for dummy in range(5):
         client.request("GET", "/api/device")
-    assert len(client.wire.cookies) <= wire.MAX_COOKIES
-    assert all(len(line) <= wire.MAX_COOKIE_LINE + 10 for line in heads)
+    assert len(client.wire.cookies) <= connections.MAX_COOKIES
+    assert all(len(line) <= connections.MAX_COOKIE_LINE + 10 for line in heads)
     assert not any(b"\r" in line[:-2] or b"\x00" in line for line in heads)
     assert any(b"ok=1" in line for line in heads)
     client.close()

@@ -18,8 +18,11 @@ import time
 
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils import controller
-from ansible_collections.netaccess.nac.plugins.module_utils.controller import CONTROLLER_GONE, controller_watch
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue import controller_alive
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.controller_alive import (
+    CONTROLLER_GONE,
+    controller_watch,
+)
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import DEFAULT_CONFIG, Emulator
 
 
@@ -44,7 +47,7 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
             600: ("bash", 1),
         },
     )
-    assert controller._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
+    assert controller_alive._ancestry(proc) == [(me, 901), (901, 900), (900, 800), (800, 700)]
     gone = controller_watch(proc)
     assert gone() is None
     fake_proc(tmp_path, {600: ("bash", 1), 700: ("ansible-playboo", 1)})
@@ -60,8 +63,8 @@ def test_the_chain_module_shells_worker_is_watched_up_to_the_worker_and_its_pare
 def test_a_process_name_with_spaces_and_parentheses_is_read_right(tmp_path):
     me = os.getpid()
     proc = fake_proc(tmp_path, {me: ("python (3) x", 901), 901: ("sh", 800), 800: ("a) (b", 700), 700: ("init", 1)})
-    assert controller._name(800, proc) == "a) (b" and controller._parent(800, proc) == 700
-    assert controller._ancestry(proc) == [(me, 901), (901, 800), (800, 700)]
+    assert controller_alive._name(800, proc) == "a) (b" and controller_alive._parent(800, proc) == 700
+    assert controller_alive._ancestry(proc) == [(me, 901), (901, 800), (800, 700)]
     gone = controller_watch(proc)
     assert gone() is None
     fake_proc(tmp_path, {800: ("a) (b", 1)})  # re-parented: its parent was killed
@@ -70,7 +73,7 @@ def test_a_process_name_with_spaces_and_parentheses_is_read_right(tmp_path):
 
 def test_without_proc_only_the_own_parent_is_watched(tmp_path):
     gone = controller_watch(str(tmp_path / "none"))
-    assert controller._ancestry(str(tmp_path / "none")) == [(os.getpid(), os.getppid())]
+    assert controller_alive._ancestry(str(tmp_path / "none")) == [(os.getpid(), os.getppid())]
     assert gone() is None
 
 

@@ -19,8 +19,8 @@ while os.path.basename(here) != "ansible_collections" and os.path.dirname(here) 
     here = os.path.dirname(here)
 sys.path.insert(0, os.path.dirname(here))
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import NacClient  # noqa: E402  pylint: disable=wrong-import-position
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_events import poll_once  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import poll_once  # noqa: E402  pylint: disable=wrong-import-position
 
 client = NacClient(sys.argv[1], api_key=os.environ["NAC_API_KEY"], read_only=True)
 events = poll_once(client, initial=True).events

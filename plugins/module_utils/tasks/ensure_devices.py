@@ -7,7 +7,7 @@ of nac_device.
 
 The flow of ``ensure_devices``: validate every requested item (no request yet), list the devices once,
 ``plan`` an action for each (leave an existing device, create a missing one, or fail), then let the
-apply engine (apply.py) carry out the creations (creation.py: the operation of the verb CREATE) and
+apply engine (apply.py) carry out the creations (device_creation.py: the operation of the verb CREATE) and
 settle what is uncertain from the device list. Every item ends existing, created (or "would be
 created" in check mode) or failed with its error.
 """
@@ -20,9 +20,8 @@ import difflib
 import ipaddress
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.apply import DONE, FAILED, PENDING, Action, apply
-from ansible_collections.netaccess.nac.plugins.module_utils.creation import creation
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     hostname_key,
     hostname_problem,
     hostname_value,
@@ -34,9 +33,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     stored_forms,
     stored_text,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import DONE, FAILED, PENDING, Action, apply
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation
 
-# The verbs of a plan: CREATE is carried out by the operation creation.creation; LEAVE is nothing to do.
+# The verbs of a plan: CREATE is carried out by the operation device_creation.creation; LEAVE is nothing to do.
 # A deletion would be one more verb and its operation (docs/docsite/rst/developing.rst).
 CREATE, LEAVE = "create", "leave"
 CREATED, EXISTING = DONE, "existing"

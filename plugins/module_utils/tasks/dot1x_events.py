@@ -6,7 +6,7 @@ no Ansible imports (the event source runs in ansible-rulebook, not in Ansible).
 
 ``source_options(args, environ)`` reads the source's arguments with their ``NAC_*`` fallbacks,
 ``poll_once(client, ...)`` runs one round (one device list, the intent fired for the chosen devices,
-``dot1x.query``) and ``detect(known, results)`` turns the round's results into events: one per
+``dot1x_query.query``) and ``detect(known, results)`` turns the round's results into events: one per
 device whose status differs from what ``known`` holds, and one ``nac_dot1x_error`` for the devices
 that could not be queried. The event source is a thin asyncio loop around ``poll_once``.
 """
@@ -20,11 +20,12 @@ import contextlib
 import math
 import os
 
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x import query_all, resolve
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import failure_message
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError, NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
+    CONNECTION_OPTIONS as ALL_CONNECTION_OPTIONS,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     INSECURE_TLS,
     SECRET_OPTIONS,
     WAIT_INTERVAL_MAX,
@@ -32,8 +33,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.options import (
     check_concurrency,
     check_number,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import query_all, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import failure_message
 
 # The source's connection options: name -> (environment variable, kind, default), from options.CONNECTION_OPTIONS
 # with the kind of a secret set to "secret" (its value is never shown, not even in a message about its type).
@@ -127,13 +129,13 @@ def start_warnings(client_kwargs):
 
 def log_text(text, secrets=()):
     """A line of the source's log from ``text``: every form of the ``secrets`` masked, the server's text in it
-    shown safely (replies.shown: no raw line break forges a log line, no escape sequence reaches a terminal)."""
+    shown safely (server_text.shown: no raw line break forges a log line, no escape sequence reaches a terminal)."""
     return mask(shown(text), secrets)
 
 
 def secret_forms(client_kwargs, client=None):
     """The forms of the source's secrets (``api_key``, ``password``, a password in ``api_url``, the Basic token)
-    to mask, with those of the ``client`` (NacClient.secrets: a proxy's credentials too): secrets.hidden_forms of
+    to mask, with those of the ``client`` (NacClient.secrets: a proxy's credentials too): masking.hidden_forms of
     the client arguments that ``source_options`` returned."""
     return hidden_forms(
         [client_kwargs.get(name) for name in SECRET_OPTIONS],

@@ -18,18 +18,17 @@ import itertools
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT, DOT1X_INTENT_NAMES
-from ansible_collections.netaccess.nac.plugins.module_utils.dot1x_results import (
-    copy_entry,
-    error_entry,
-    failure_message,
-    reached,
-    shape,
-    summarize,
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacConfigError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
+    WAIT_INTERVAL_MAX,
+    WAIT_TIMEOUT_MAX,
+    check_concurrency,
+    check_number,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacConfigError, NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import DOT1X_INTENT, DOT1X_INTENT_NAMES
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     by_hostname,
     check_hostnames,
     hostname_key,
@@ -37,14 +36,15 @@ from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import (
     repeated_ids,
     repeated_ids_warning,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
-    WAIT_INTERVAL_MAX,
-    WAIT_TIMEOUT_MAX,
-    check_concurrency,
-    check_number,
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
+    copy_entry,
+    error_entry,
+    failure_message,
+    reached,
+    shape,
+    summarize,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
 NOT_LISTED = "not in the device list (GET /api/device)"
 NOT_QUERIED = "not queried: the batch stopped when the credentials were refused (see the task's message)"

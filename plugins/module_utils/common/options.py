@@ -18,9 +18,13 @@ __metaclass__ = type
 import collections
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import USERINFO, credential_problem, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.tls import check_ca_path
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import (
+    USERINFO,
+    credential_problem,
+    strip_userinfo,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import check_ca_path
 
 Option = collections.namedtuple("Option", "name type env default secret doc")
 Option.__doc__ = """One connection option: its ``name`` (a NacClient argument), its Ansible ``type``, the environment

@@ -2,7 +2,7 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The apply engine (no Ansible imports; I/O only through the callables given): carry out the actions of a
-plan (``Action``: what to do to one object, decided by a pure ``plan`` such as devices.plan), each by the
+plan (``Action``: what to do to one object, decided by a pure ``plan`` such as ensure_devices.plan), each by the
 ``Operation`` of its verb, ``concurrency`` at a time, and decide every uncertain write from the server's state,
 never from an error. Four steps, each one function:
 
@@ -42,12 +42,12 @@ import collections
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.engine import ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacAuthError, NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.options import SETTLE_TIMEOUT
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import body_reason
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import RATE_LIMIT_PATIENCE
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import SETTLE_TIMEOUT
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import body_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
 PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
 DONE, FAILED = "done", "failed"
@@ -205,7 +205,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     while to_send or waiting:
         if what is not None and to_send:
             progress.phase(what, len(to_send))
-        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
+        for _done in ordered_map(attempt, to_send, concurrency):  # scheduler.py's workers
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.

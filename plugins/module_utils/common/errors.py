@@ -10,7 +10,7 @@ client does for every connection error and for every HTTP error of a write), and
 ``true`` or ``false``. An error that does not state it has no ``outcome_unknown`` in its ``failure``
 (a configuration error, say) and is taken as ``outcome_unknown = False``.
 
-Its message and reason are shown safely (replies.shown) however they were composed: a server's text in them
+Its message and reason are shown safely (server_text.shown) however they were composed: a server's text in them
 never brings a raw control character (an escape sequence, a line break) to a terminal or a log.
 """
 
@@ -18,8 +18,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 
 
 class NacError(Exception):
@@ -62,7 +62,7 @@ class NacError(Exception):
         return failure
 
     def masked(self, secrets):
-        """This error with every form of the ``secrets`` (secrets.hidden_forms) masked in its message and reason."""
+        """This error with every form of the ``secrets`` (masking.hidden_forms) masked in its message and reason."""
         self.message = mask(self.message, secrets)
         if self.reason:
             self.reason = mask(self.reason, secrets)

@@ -10,9 +10,9 @@ identity lookup of nac_device, a round of the event source) reads the list with 
 1 KB). The decoder is an argument of the request (transport.Transport.exchange): the transport feeds a
 successful GET's body to the decoder's ``ArrayReader`` as it arrives, so neither the reply's whole body
 nor its whole text is held; a body decoded whole (``decode_reply``) drops its bytes once they are decoded
-to text. Anything that is not a well-formed JSON array is decoded by replies.decode_json, so its errors
+to text. Anything that is not a well-formed JSON array is decoded by server_text.decode_json, so its errors
 read the same whichever way the list is decoded; an item without an integer id and a string hostname is
-kept as it is, for the client's shape checks (api.NacClient._records) to name it, and so is every item
+kept as it is, for the client's shape checks (client.NacClient._records) to name it, and so is every item
 kept whole, to the last nested object.
 """
 
@@ -25,7 +25,7 @@ import gc
 import json
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import LARGE_BODY, decode_json
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import LARGE_BODY, decode_json
 
 try:
     from requests.utils import guess_json_utf
@@ -100,7 +100,7 @@ class ListDecoder:
 
 
 def decode_reply(reply, keep):
-    """The JSON of a successful reply's body (a transport's ``Reply``): as replies.decode_json, but a JSON array
+    """The JSON of a successful reply's body (a transport's ``Reply``): as server_text.decode_json, but a JSON array
     holds ``keep(item)`` of each item, and the reply's bytes are dropped once decoded to text."""
     content = reply.content
     start = _SPACE.match(content[:64].decode("latin-1")).end()
@@ -117,7 +117,7 @@ def decode_reply(reply, keep):
     reply.content = None  # the bytes go: only the text is read from here on
     paused = len(text) >= LARGE_BODY and gc.isenabled()
     if paused:
-        gc.disable()  # decoding makes no reference cycles (see replies.decode_json)
+        gc.disable()  # decoding makes no reference cycles (see server_text.decode_json)
     try:
         # Each object is kept as soon as it is decoded, so no record is held whole for long; an object
         # within an item is passed to ``keep`` too, which is right only where its item becomes a Device itself.
@@ -125,7 +125,7 @@ def decode_reply(reply, keep):
         if all(isinstance(item, Device) or not _holds_device(item) for item in items):
             return items
     except (ValueError, RecursionError):
-        pass  # not JSON: replies.decode_json decodes it again, for the error it reports
+        pass  # not JSON: server_text.decode_json decodes it again, for the error it reports
     finally:
         if paused:
             gc.enable()
@@ -150,7 +150,7 @@ def _holds_device(value):
 
 
 def _whole(reply, keep):
-    """The reply decoded whole (replies.decode_json), a JSON array's items then each as ``keep(item)``."""
+    """The reply decoded whole (server_text.decode_json), a JSON array's items then each as ``keep(item)``."""
     value = decode_json(reply)
     return [keep(item) for item in value] if isinstance(value, list) else value
 
@@ -176,7 +176,7 @@ class ArrayReader:
 
     def __init__(self, keep, encoding, items=None):
         self.keep = keep
-        self.items = [] if items is None else items  # (or what takes them as they come: devices_file.PageSink)
+        self.items = [] if items is None else items  # (or what takes them as they come: device_export.PageSink)
         self.head = ""
         self.streaming = None  # None until decided, then True (read here) or False (read whole)
         self.failed = False
@@ -223,7 +223,7 @@ class ArrayReader:
         if final or self._length >= self._retry_at:
             paused = gc.isenabled()
             if paused:
-                gc.disable()  # decoding makes no reference cycles (see replies.decode_json)
+                gc.disable()  # decoding makes no reference cycles (see server_text.decode_json)
             try:
                 self._take(final)
             finally:

@@ -9,7 +9,7 @@ names the certificate's names), and requests gives what it merges from the envir
 CA bundle variables), its CA bundle (certifi) and its exceptions. What is ours: which request owns which connection,
 the deadline of each exchange (every read of a connection, the proxy's CONNECT reply and the TLS handshake
 included, is given only the time left), when a connection may carry another request, the cookies kept (bounded),
-and the typed facts of a failure (framing.failure), which retries.py reads.
+and the typed facts of a failure (framing.failure), which retry_policy.py reads.
 
 ``Wire(base_url, headers, settings, pool_size)``: ``send(method, path, body, deadline, fresh=False)`` sends one
 request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
@@ -34,7 +34,7 @@ import time
 import urllib.request
 from urllib.parse import unquote, urlsplit
 
-from ansible_collections.netaccess.nac.plugins.module_utils.framing import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
     MAX_INTERIM,
     PROXY_AUTH,
     PROXY_REFUSED,

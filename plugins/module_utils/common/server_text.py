@@ -16,7 +16,7 @@ import gc
 import json
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import CUT, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import CUT, mask
 
 EXCERPT_LEN = 160
 REASON_LEN = 400
@@ -72,7 +72,7 @@ def shown(text, limit=None):
 
 
 def excerpt(text, limit=EXCERPT_LEN, secrets=()):
-    """One short line of a (possibly HTML) body, for messages: its ``secrets`` (secrets.hidden_forms) masked
+    """One short line of a (possibly HTML) body, for messages: its ``secrets`` (masking.hidden_forms) masked
     first, then its whitespace collapsed, then ``shown`` (at most ``limit`` characters), so that no cut or
     collapse ever shows a secret or a part of one.
 

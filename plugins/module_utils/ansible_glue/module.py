@@ -6,9 +6,9 @@
 Owns, once for every module: the connection options (with their environment fallbacks), building
 the client, turning errors into ``fail_json(msg=..., failure={...})``, and check mode and diff:
 in check mode the client is read-only, so a write that slipped through is refused, never sent.
-Every message, warning and ``failure`` field leaves through here shown safely (replies.shown) and with
+Every message, warning and ``failure`` field leaves through here shown safely (server_text.shown) and with
 every form of the credentials masked; the one warning of a task without TLS verification too; and every value
-of a result, failed or not, with every form of the credentials masked (secrets.mask).
+of a result, failed or not, with every form of the credentials masked (masking.mask).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,18 +22,22 @@ import traceback
 from ansible.module_utils import basic
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.controller import controller_watch
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacError
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.controller_alive import controller_watch
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     CONNECTION_OPTIONS,
     INSECURE_TLS,
     SECRET_OPTIONS,
     connection_values,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.progress import Progress
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import hidden_forms, mask
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    NacClient,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
 # The progress file's path, set by the collection's action plugins (plugin_utils/progress.py) on the controller.
 PROGRESS_FILE = "NAC_PROGRESS_FILE"

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (wire.py, HTTP/1.1 over
+"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (connections.py, HTTP/1.1 over
 the standard library's, with the environment's settings as requests reads them), authentication, retries with
 backoff and ``Retry-After``, a reply read against a deadline and a size limit, and transport failures turned into
 NacConnectionError. ``exchange`` returns what was read (reply.Reply),
-whatever its status; what a status means for this API is api.py's alone (NacClient.request).
+whatever its status; what a status means for this API is client.py's alone (NacClient.request).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
 of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
@@ -29,28 +29,32 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
-from ansible_collections.netaccess.nac.plugins.module_utils.engine import Throttle
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     NacConfigError,
     NacConnectionError,
     NacResponseError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.framing import TooLarge
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import (
+    authorization,
+    hidden_forms,
+    strip_userinfo,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     CONNECTION_DEFAULTS as DEFAULTS,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.options import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     MAX_CONCURRENCY,
     MAX_RETRIES_CAP,
     boolean,
     check_connection,
     check_unreachable_timeout,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.outage import RECOVERED, Outage, Unreachable
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import decode_json, excerpt
-from ansible_collections.netaccess.nac.plugins.module_utils.reply import Reply
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.http.connections import Wire
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import TooLarge
+from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
     backoff,
@@ -60,8 +64,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
     retry_after,
     unreachable,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import authorization, hidden_forms, strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.wire import Wire
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
+from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import RECOVERED, Outage, Unreachable
 
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
@@ -101,7 +105,7 @@ class Transport:
         self._fresh_writes = False  # writes go out on new connections (a reused one broke under a write)
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
-        # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
+        # A service that stops answering mid-task is waited for, by all the client's threads at once (unreachable.py).
         self._outage = Outage(
             check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
         )
@@ -134,8 +138,8 @@ class Transport:
 
     @property
     def secrets(self):
-        """Every form of the client's credentials (secrets.hidden_forms): what a message quoting the server masks
-        before it cuts or collapses the server's text (replies.excerpt)."""
+        """Every form of the client's credentials (masking.hidden_forms): what a message quoting the server masks
+        before it cuts or collapses the server's text (server_text.excerpt)."""
         return self._secrets
 
     @property
@@ -145,14 +149,14 @@ class Transport:
 
     def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
         """Send one request, retried as the policy says; return the last reply read (a reply.Reply, whatever its
-        status: api.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
-        arrives, see compact.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
+        status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
+        arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
         be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that is less
         than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
-        reached at all, the request waits for it (outage.py) without spending its retries."""
+        reached at all, the request waits for it (unreachable.py) without spending its retries."""
         if write and self.read_only:
             raise ReadOnlyViolation(
                 "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
@@ -199,12 +203,12 @@ class Transport:
 
     def limit_waiting(self, seconds, why):
         """A context in which waiting for an unreachable service ends once nothing has answered for
-        ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
+        ``seconds`` (``why``: what that limit is, for messages); see unreachable.Outage.limit_waiting."""
         return self._outage.limit_waiting(seconds, why)
 
     def _wait_out(self, exc, error, sent_at, method, path):
-        """After a failed attempt: when it shows the service unreachable, wait for the service (outage.py).
-        None when there is nothing to wait out, else what the wait ended with (outage.UP or RECOVERED)."""
+        """After a failed attempt: when it shows the service unreachable, wait for the service (unreachable.py).
+        None when there is nothing to wait out, else what the wait ended with (unreachable.UP or RECOVERED)."""
         reason = unreachable(exc)
         if reason is None:
             return None
@@ -242,7 +246,7 @@ class Transport:
         return None
 
     def _send(self, method, path, body, decoder=None, list_limit=None, fresh=False):
-        """One exchange (wire.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read as
+        """One exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read as
         it arrives, each read given only what is left of the deadline, so that a reply that drips in slowly ends as
         a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not followed (a
         POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or, for a
@@ -301,7 +305,7 @@ class Transport:
         """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
         ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
         NacResponseError, but for a write (its reply body is not documented: None, and the caller re-reads)."""
-        streamed = reply.items  # a list decoded as it arrived (compact.ArrayReader)
+        streamed = reply.items  # a list decoded as it arrived (device_list.ArrayReader)
         if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
             return None
         try:
@@ -329,7 +333,7 @@ class Transport:
 
     def connection_error(self, method, path, exc):
         """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
-        request may have reached the server (``outcome_unknown``): retries.connection_failure says which."""
+        request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
         url = self.display_url
         text, unknown = connection_failure(
             exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
@@ -337,7 +341,7 @@ class Transport:
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def scrubbed(self, error):
-        """Belt and braces: every credential, in every form (secrets.hidden_forms), masked in an error."""
+        """Belt and braces: every credential, in every form (masking.hidden_forms), masked in an error."""
         return error.masked(self._secrets)
 
     def close(self):

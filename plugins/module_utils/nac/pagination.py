@@ -5,7 +5,7 @@
 from, and every other sign that a reply holds only part of a list.
 
 The API guide says nothing of pagination (section 4.2: "not shown"). A server that pages its lists anyway
-must not make the collection act on part of a list: api.NacClient follows ``rel="next"`` links (same
+must not make the collection act on part of a list: client.NacClient follows ``rel="next"`` links (same
 origin as ``api_url`` and under its path, at most MAX_PAGES pages, never a page twice) and fails, naming
 the sign, on any other sign of a partial reply (``partial_sign``). What the client does is stated in the
 API guide, docs/docsite/rst/api.rst, section "Pagination and reply sizes".
@@ -20,8 +20,8 @@ import re
 import string
 from urllib.parse import unquote, urljoin, urlsplit
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
 
 MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
 SHOWN_LEN = 80  # characters of a header's value that a message quotes
@@ -363,8 +363,8 @@ class Shifts:
 
 
 class Records:
-    """The records of a list as its pages are read (api.NacClient._read_pages): every page's items in one list
-    (``result``), and the signs that the pages shifted (Shifts). devices_file.DeviceFile is the other kind, which
+    """The records of a list as its pages are read (client.NacClient._read_pages): every page's items in one list
+    (``result``), and the signs that the pages shifted (Shifts). device_export.DeviceFile is the other kind, which
     writes the records to a file instead of holding them."""
 
     def __init__(self, key):

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """TLS (no Ansible imports): checking ``ca_path`` before any request, and saying why a handshake
 failed; when the certificate is for another name, the names it is for, as the connection that failed read
-them (wire.check_name)."""
+them (connections.check_name)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,8 +14,8 @@ import re
 import ssl
 from urllib.parse import urlsplit
 
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 
 # The label of the input ca_bundle of the AWX credential type (extensions/awx/credential_type_nac.yml), which
 # AWX writes to a file whose path it puts in NAC_CA_PATH.
@@ -55,7 +55,7 @@ def check_ca_path(ca_path):
 
 def tls_failure(exc, display_url, base_url, verify, timeout):
     """Why the TLS exchange with the service failed (``exc``, a requests SSLError), and what to do about it."""
-    names = getattr(exc, "nac_names", None)  # read on the connection that failed (wire.check_name)
+    names = getattr(exc, "nac_names", None)  # read on the connection that failed (connections.check_name)
     if names == []:
         return (
             "TLS verification failed for %s: its certificate has no subjectAltName, and a common name alone names "

@@ -10,7 +10,7 @@ soon as it finished its last one, whatever the others are doing, and the results
 ahead of the consumer, which keeps memory flat).
 
 ``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (every
-``429`` and ``503``: retries.refusal) pauses every sender of the client until the time it names (one shared pause),
+``429`` and ``503``: retry_policy.refusal) pauses every sender of the client until the time it names (one shared pause),
 and from the first refusal on the requests are paced by rate: below the rate the service admitted just before
 it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is refused,
 the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst, "Retries
@@ -26,7 +26,7 @@ import itertools
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.retries import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
@@ -146,7 +146,7 @@ class Throttle:
 
     def answered(self, reply, started, paused):
         """The reply of a request sent at ``started`` leaves the gate. True when it is a refusal to wait out
-        (retries.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
+        (retry_policy.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
         request's refusals so far, as long as they stay within RATE_LIMIT_PATIENCE; False for any other reply, or
         a refusal past that (retried as the policy says)."""
         asked = refusal(reply.status_code, reply.headers)

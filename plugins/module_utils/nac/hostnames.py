@@ -24,8 +24,8 @@ import collections
 import itertools
 import unicodedata
 
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 
 HOSTNAME_MAX = 253  # a DNS name's limit
 
@@ -124,7 +124,7 @@ def index_by_hostname(records):
 
 def is_one_of(hostnames=(), ids=(), loosely=False):
     """A predicate: whether a record is one of ``hostnames`` (the same name; with ``loosely``, also a lookalike)
-    or ``ids``: the records a compact device list keeps whole (api.NacClient.list_devices' ``keep_whole``)."""
+    or ``ids``: the records a compact device list keeps whole (client.NacClient.list_devices' ``keep_whole``)."""
     key = loose_key if loosely else hostname_key
     names, ids = frozenset(key(name) for name in hostnames), frozenset(ids)
     return lambda record: record["id"] in ids or key(record["hostname"]) in names

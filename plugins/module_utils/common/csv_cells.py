@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A server value as a CSV cell (RFC 4180, formulas neutralised, no raw control character; no Ansible imports):
 the one rule of the CSV reports (plugin_utils/report_cells.py, the filter netaccess.nac.csv_row) and of
-nac_device_info's CSV export (devices_file.py), documented in the filter netaccess.nac.csv_row."""
+nac_device_info's CSV export (device_export.py), documented in the filter netaccess.nac.csv_row."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,11 +11,11 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import CONTROL, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, shown
 
 # Never written raw in a report or an export: what the collection never shows raw in a message either
-# (replies.CONTROL: the C0 and C1 control characters, DEL, and the invisible format characters, bidi controls and
-# line separators among them), each written as the messages write it (replies.shown: \x1b, \t, \u202e).
+# (server_text.CONTROL: the C0 and C1 control characters, DEL, and the invisible format characters, bidi controls and
+# line separators among them), each written as the messages write it (server_text.shown: \x1b, \t, \u202e).
 # CSV: a line break (LF or CR LF) is data, kept inside the quotes (RFC 4180); any other such character is escaped.
 CSV_CHARS = re.compile("(\r\n|\n)|(%s)" % CONTROL.pattern)
 # A cell that a spreadsheet would read as a formula starts with one of these (OWASP, CSV injection; the full-width

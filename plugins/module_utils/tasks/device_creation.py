@@ -14,9 +14,15 @@ __metaclass__ = type
 
 import collections
 
-from ansible_collections.netaccess.nac.plugins.module_utils.apply import CONFIRMED, MISSING, Answer, Operation, Wording
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import hostname_key, index_by_hostname
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import shown as quoted
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
+    CONFIRMED,
+    MISSING,
+    Answer,
+    Operation,
+    Wording,
+)
 
 DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 
@@ -71,7 +77,7 @@ def creation_body(spec):
 
 
 def creation(create):
-    """The operation that creates the device of an action (devices.Outcome) with ``create(body)``, which POSTs
+    """The operation that creates the device of an action (ensure_devices.Outcome) with ``create(body)``, which POSTs
     one device and returns the reply dict or None, raising NacError."""
     return Operation(
         write=_writer(create),

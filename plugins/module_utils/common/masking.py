@@ -7,7 +7,7 @@
 ``password``, a password inside ``api_url``, the HTTP Basic token of a username and password, a proxy's password
 and its Basic token); ``mask(value, forms)`` replaces each of them, and any part of one that a cut (``...``) left
 at the end of a text, in a text or in every string (and key) of a result. Whatever cuts or collapses a text for
-a message masks it first (replies.excerpt): no cut shows the start of a secret, no collapsed whitespace hides
+a message masks it first (server_text.excerpt): no cut shows the start of a secret, no collapsed whitespace hides
 one. The client masks its errors with it, the modules their failures and results, the inventory plugin its
 errors and the event source its events and log lines: a secret is hidden the same way, in every form, wherever
 it could appear. The tenant is an identifier, not a secret: it is never masked.
@@ -24,7 +24,7 @@ import unicodedata
 from urllib.parse import quote, quote_plus, unquote
 
 MASK = "********"
-CUT = "..."  # what ends a text cut short (replies.shown): the part of a secret before it is masked too
+CUT = "..."  # what ends a text cut short (server_text.shown): the part of a secret before it is masked too
 # Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
 USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
 PERCENT = re.compile("%[0-9A-F]{2}")  # a percent-encoded octet, as quote writes it (upper-case hex)

@@ -2,7 +2,7 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """One reply as the transport read it (no Ansible imports): ``Reply``, what transport.Transport returns (the body
-is read against a deadline by wire.Answer.chunks).
+is read against a deadline by connections.Answer.chunks).
 
 A ``Reply`` holds the status, headers, address and body as read, and reads its ``text`` and ``json()`` as
 requests' ``Response`` does, from that body: the transport never writes a ``Response``'s private fields.
@@ -24,7 +24,7 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
 class Reply:
     """What was read of one reply: ``status_code``, ``headers``, ``url``, ``encoding`` (the charset of its
     Content-Type, as requests reads it; None when it names none), ``content`` (the body's bytes; None once a
-    decoder dropped them, or when the body was decoded as it arrived), ``items`` (a compact.ArrayReader that
+    decoder dropped them, or when the body was decoded as it arrived), ``items`` (a device_list.ArrayReader that
     decoded the body as it arrived, else None), ``size`` (the body's bytes as read, decoded: what counts towards
     a list's max_list_mb), ``attempts`` (the requests sent for it, retries included) and ``refused`` (a write a rate
     limit refused with 503, the shared pause taken: the list decides whether to send it again)."""

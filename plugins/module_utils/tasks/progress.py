@@ -2,7 +2,7 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Progress of long work (no Ansible imports): what is done, what failed, the refusals waited out and an estimate
-of what is left, counted where the work is done (dot1x.py's queries, apply.py's writes) and told as one line to
+of what is left, counted where the work is done (dot1x_query.py's queries, apply.py's writes) and told as one line to
 ``emit`` (a callable given by the glue: the module's progress file, the inventory plugin's display) at most every
 ``every`` seconds, and only once the work has run ``first`` seconds. A short task says nothing.
 

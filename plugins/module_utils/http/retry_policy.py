@@ -21,9 +21,14 @@ try:
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 
-from ansible_collections.netaccess.nac.plugins.module_utils.framing import PROXY_AUTH, REFUSED, TLS_PORT, UNRESOLVED
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt
-from ansible_collections.netaccess.nac.plugins.module_utils.tls import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    PROXY_AUTH,
+    REFUSED,
+    TLS_PORT,
+    UNRESOLVED,
+)
 
 RETRYABLE_STATUS = frozenset((429, 500, 502, 503, 504))  # reads
 WRITE_RETRYABLE_STATUS = frozenset((429,))  # writes: refused before processing
@@ -46,7 +51,7 @@ def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
 def refusal(status, headers):
     """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
     ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
-    no usable one (engine.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
+    no usable one (scheduler.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
     outcome policy looks it up in the list first (apply.py)."""
     if status not in REFUSAL_STATUS:
         return None
@@ -90,14 +95,14 @@ def final(exc):
 
 
 def broke_unanswered(exc):
-    """True when an exchange failed before any byte of its reply came (``nac_replied``, set by wire.Wire on the
+    """True when an exchange failed before any byte of its reply came (``nac_replied``, set by connections.Wire on the
     requests exception of a failed exchange): what a kept-alive connection the server was closing does."""
     return isinstance(exc, requests.exceptions.ConnectionError) and not getattr(exc, "nac_replied", False)
 
 
 def unreachable(exc):
     """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
-    refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
+    refused or timed out, a name not resolved, no reply. unreachable.Outage decides whether it is an outage."""
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return "connections time out"
     if isinstance(exc, requests.exceptions.ConnectionError) and never_sent(exc) and not final(exc):
@@ -122,7 +127,7 @@ def connect_reason(exc, secrets=()):
 def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
     """What a failed exchange (``exc``, a requests exception, of ``method path`` to the service at ``url``) says,
     and whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is
-    quoted with every form of the client's ``secrets`` masked before it is cut (replies.excerpt)."""
+    quoted with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
     exceptions = requests.exceptions
     if isinstance(exc, exceptions.SSLError):
         return tls_failure(exc, url, base_url, verify, timeout), False

@@ -18,8 +18,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import Device, ListDecoder, device_keeper
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     NacAuthError,
     NacConfigError,
     NacConnectionError,
@@ -30,9 +29,23 @@ from ansible_collections.netaccess.nac.plugins.module_utils.errors import (
     NacServerError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import HOSTNAME_MAX
-from ansible_collections.netaccess.nac.plugins.module_utils.options import CONNECTION_OPTIONS, MAX_CONCURRENCY
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import strip_userinfo
+from ansible_collections.netaccess.nac.plugins.module_utils.common.options import CONNECTION_OPTIONS, MAX_CONCURRENCY
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import (
+    excerpt,
+    json_type,
+    server_reason,
+    shown,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import (
+    HAS_REQUESTS,
+    MIB,
+    REQUESTS_IMPORT_ERROR,
+    Transport,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, ListDecoder, device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import (
     MAX_PAGES,
     LinkError,
     Page,
@@ -41,14 +54,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.pages import (
     next_links,
     partial_sign,
     path_under,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, json_type, server_reason, shown
-from ansible_collections.netaccess.nac.plugins.module_utils.secrets import strip_userinfo
-from ansible_collections.netaccess.nac.plugins.module_utils.transport import (
-    HAS_REQUESTS,
-    MIB,
-    REQUESTS_IMPORT_ERROR,
-    Transport,
 )
 
 # The names other code imports from here: the client, its errors, and the options it takes.
@@ -81,18 +86,18 @@ INTENT_NAMES = {DOT1X_INTENT: DOT1X_INTENT_NAMES}  # the intents the API guide n
 
 
 class NacClient(Transport):
-    """The NAC API over kept-alive connections (wire.py; see transport.Transport for the arguments;
+    """The NAC API over kept-alive connections (connections.py; see transport.Transport for the arguments;
     ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
     "Retries and outcomes"."""
 
     @property
     def refusals(self):
-        """Rate-limit refusals this client's requests waited out so far (engine.Throttle; each was sent again)."""
+        """Rate-limit refusals this client's requests waited out so far (scheduler.Throttle; each was sent again)."""
         return self.throttle.refusals
 
     def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
         """Send one request (transport.Transport.exchange, retried as the policy says; ``limit`` as it takes it)
-        and return its JSON (None for an empty body; a JSON array as a pages.Page, which keeps the reply's
+        and return its JSON (None for an empty body; a JSON array as a pagination.Page, which keeps the reply's
         headers, address and size for the next page). A reply that is not a success is raised as the NacError
         ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for the message
         of a refusal."""
@@ -102,7 +107,7 @@ class NacClient(Transport):
             error.refused = reply.refused
             raise error
         value = self.decoded(method, path, reply, write=write, decoder=decoder)
-        if isinstance(value, list):  # a Page already when its decoder made one (devices_file.PageSink)
+        if isinstance(value, list):  # a Page already when its decoder made one (device_export.PageSink)
             value = value if isinstance(value, Page) else Page(value)
             value.headers, value.url, value.size = reply.headers, reply.url, reply.size
         return value
@@ -119,9 +124,9 @@ class NacClient(Transport):
     def list_devices(self, compact=False, keep_whole=None, into=None):
         """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
-        ``compact``: each record held as a compact.Device (its id and hostname only; about a seventh of the
+        ``compact``: each record held as a device_list.Device (its id and hostname only; about a seventh of the
         memory of a record), except those ``keep_whole(record)`` is true of, kept whole. ``into``: where the
-        records go instead of a list (devices_file.DeviceFile: a file, written as the pages are decoded, with
+        records go instead of a list (device_export.DeviceFile: a file, written as the pages are decoded, with
         its ``decoder``); it is returned, the list read and checked."""
         decoder = into.decoder if into is not None else ListDecoder(device_keeper(keep_whole)) if compact else None
         return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder, into=into)
@@ -149,12 +154,12 @@ class NacClient(Transport):
 
     def _records(self, path, key, key_type, noun, name=None, decoder=None, into=None):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
-        in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (compact.py);
+        in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (device_list.py);
         ``into``: where the records go (``_read_pages``)."""
         collected = into if into is not None else Records(key)
         reply = self._read_list(path, noun, decoder, collected)
         for index, record in collected.indexed():
-            if isinstance(record, Device):  # kept compactly: it had both (compact.device_keeper)
+            if isinstance(record, Device):  # kept compactly: it had both (device_list.device_keeper)
                 if len(record.hostname) > HOSTNAME_MAX:
                     raise self._implausible(path, index, record.id, record.hostname)
                 continue
@@ -183,7 +188,7 @@ class NacClient(Transport):
 
     def _read_list(self, path, noun, decoder, records):
         """GET ``path`` and every page after it (``_read_pages``). A list whose pages shifted while they were
-        read (pages.Shifts: the same record on two pages, a count that changed) is read again from the start,
+        read (pagination.Shifts: the same record on two pages, a count that changed) is read again from the start,
         once: a list that shifts again is a NacResponseError saying so."""
         shifted = None
         while True:
@@ -200,12 +205,12 @@ class NacClient(Transport):
             shifted = shift
 
     def _read_pages(self, path, noun, decoder, records):
-        """GET ``path`` and every page after it, each page's array added to ``records`` (pages.Records, or a
-        devices_file.DeviceFile): None, or what shows that the pages shifted while they were read (pages.Shifts).
+        """GET ``path`` and every page after it, each page's array added to ``records`` (pagination.Records, or a
+        device_export.DeviceFile): None, or what shows that the pages shifted while they were read (pagination.Shifts).
 
         A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
-        when it is on api_url's origin and under its path, for at most pages.MAX_PAGES pages, never to a
-        page read before. Any other sign that the list goes on (pages.partial_sign, or an object where the
+        when it is on api_url's origin and under its path, for at most pagination.MAX_PAGES pages, never to a
+        page read before. Any other sign that the list goes on (pagination.partial_sign, or an object where the
         array is expected) is a NacResponseError naming it: a list is used whole, or not at all.
 
         The whole list, all its pages together, is bounded: at most ``max_list_items`` items and ``max_list_mb``

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The result entries of an 802.1x status query (API guide 2, "802.1x status result": docs/docsite/rst/api.rst) and
 what they say together (no Ansible imports): one entry per target from its reply or its error, the summary by
-status, and the message that names the devices that failed or did not reach the wanted status. dot1x.py queries,
+status, and the message that names the devices that failed or did not reach the wanted status. dot1x_query.py queries,
 this module reads what the queries answered."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,8 +13,8 @@ __metaclass__ = type
 import collections
 import json
 
-from ansible_collections.netaccess.nac.plugins.module_utils.api import DOT1X_INTENT
-from ansible_collections.netaccess.nac.plugins.module_utils.replies import excerpt, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import DOT1X_INTENT
 
 UNKNOWN = "UNKNOWN"  # the reply has no status (client-side convention, API guide 3)
 ERROR = "ERROR"  # the target could not be queried; its entry has ``error``

@@ -3,14 +3,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The device list written to a file (nac_device_info's ``dest``), no Ansible imports.
 
-Every device is written as it is decoded, never held: a ``DeviceFile`` is where api.NacClient.list_devices puts
+Every device is written as it is decoded, never held: a ``DeviceFile`` is where client.NacClient.list_devices puts
 the records (``into``) instead of a list. Its decoder's ``keep`` (``line_keeper``) turns each record into a
 ``Line`` (its id, hostname and line of the file: a JSON object, or a CSV row whose cells are neutralised as the CSV
-reports' are, cells.csv_row), and the page being read (a ``PageSink``, the compact.ArrayReader's items) writes each
+reports' are, csv_cells.csv_row), and the page being read (a ``PageSink``, the device_list.ArrayReader's items) writes each
 Line to a temporary file beside ``dest`` (mode 0600) at once, keeping its id in an array (8 bytes a device of
 the page). Once a page is read whole, the list's checks run on what is kept: its ids go into an ``IdSet`` (a bit
 a device up to the largest id, in a bytearray), which finds repeated ids and, from page 2 on, the same record on
-two pages (pages.Shifts' check, read back from the file for the few ids it finds); the count headers are
+two pages (pagination.Shifts' check, read back from the file for the few ids it finds); the count headers are
 Shifts' own. So the memory is the reader's buffer, one page's ids and the bitmap, not the list. The records
 of a page read again (a retry, a body decoded whole) replace those written for it; a list that fails, or is
 not checked whole, removes the temporary file and leaves ``dest`` as it was; a list read and checked whole
@@ -28,16 +28,16 @@ import os
 import tempfile
 from array import array
 
-from ansible_collections.netaccess.nac.plugins.module_utils.cells import csv_cell
-from ansible_collections.netaccess.nac.plugins.module_utils.compact import (
+from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import (
     ArrayReader,
     Device,
     ListDecoder,
     decode_reply,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.hostnames import HOSTNAME_MAX
-from ansible_collections.netaccess.nac.plugins.module_utils.pages import SAME_RECORD, Page, Shifts
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import SAME_RECORD, Page, Shifts
 
 try:
     from requests.utils import guess_json_utf
@@ -78,7 +78,7 @@ def _csv_value(value):
 
 def line_keeper(form):
     """The ``keep`` of a list read for a file of format ``form``: a Line for each record with an integer id and
-    a string hostname (compact.device_keeper's rule), any other item as it is (for the client's shape checks)."""
+    a string hostname (device_list.device_keeper's rule), any other item as it is (for the client's shape checks)."""
     if form == "jsonl":
         render = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every line
 
@@ -132,7 +132,7 @@ class IdSet:
 
 
 class PageSink(Page):
-    """The items of one page as the decoder takes them (compact.ArrayReader's ``items``): each Line written to the
+    """The items of one page as the decoder takes them (device_list.ArrayReader's ``items``): each Line written to the
     file at once, its id kept (``ids``); any other item kept with its index in the list (``unusual``, for the
     client's shape checks), and so is a Line whose hostname is too long to be one. Its length is the page's."""
 
@@ -194,7 +194,7 @@ class DeviceDecoder(ListDecoder):
 
 class DeviceFile:
     """The device list written to ``dest`` in format ``form`` (FORMATS), as its pages are decoded: where
-    api.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
+    client.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
     removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
 
     def __init__(self, dest, form):
@@ -231,7 +231,7 @@ class DeviceFile:
             os.unlink(self.temporary)
         self.temporary = None
 
-    # -- as api.NacClient._read_pages takes the pages (pages.Records' methods) ------------------------------
+    # -- as client.NacClient._read_pages takes the pages (pagination.Records' methods) ------------------------------
 
     def restart(self):
         """Drop what was read: the list is read again from its first page."""
@@ -301,7 +301,7 @@ class DeviceFile:
                     yield int(row[0]), name[1:] if name.startswith("'") else name
 
     def _same_record(self, ids, before, number):
-        """The phrase of pages.Shifts when one of ``ids`` names the same record (id and hostname, as a compact
+        """The phrase of pagination.Shifts when one of ``ids`` names the same record (id and hostname, as a compact
         list compares them) on an earlier page (the first ``before`` records) and on page ``number``; None."""
         earlier = collections.defaultdict(set)
         for index, (ident, hostname) in enumerate(self._records()):

@@ -6,7 +6,7 @@ no status-line, header-field or chunk parser. What is ours is the policy around 
 carry another request once the reply is read (``Answer``), the body read against a deadline and a size limit and
 decoded by ``zlib`` (gzip, deflate) with the compressed bytes counted too, and the typed facts of a failed
 exchange (``failure``: where it failed, whether any byte of the request was written or of a reply received),
-which retries.py reads. wire.py sends the requests and owns the connections.
+which retry_policy.py reads. connections.py sends the requests and owns the connections.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,7 +29,7 @@ READ_CHUNK = 65536
 MAX_INTERIM = 8  # interim replies (102 Processing, 103 Early Hints) skipped before the final one, at most
 DIGITS = "0123456789"  # (str.isdigit admits other scripts' digits: "²" is one)
 
-# What a failed exchange's ``nac_cause`` says (set by ``failure``; read by retries.py and tls.py): a fact of the
+# What a failed exchange's ``nac_cause`` says (set by ``failure``; read by retry_policy.py and tls_trust.py): a fact of the
 # failure's type, never of its words.
 REFUSED = "refused"  # the connection was refused (ECONNREFUSED)
 UNRESOLVED = "unresolved"  # the host name could not be resolved
@@ -52,7 +52,7 @@ class Answer:
     more than once joined with ", ", as urllib3 joins it), ``url``, ``encoding`` (the charset of its Content-Type,
     as requests reads it), ``set_cookies`` (each Set-Cookie field). Its body is read once, with ``chunks``;
     ``close`` drops the connection. ``keep``: whether the connection may carry another request once the body has
-    been read whole (and nothing else is waiting on it: wire.Connection.idle)."""
+    been read whole (and nothing else is waiting on it: connections.Connection.idle)."""
 
     __slots__ = ("status_code", "headers", "url", "encoding", "set_cookies", "_wire", "_connection", "_response")
 
@@ -126,7 +126,7 @@ class Answer:
         """Whether the connection may carry another request: http.client read the reply whole on a connection it
         does not close, the reply was framed by its length or chunks (never by the connection's end, nor chunks
         with a Content-Length or on HTTP/1.0, RFC 9112 6.1). Whether anything else is waiting on it is asked
-        when it is taken for the next request (wire.Connection.idle)."""
+        when it is taken for the next request (connections.Connection.idle)."""
         response, msg = self._response, self._response.msg
         if not response.chunked and response.length == 0:  # read whole (Python 3.11's read1 leaves it open)
             response.close()
@@ -212,7 +212,7 @@ def failure(exc, host, sent, replied=False, reused=False, proxy=None):
     ``nac_sent`` (False: it failed before any byte of the request was written, the connection never made; True: a
     byte may have reached the service), ``nac_replied`` (a byte of a reply was received), ``nac_reused`` (the
     connection had carried an earlier request) and ``nac_cause`` (REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT,
-    PROXY_AUTH, PROXY_REFUSED or None). Its text is for people; retries.py decides from the facts alone."""
+    PROXY_AUTH, PROXY_REFUSED or None). Its text is for people; retry_policy.py decides from the facts alone."""
     exceptions = requests.exceptions
     if isinstance(exc, exceptions.RequestException):
         error = exc
