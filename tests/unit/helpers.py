@@ -34,6 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacServerError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import PageSink
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -375,15 +376,18 @@ class FakeClient:
         self.calls.append("has_intent")
         return tag in self.intents
 
-    def list_devices(self, compact=False, keep_whole=None, keep=None):
+    def list_devices(self, compact=False, keep_whole=None, into=None):
         if self.compact_only:
             assert compact and keep_whole is None  # a status query keeps only ids and hostnames
         self.calls.append("list_devices")
         if self.list_error:
             raise self.list_error
         records = [dict(record) for record in self.records]
-        if keep is not None:
-            return [keep(record) for record in records]
+        if into is not None:  # one page, its records written as NacClient's decoder writes them
+            page = PageSink(into)
+            page.extend(into.keep(record) for record in records)
+            into.add(page, 1, {}, True)
+            return into
         return [device_keeper(keep_whole)(record) for record in records] if compact else records
 
     def create_device(self, body):

@@ -23,6 +23,9 @@ CSV_CHARS = re.compile("(\r\n|\n)|(%s)" % CONTROL.pattern)
 # A tab or a lone CR is escaped anyway: only the CR of a line break (CR LF) can still start a cell.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 CSV_QUOTED = re.compile('[,"\r\n]')
+# Whatever csv_cell changes or quotes (CONTROL includes CR, LF and tab): a text without any of it, that starts with
+# neither whitespace nor a formula's first character, is its own cell (one search instead of the rule's steps).
+CSV_TOUCHED = re.compile('[,"]|%s' % CONTROL.pattern)
 
 
 def _text(value):
@@ -39,7 +42,10 @@ def csv_cell(value):
     """One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; ' before a formula."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)  # a number is never a formula, even a negative one
-    text = CSV_CHARS.sub(lambda match: match.group(1) or shown(match.group(2)), _text(value))
+    text = value if isinstance(value, str) else _text(value)
+    if not text or not (text[0].isspace() or text.startswith(FORMULA_STARTS) or CSV_TOUCHED.search(text)):
+        return text
+    text = CSV_CHARS.sub(lambda match: match.group(1) or shown(match.group(2)), text)
     if text.startswith(FORMULA_STARTS) or text.lstrip().startswith(FORMULA_STARTS):  # after any whitespace too
         text = "'" + text
     if CSV_QUOTED.search(text):

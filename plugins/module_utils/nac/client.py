@@ -49,7 +49,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination impor
     MAX_PAGES,
     LinkError,
     Page,
-    Shifts,
+    Records,
     envelope_keys,
     next_links,
     partial_sign,
@@ -107,7 +107,10 @@ class NacClient(Transport):
             error.refused = reply.refused
             raise error
         value = self.decoded(method, path, reply, write=write, decoder=decoder)
-        return Page(value, reply.headers, reply.url, reply.size) if isinstance(value, list) else value
+        if isinstance(value, list):  # a Page already when its decoder made one (device_export.PageSink)
+            value = value if isinstance(value, Page) else Page(value)
+            value.headers, value.url, value.size = reply.headers, reply.url, reply.size
+        return value
 
     # -- the API (API guide section 4, docs/docsite/rst/api.rst) -----------------------
 
@@ -118,14 +121,15 @@ class NacClient(Transport):
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
-    def list_devices(self, compact=False, keep_whole=None, keep=None):
+    def list_devices(self, compact=False, keep_whole=None, into=None):
         """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
         ``compact``: each record held as a device_list.Device (its id and hostname only; about a seventh of the
-        memory of a record), except those ``keep_whole(record)`` is true of, kept whole. ``keep``: what is held
-        of each item instead (a device_list.Device of its own kind, as device_export.line_keeper makes)."""
-        decoder = ListDecoder(keep or device_keeper(keep_whole)) if compact or keep else None
-        return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder)
+        memory of a record), except those ``keep_whole(record)`` is true of, kept whole. ``into``: where the
+        records go instead of a list (device_export.DeviceFile: a file, written as the pages are decoded, with
+        its ``decoder``); it is returned, the list read and checked."""
+        decoder = into.decoder if into is not None else ListDecoder(device_keeper(keep_whole)) if compact else None
+        return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder, into=into)
 
     def create_device(self, body):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
@@ -148,11 +152,13 @@ class NacClient(Transport):
 
     # -- what the API's replies mean ----------------------------------------------------
 
-    def _records(self, path, key, key_type, noun, name=None, decoder=None):
+    def _records(self, path, key, key_type, noun, name=None, decoder=None, into=None):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
-        in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (device_list.py)."""
-        reply = self._read_list(path, noun, decoder, key)
-        for index, record in enumerate(reply):
+        in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (device_list.py);
+        ``into``: where the records go (``_read_pages``)."""
+        collected = into if into is not None else Records(key)
+        reply = self._read_list(path, noun, decoder, collected)
+        for index, record in collected.indexed():
             if isinstance(record, Device):  # kept compactly: it had both (device_list.device_keeper)
                 if len(record.hostname) > HOSTNAME_MAX:
                     raise self._implausible(path, index, record.id, record.hostname)
@@ -180,16 +186,16 @@ class NacClient(Transport):
             "device name, so the list is not used" % (index, ident, len(hostname), HOSTNAME_MAX, shown(hostname, 40)),
         )
 
-    def _read_list(self, path, noun, decoder=None, key="id"):
+    def _read_list(self, path, noun, decoder, records):
         """GET ``path`` and every page after it (``_read_pages``). A list whose pages shifted while they were
         read (pagination.Shifts: the same record on two pages, a count that changed) is read again from the start,
         once: a list that shifts again is a NacResponseError saying so."""
         shifted = None
         while True:
-            records, shift = self._read_pages(path, noun, decoder, key)
+            shift = self._read_pages(path, noun, decoder, records)
             if shift is None:
-                return records
-            records = None  # not held while the list is read again
+                return records.result()
+            records.restart()  # nothing held while the list is read again
             if shifted is not None:
                 raise self._partial(
                     path,
@@ -198,9 +204,9 @@ class NacClient(Transport):
                 )
             shifted = shift
 
-    def _read_pages(self, path, noun, decoder, key):
-        """GET ``path`` and every page after it: (the pages' arrays joined, in order; None), or (None, what
-        shows that the pages shifted while they were read: pagination.Shifts).
+    def _read_pages(self, path, noun, decoder, records):
+        """GET ``path`` and every page after it, each page's array added to ``records`` (pagination.Records, or a
+        device_export.DeviceFile): None, or what shows that the pages shifted while they were read (pagination.Shifts).
 
         A page names the next one with an RFC 8288 ``Link: <...>; rel="next"`` header; it is followed
         when it is on api_url's origin and under its path, for at most pagination.MAX_PAGES pages, never to a
@@ -210,7 +216,7 @@ class NacClient(Transport):
         The whole list, all its pages together, is bounded: at most ``max_list_items`` items and ``max_list_mb``
         MiB of replies (each page read with what is left of it as its limit), else a NacResponseError naming the
         option. Between two pages, ``should_stop`` is asked: a reason stops the listing (NacError)."""
-        records, seen, pages_read, size, shifts = [], set(), 0, 0, Shifts(key)
+        seen, pages_read, size = set(), 0, 0
         budget = self.max_list_mb * MIB
         while True:
             seen.add(path)
@@ -231,12 +237,10 @@ class NacClient(Transport):
                     "the list has more than %d items (max_list_items) after %d pages: if the service really lists "
                     "that many, raise max_list_items (or NAC_MAX_LIST_ITEMS)" % (self.max_list_items, pages_read),
                 )
-            start = len(records)
-            records.extend(page)
             following = self._next_page(path, page, seen, pages_read)
-            shift = shifts.page(records, start, pages_read, page.headers, following is None)
+            shift = records.add(page, pages_read, page.headers, following is None)
             if shift:
-                return None, shift
+                return shift
             reason = self.should_stop() if following is not None and self.should_stop is not None else None
             if reason:
                 raise self.scrubbed(
@@ -251,7 +255,7 @@ class NacClient(Transport):
                 sign = partial_sign(page.headers, len(records), pages_read, noun)
                 if sign:
                     raise self._partial(path, "%s, but listed %d and gave no next link" % (sign, len(records)))
-                return records, None
+                return None
             path = following
 
     def _next_page(self, path, page, seen, pages_read):

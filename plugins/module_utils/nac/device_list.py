@@ -174,9 +174,9 @@ class ArrayReader:
     even for one huge item. The items are those of decode_reply: ``keep`` applied to every object as it is
     decoded, and an item that is not kept compactly itself but holds a compact object decoded again without it."""
 
-    def __init__(self, keep, encoding):
+    def __init__(self, keep, encoding, items=None):
         self.keep = keep
-        self.items = []
+        self.items = [] if items is None else items  # (or what takes them as they come: device_export.PageSink)
         self.head = ""
         self.streaming = None  # None until decided, then True (read here) or False (read whole)
         self.failed = False

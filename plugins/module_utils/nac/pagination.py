@@ -36,6 +36,7 @@ COUNT_HEADERS = ("X-Total-Count", "X-Pagination-Total-Count", "X-Total", "X-Tota
 PAGE_COUNT_HEADERS = ("X-Pagination-Page-Count", "X-Total-Pages", "X-Pagination-Total-Pages", "X-Page-Count")
 NEXT_HEADERS = ("X-Next-Page", "X-Pagination-Next-Page", "X-Next")
 # Keys of a JSON object that wraps one page of a list ({"items": [...], "next": ...}).
+SAME_RECORD = "the same record (%s %s, %r) was listed on two pages, the second time on page %d"  # (Shifts)
 ENVELOPE_KEYS = (
     "next",
     "items",
@@ -63,7 +64,7 @@ class Page(list):
     """The JSON array of one reply, with the reply's ``headers``, the ``url`` it was read from and its body's
     ``size`` in bytes (as decoded)."""
 
-    def __init__(self, items, headers, url, size=0):
+    def __init__(self, items=(), headers=None, url=None, size=0):
         super(Page, self).__init__(items)
         self.headers = headers
         self.url = url
@@ -334,12 +335,19 @@ class Shifts:
                     and value in self.keys
                     and any(_same(record, other, key) for other in records[:start])
                 ):
-                    return "the same record (%s %s, %r) was listed on two pages, the second time on page %d" % (
-                        key,
-                        value,
-                        record.get("hostname", ""),
-                        number,
-                    )
+                    return SAME_RECORD % (key, value, record.get("hostname", ""), number)
+        shift = self.counted(headers, number, last, len(records))
+        if shift or last:
+            return shift
+        if self.keys is None:
+            self.keys = keys
+        else:
+            self.keys.update(keys)
+        return None
+
+    def counted(self, headers, number, last, read):
+        """What shows, from the count headers of page ``number`` (``last``: no next page; ``read``: the records
+        read so far), that the pages shifted, as a phrase for a message; None."""
         counts = _counts(headers)
         if self.counts is None:
             self.counts = counts
@@ -347,22 +355,42 @@ class Shifts:
             before = ", ".join("%s: %s" % pair for pair in self.counts) or "none"
             now = ", ".join("%s: %s" % pair for pair in counts) or "none"
             return "the count changed from page 1 (%s) to page %d (%s)" % (before, number, now)
-        if last:
-            for name, value in counts if number > 1 else ():
-                total = _number(value.rsplit("/", 1)[-1])
-                if name in COUNT_HEADERS + ("Content-Range",) and total is not None and total < len(records):
-                    return "the last page counts %d records (%s: %s), %d were read" % (
-                        total,
-                        name,
-                        value,
-                        len(records),
-                    )
-            return None
-        if self.keys is None:
-            self.keys = keys
-        else:
-            self.keys.update(keys)
+        for name, value in counts if last and number > 1 else ():
+            total = _number(value.rsplit("/", 1)[-1])
+            if name in COUNT_HEADERS + ("Content-Range",) and total is not None and total < read:
+                return "the last page counts %d records (%s: %s), %d were read" % (total, name, value, read)
         return None
+
+
+class Records:
+    """The records of a list as its pages are read (client.NacClient._read_pages): every page's items in one list
+    (``result``), and the signs that the pages shifted (Shifts). device_export.DeviceFile is the other kind, which
+    writes the records to a file instead of holding them."""
+
+    def __init__(self, key):
+        self.key = key
+        self.items, self.shifts = [], Shifts(key)
+
+    def restart(self):
+        """Drop what was read: the list is read again from its first page."""
+        self.items, self.shifts = [], Shifts(self.key)
+
+    def __len__(self):
+        return len(self.items)
+
+    def add(self, page, number, headers, last):
+        """Take page ``number`` (``last``: no next page): what shows that the pages shifted (Shifts.page), or None."""
+        start = len(self.items)
+        self.items.extend(page)
+        return self.shifts.page(self.items, start, number, headers, last)
+
+    def result(self):
+        """The list read: its records, in order."""
+        return self.items
+
+    def indexed(self):
+        """(index, record) of every record, for the client's shape checks."""
+        return enumerate(self.items)
 
 
 def _keys(records, start, key):

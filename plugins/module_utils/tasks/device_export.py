@@ -3,29 +3,52 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The device list written to a file (nac_device_info's ``dest``), no Ansible imports.
 
-The list is read with a device_list.ListDecoder whose ``keep`` turns each record, as soon as it is decoded, into a
-``Line``: its id and hostname (what the list's checks read: shapes, pages, repeated ids, the hostname filter) and
-the record's line of the file, already written as text (a JSON object, or a CSV row whose cells are neutralised
-as the CSV reports' are, csv_cells.csv_row). So no record is held as a dict: about the bytes of the file, a sixth of
-the records' memory. The file is written whole only once the whole list has been read and checked, to a
-temporary file beside ``dest`` (mode 0600) that then replaces ``dest``: a list that fails leaves ``dest`` as it
-was, never a part of a list.
+Every device is written as it is decoded, never held: a ``DeviceFile`` is where client.NacClient.list_devices puts
+the records (``into``) instead of a list. Its decoder's ``keep`` (``line_keeper``) turns each record into a ``Line``
+(its id, hostname and line of the file: a JSON object, or a CSV row whose cells are neutralised as the CSV reports'
+are, csv_cells.csv_row), and the page being read (a ``PageSink``, the device_list.ArrayReader's items) writes each
+Line to a temporary file beside ``dest`` (mode 0600) at once, keeping its id in an array (8 bytes a device of the
+page). Once a page is read whole, the list's checks run on what is kept: its ids go into an ``IdSet`` (a bit a
+device up to the largest id, in a bytearray), which finds repeated ids and, from page 2 on, the same record on two
+pages (pagination.Shifts' check, read back from the file for the few ids it finds); the count headers are Shifts'
+own. So the memory is the reader's buffer, one page's ids and the bitmap, not the list. The records of a page read
+again (a retry, a body decoded whole) replace those written for it; a list that fails, or is not checked whole,
+removes the temporary file and leaves ``dest`` as it was; a list read and checked whole replaces ``dest`` with it at
+once (os.replace, after fsync).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
+import csv
 import json
 import os
 import tempfile
+from array import array
 
-from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_row
+from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import (
+    ArrayReader,
+    Device,
+    ListDecoder,
+    decode_reply,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import SAME_RECORD, Page, Shifts
+
+try:
+    from requests.utils import guess_json_utf
+except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    guess_json_utf = None
 
 FORMATS = ("jsonl", "csv")
 CSV_COLUMNS = ("id", "hostname", "group", "profile", "macs", "ips")
+ENDINGS = {"jsonl": "\n", "csv": "\r\n"}
+BITMAP_IDS = 1 << 27  # ids from 0 below this are a bit each (16 MiB at most); any other id is a set's member
+BUFFER = 1 << 20  # bytes written at once
 
 
 class Line(Device):
@@ -41,6 +64,8 @@ class Line(Device):
 def _csv_value(value):
     """A field of the CSV: a list as its items joined by spaces, an object as its ``name`` (a group or a
     profile shown as an object) or else its JSON; anything else as it is."""
+    if type(value) is str:  # pylint: disable=unidiomatic-typecheck
+        return value  # (the usual cell, first)
     if isinstance(value, list):
         return " ".join(
             str(item) if item is None or isinstance(item, (str, int, float)) else json.dumps(item) for item in value
@@ -55,14 +80,12 @@ def line_keeper(form):
     """The ``keep`` of a list read for a file of format ``form``: a Line for each record with an integer id and
     a string hostname (device_list.device_keeper's rule), any other item as it is (for the client's shape checks)."""
     if form == "jsonl":
-
-        def render(record):
-            return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        render = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every line
 
     else:
 
         def render(record):
-            return csv_row([_csv_value(record.get(column)) for column in CSV_COLUMNS])
+            return ",".join([csv_cell(_csv_value(record.get(column))) for column in CSV_COLUMNS])  # (csv_row)
 
     def keep(item):
         if isinstance(item, dict):
@@ -77,28 +100,249 @@ def line_keeper(form):
     return keep
 
 
-def write_lines(dest, form, devices):
-    """Write ``devices`` (Lines) to ``dest`` (a CSV header line first), through a temporary file of mode 0600
-    beside it that then replaces it; the number of devices written. NacConfigError naming ``dest`` when its
-    directory is missing or not writable."""
-    directory = os.path.dirname(os.path.abspath(dest))
-    if os.path.isdir(dest):
-        raise NacConfigError("dest %s is a directory: it must be the path of a file" % dest)
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".nac_devices.", dir=directory)  # mode 0600
-    except OSError as error:
-        raise NacConfigError("dest %s cannot be written: %s" % (dest, error.strerror or error)) from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            if form == "csv":
-                stream.write(",".join(CSV_COLUMNS) + "\r\n")
-            ending = "\r\n" if form == "csv" else "\n"
-            for device in devices:
-                stream.write(device.text)
-                stream.write(ending)
-        os.replace(temporary, dest)
-    except OSError as error:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise NacConfigError("dest %s cannot be written: %s" % (dest, error.strerror or error)) from None
-    return len(devices)
+class IdSet:
+    """The ids of a list seen so far, compactly: a bit each for ids from 0 below BITMAP_IDS (a bytearray as long as
+    the largest such id needs, grown by doubling: 125 KB for ids up to a million), a set for any other id."""
+
+    def __init__(self):
+        self.bits = bytearray()
+        self.others = set()
+
+    def add(self, ids):
+        """Add ``ids``; the list of those seen before (in ``ids`` or earlier), in their order."""
+        bits, others, seen = self.bits, self.others, []
+        for ident in ids:
+            if 0 <= ident < BITMAP_IDS:
+                byte, mask = ident >> 3, 1 << (ident & 7)
+                if byte >= len(bits):
+                    bits.extend(bytes(min(max(byte + 1, 2 * len(bits)), BITMAP_IDS >> 3) - len(bits)))
+                if bits[byte] & mask:
+                    seen.append(ident)
+                else:
+                    bits[byte] |= mask
+            elif ident in others:
+                seen.append(ident)
+            else:
+                others.add(ident)
+        return seen
+
+    def size(self):
+        """Its bytes: the bitmap's and the set's."""
+        return len(self.bits) + (self.others.__sizeof__() + 32 * len(self.others) if self.others else 0)
+
+
+class PageSink(Page):
+    """The items of one page as the decoder takes them (device_list.ArrayReader's ``items``): each Line written to the
+    file at once, its id kept (``ids``); any other item kept with its index in the list (``unusual``, for the
+    client's shape checks), and so is a Line whose hostname is too long to be one. Its length is the page's."""
+
+    def __init__(self, export):
+        Page.__init__(self)
+        self.export = export
+        self.count = 0
+        self.ids = array("q")
+        self.large = []  # ids beyond the array's 64 bits
+        self.unusual = []
+        export.rewind()  # what an earlier reading of this page wrote goes
+
+    def __len__(self):
+        return self.count
+
+    def append(self, item):
+        export = self.export
+        if type(item) is Line:  # pylint: disable=unidiomatic-typecheck
+            try:
+                export.write(item.text)
+                export.write(export.ending)
+            except OSError as error:  # (a full disk) raised as the list's failure, through the transport
+                raise export.unwritable(error) from None
+            try:
+                self.ids.append(item.id)
+            except OverflowError:
+                self.large.append(item.id)
+            if len(item.hostname) > HOSTNAME_MAX:
+                self.unusual.append((len(export) + self.count, item))
+        else:
+            self.unusual.append((len(export) + self.count, item))
+        self.count += 1
+
+    def extend(self, items):
+        for item in items:
+            self.append(item)
+
+
+class DeviceDecoder(ListDecoder):
+    """How the pages of a DeviceFile are decoded: into a PageSink, as they arrive or from a whole body."""
+
+    def __init__(self, export):
+        ListDecoder.__init__(self, export.keep)
+        self.export = export
+
+    def reader(self, response):
+        if guess_json_utf is None or not 200 <= response.status_code < 300:
+            return None
+        return ArrayReader(self.keep, response.encoding, PageSink(self.export))
+
+    def decode(self, reply):
+        value = decode_reply(reply, self.keep)
+        if not isinstance(value, list):
+            return value
+        page = PageSink(self.export)
+        page.extend(value)
+        return page
+
+
+class DeviceFile:
+    """The device list written to ``dest`` in format ``form`` (FORMATS), as its pages are decoded: where
+    client.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
+    removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
+
+    def __init__(self, dest, form):
+        self.dest, self.form = dest, form
+        self.ending = ENDINGS[form]
+        self.keep = line_keeper(form)
+        self.decoder = DeviceDecoder(self)
+        if os.path.isdir(dest):
+            raise NacConfigError("dest %s is a directory: it must be the path of a file" % dest)
+        directory = os.path.dirname(os.path.abspath(dest))
+        try:
+            handle, self.temporary = tempfile.mkstemp(prefix=".nac_devices.", dir=directory)  # mode 0600
+        except OSError as error:
+            raise self.unwritable(error) from None
+        self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="", buffering=BUFFER)
+        self.write = self.stream.write
+        self.restart()
+
+    def unwritable(self, error):
+        """The NacConfigError of an OSError writing the file."""
+        return NacConfigError("dest %s cannot be written: %s" % (self.dest, error.strerror or error))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        """Remove the temporary file (when not committed)."""
+        if not self.stream.closed:
+            self.stream.close()
+        if self.temporary is not None and os.path.exists(self.temporary):
+            os.unlink(self.temporary)
+        self.temporary = None
+
+    # -- as client.NacClient._read_pages takes the pages (pagination.Records' methods) ------------------------------
+
+    def restart(self):
+        """Drop what was read: the list is read again from its first page."""
+        self.stream.seek(0)
+        self.stream.truncate()
+        if self.form == "csv":
+            self.write(",".join(CSV_COLUMNS) + self.ending)
+        self.committed = self.flushed()  # where the page being read starts
+        self.count, self.ids, self.shifts = 0, IdSet(), Shifts("id")
+        self.repeated, self.unusual = set(), []
+
+    def flushed(self):
+        """Where the file ends, all written to it (an OSError raised as ``unwritable``)."""
+        try:
+            self.stream.flush()
+        except OSError as error:
+            raise self.unwritable(error) from None
+        return self.stream.tell()
+
+    def rewind(self):
+        """Back to the end of the pages taken (a page is being read, again or for the first time)."""
+        if self.flushed() != self.committed:
+            self.stream.seek(self.committed)
+            self.stream.truncate()
+
+    def __len__(self):
+        return self.count
+
+    def add(self, page, number, headers, last):
+        """Take page ``number`` (a PageSink, its records written): what shows that the pages shifted, or None."""
+        before = self.count
+        self.committed = self.flushed()
+        self.count += len(page)
+        self.unusual.extend(page.unusual)
+        again = self.ids.add(page.ids) + self.ids.add(page.large)
+        page.ids = page.large = None
+        self.repeated.update(again)
+        if again and number > 1:
+            shift = self._same_record(set(again), before, number)
+            if shift:
+                return shift
+        return self.shifts.counted(headers, number, last, self.count)
+
+    def result(self):
+        return self
+
+    def indexed(self):
+        """(index, item) of the items that are not plain device records, for the client's shape checks."""
+        return iter(self.unusual)
+
+    # -- what is read back -------------------------------------------------------------------------------
+
+    def _records(self):
+        """(id, hostname) of each record written, in order, read back from the file (a CSV cell without the ' that
+        neutralised it; control characters as the cell shows them)."""
+        self.flushed()
+        with open(self.temporary, encoding="utf-8", newline="") as handle:
+            if self.form == "jsonl":
+                for line in handle:
+                    record = json.loads(line)
+                    yield record["id"], record["hostname"]
+            else:
+                rows = csv.reader(handle)
+                next(rows, None)  # the header
+                for row in rows:
+                    name = row[1]
+                    yield int(row[0]), name[1:] if name.startswith("'") else name
+
+    def _same_record(self, ids, before, number):
+        """The phrase of pagination.Shifts when one of ``ids`` names the same record (id and hostname, as a compact
+        list compares them) on an earlier page (the first ``before`` records) and on page ``number``; None."""
+        earlier = collections.defaultdict(set)
+        for index, (ident, hostname) in enumerate(self._records()):
+            if ident not in ids:
+                continue
+            if index < before:
+                earlier[ident].add(hostname)
+            elif hostname in earlier[ident]:
+                return SAME_RECORD % ("id", ident, hostname, number)
+        return None
+
+    def repeated_ids(self):
+        """{id: [Device]} of the ids the list shows for more than one record (hostnames.repeated_ids)."""
+        if not self.repeated:
+            return collections.OrderedDict()
+        found, repeated = collections.defaultdict(list), collections.OrderedDict()
+        for ident, hostname in self._records():
+            if ident in self.repeated:
+                found[ident].append(Device(ident, hostname))
+                if len(found[ident]) == 2:
+                    repeated[ident] = found[ident]
+        return repeated
+
+    def commit(self):
+        """Replace ``dest`` with the file written (synced first): the number of devices written."""
+        try:
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+            os.replace(self.temporary, self.dest)
+        except OSError as error:
+            raise self.unwritable(error) from None
+        self.temporary = None
+        return self.count
+
+
+def write_file(dest, form, records):
+    """Write ``records`` (whole, as listed: those a list read with a filter selected) to ``dest`` as a DeviceFile
+    writes a list: the number written."""
+    with DeviceFile(dest, form) as export:
+        page = PageSink(export)
+        page.extend(export.keep(record) for record in records)
+        export.add(page, 1, {}, True)
+        return export.commit()

@@ -16,6 +16,7 @@ import pytest
 from ansible.errors import AnsibleParserError
 from ansible.plugins.loader import inventory_loader
 
+from ansible_collections.netaccess.nac.plugins.inventory import nac
 from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_members as members
@@ -466,3 +467,27 @@ def test_the_inventory_masks_a_credential_that_the_nac_echoes_in_its_host_variab
     assert hostvars(inventory, "cam-01")["nac_auth_method"] == "Bearer ********"
     text = repr(dict((name, host.get_vars()) for name, host in inventory.hosts.items()))
     assert ADMIN_KEY not in text and ADMIN_KEY.replace("-", "%2D") not in text
+
+
+@pytest.mark.skipif(nac.Origin is None, reason="ansible-core before 2.19 copies no value")
+def test_ansible_keeps_each_server_value_once_however_many_variables_and_hosts_hold_it(emulator, tmp_path):
+    from ansible.inventory.manager import InventoryManager
+    from ansible.parsing.dataloader import DataLoader
+
+    manager = InventoryManager(loader=DataLoader(), sources=[source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY)])
+    cam, odd = (manager.get_host(name).vars for name in ("cam-01", "odd-01"))
+    assert cam["nac_hostname"] is cam["nac_record"]["hostname"] and cam["nac_id"] is cam["nac_record"]["id"]
+    assert cam["nac_macs"][0] is cam["nac_record"]["macs"][0]
+    assert cam["nac_group"] is odd["nac_group"] is odd["nac_record"]["group"]  # "Cameras", once
+    assert cam["nac_record"] == DEVICES[0] and cam["nac_macs"] is not cam["nac_record"]["macs"]  # (copied by Ansible)
+
+
+def test_the_shared_strings_are_bounded_and_a_string_many_hosts_share_is_one_object_again(monkeypatch):
+    monkeypatch.setattr(nac, "SHARED_STRINGS", 4)
+    shared = nac.Shared("/x/devices.nac.yml")
+    group = shared.made("Cameras")
+    assert shared.made("Cameras") is group and shared.made("{{ x }}") == "{{ x }}"
+    for name in ("cam-01", "cam-02", "cam-03"):
+        shared.made(name)
+    assert len(shared) <= 4 and shared.made("Cameras") == "Cameras"
+    assert shared.made("Cameras") is shared.made("Cameras")
