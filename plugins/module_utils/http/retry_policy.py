@@ -37,7 +37,7 @@ BACKOFF_BASE = 0.5
 BACKOFF_CAP = 10.0
 RATE_LIMIT_PATIENCE = 300.0  # seconds one request may be paused by its own refusals in all, its retries untouched
 REFUSAL_STATUS = frozenset((429, 503))  # a rate limit's refusals, of reads and writes alike
-REFUSAL_PAUSE = 1.0  # a refusal without a usable Retry-After pauses this long, until the requests are paced
+REFUSAL_PAUSE = 1.0  # a refusal without a usable Retry-After pauses this long until a pace is known (Throttle.pause)
 UNSAID = 0.0  # refusal(): no usable Retry-After
 REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
 

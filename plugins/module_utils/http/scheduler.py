@@ -43,8 +43,9 @@ class Throttle:
     are the transport's.
 
     Until the first refusal nothing is held back. A refusal pauses every sender: until its Retry-After, else for
-    REFUSAL_PAUSE before the requests are paced and REFUSAL_FLOOR once they are (a pace a little too fast needs no
-    long pause to be corrected). The first refusal of a pause sets the pace once the pause is over, from the
+    REFUSAL_FLOOR once the requests are paced or a request sent in the ``WINDOW`` before the refused one was
+    admitted (the pace it sets spaces the requests: a pace a little too fast needs no long pause to be corrected),
+    and REFUSAL_PAUSE before that. The first refusal of a pause sets the pace once the pause is over, from the
     requests admitted that were sent in the ``WINDOW`` seconds before the refused one: their count over the
     ``WINDOW`` (a limiter that admitted ten and then refused everything admits ten a window), at most the pace
     refused, times BELOW; each further refusal again (multiplicative decrease). The task's first refusal, when it
@@ -155,7 +156,7 @@ class Throttle:
         a refusal past that (retried as the policy says)."""
         asked = refusal(reply.status_code, reply.headers)
         if asked is not None:
-            pause = self.pause(asked)
+            pause = self.pause(asked, started)
             if sum(paused) + pause <= RATE_LIMIT_PATIENCE:
                 self.leave(refused_for=asked, started=started)
                 paused.append(pause)
@@ -163,11 +164,17 @@ class Throttle:
         self.leave(took=self._clock() - started)
         return False
 
-    def pause(self, asked):
-        """The seconds a refusal asking ``asked`` pauses for (UNSAID: no Retry-After)."""
+    def pause(self, asked, started=None):
+        """The seconds a refusal asking ``asked`` (UNSAID: no Retry-After) of a request sent at ``started`` pauses
+        for: without Retry-After, REFUSAL_FLOOR once paced or when a request sent in the ``WINDOW`` before it was
+        admitted (the pace it sets spaces the requests), else REFUSAL_PAUSE."""
         if asked != UNSAID:
             return asked
-        return REFUSAL_FLOOR if self.gap else REFUSAL_PAUSE
+        if self.gap:
+            return REFUSAL_FLOOR
+        admitted = self._admitted[-1] if self._admitted else None
+        recent = admitted is not None and (started is None or admitted >= started - self.WINDOW)
+        return REFUSAL_FLOOR if recent else REFUSAL_PAUSE
 
     def leave(self, refused_for=None, took=None, started=None):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
@@ -189,8 +196,8 @@ class Throttle:
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
                     self.good_rate = None  # a pace that held was refused: the service admits less now
                 self._unsaid = refused_for == UNSAID
-                self._asked = self.pause(refused_for)
-            self.resume_at = max(self.resume_at, now + self.pause(refused_for))
+                self._asked = self.pause(refused_for, started)
+            self.resume_at = max(self.resume_at, now + self.pause(refused_for, started))
 
     def _set_pace(self, now):
         """The pause is over: the pace from the requests admitted before the refused one (lock held)."""

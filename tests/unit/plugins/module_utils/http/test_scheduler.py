@@ -194,9 +194,10 @@ def refused_as_nginx_does():
 
 def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
     """nginx without burst at 50 r/s: one of eight sent at once admitted a round trip (20 ms): paced at once below
-    50/s (a concurrency limit of one would still send 50 a second at 20 ms)."""
+    50/s (a concurrency limit of one would still send 50 a second at 20 ms), after a short pause only (the pace,
+    not the pause, spaces the requests)."""
     clock, throttle = refused_as_nginx_does()
-    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_PAUSE)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_FLOOR)
     throttle.enter()
     assert throttle.rate == pytest.approx(50.0 * Throttle.BELOW, rel=0.05)
     # paced: a further refusal without Retry-After pauses REFUSAL_FLOOR only, and slows the pace down
@@ -251,6 +252,25 @@ def test_after_a_first_refusal_without_retry_after_the_rate_admitted_is_probed_t
         answered(throttle, clock, took=0.001)
         rates.append(throttle.rate)
     assert max(rates) < admitted * Throttle.PROBE_STEP
+
+
+def test_a_first_refusal_without_retry_after_and_nothing_admitted_just_before_pauses_a_second():
+    """No Retry-After and no request sent in the WINDOW before the refused one admitted: no pace can be set, so
+    the whole REFUSAL_PAUSE; one admitted in that WINDOW: REFUSAL_FLOOR."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    answered(throttle, clock)  # admitted, sent at 0
+    clock.now = 5.0
+    throttle.enter()
+    throttle.leave(refused_for=UNSAID, started=5.0)
+    assert throttle.resume_at == pytest.approx(5.0 + REFUSAL_PAUSE)
+    throttle.enter()
+    assert throttle.rate is None  # nothing admitted in the WINDOW: not paced
+    answered(throttle, clock)
+    started = clock.now
+    throttle.enter()
+    throttle.leave(refused_for=UNSAID, started=started)
+    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_FLOOR)
 
 
 def test_nothing_admitted_before_the_refusal_is_not_paced_yet():
@@ -386,7 +406,10 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
     assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
     assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
-    assert "once the task is paced, %.1f s when it has none" % REFUSAL_FLOOR in section
+    assert (
+        "once the task is paced, or a request sent in the second before the refused one was admitted, %.1f s"
+        " when it has none" % REFUSAL_FLOOR
+    ) in section
     assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
     assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
     assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
