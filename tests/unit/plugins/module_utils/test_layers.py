@@ -69,7 +69,7 @@ def layer_files():
 def readme(folder):
     """A layer's README.md without its title line."""
     with open(os.path.join(folder, "README.md")) as handle:
-        title, _, text = handle.read().partition("\n\n")
+        title, text = handle.read().split("\n\n", 1)
     assert title == "# " + os.path.relpath(folder, ROOT), "%s/README.md is titled with its folder" % folder
     return text
 
