@@ -243,8 +243,8 @@ def inert(value, strings=None):
         return dict((inert(key, strings), inert(item, strings)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
         return [inert(item, strings) for item in value]
-    if type(value) is int and strings is not None and strings.tag is not None:  # pylint: disable=unidiomatic-typecheck
-        return strings.tag(value)  # (a bool is no int here; a host's id is its own, tagged once)
+    if value.__class__ is int and strings is not None and strings.tag is not None:
+        return strings.tag(value)  # (a plain int only: not a bool, nor one tagged already; a host's id, tagged once)
     return value
 
 
