@@ -162,8 +162,9 @@ except ImportError:  # before 2.19: the server's strings are marked unsafe inste
 
 try:  # ansible-core 2.19+: the tag that set_variable gives each value that has none (a copy of it), for each host
     from ansible._internal._datatag._tags import Origin
+    from ansible.module_utils._internal._datatag import AnsibleTagHelper
 except ImportError:
-    Origin = None
+    Origin = AnsibleTagHelper = None
 
 from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import (
     could_be_template,
@@ -209,6 +210,7 @@ class Shared(dict):
                 self.tag = Origin(description="<inventory plugin 'netaccess.nac.nac' with source %r>" % source).tag
             except (TypeError, ValueError):  # (an ansible-core whose Origin is made otherwise: values copied)
                 pass
+        self.tag = shared_tags(self.tag) if self.tag is not None else None
 
     def made(self, value):
         """A string made inert (and tagged), the same object every time while it is remembered."""
@@ -219,6 +221,38 @@ class Shared(dict):
             made = inert(value)
             made = self[value] = self.tag(made) if self.tag is not None else made
         return made
+
+
+def shared_tags(tag):
+    """``tag`` (an Origin's tag method: a value in, a tagged copy out), made to give every value with the same tags
+    before (none, or trusted as a template) one and the same record of its tags: ansible-core gives each tagged value
+    a mapping of its own (about 110 bytes, as much as a short string; the inventory's strings and ids are over a million
+    values at 300,000 devices). The mappings are never changed in place (a tag added or removed makes a new value);
+    the result is checked against ``tag`` itself once for each kind of value, and ``tag`` is used as it is when
+    ansible-core tags otherwise (an internal interface: a version without it copies the mapping as before)."""
+    mappings = {}  # {a plain class, or (the value's class, the tags it had): (the tagged class, the shared tags)}
+
+    def tagged(value):
+        kind = value.__class__ if value.__class__ in (str, int) else (value.__class__, AnsibleTagHelper.tags(value))
+        known = mappings.get(kind)
+        if known is None:
+            made = tag(value)
+            try:
+                known = made.__class__, made._ansible_tags_mapping
+                again = known[0]._instance_factory(value, known[1])
+                if again.__class__ is not made.__class__ or again != made:
+                    known = False
+                elif AnsibleTagHelper.tags(again) != AnsibleTagHelper.tags(made):
+                    known = False
+            except (AttributeError, TypeError):
+                known = False
+            mappings[kind] = known
+            return made
+        if known is False:
+            return tag(value)
+        return known[0]._instance_factory(value, known[1])
+
+    return tagged
 
 
 def inert(value, strings=None):

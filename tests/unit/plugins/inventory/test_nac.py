@@ -491,3 +491,20 @@ def test_the_shared_strings_are_bounded_and_a_string_many_hosts_share_is_one_obj
         shared.made(name)
     assert len(shared) <= 4 and shared.made("Cameras") == "Cameras"
     assert shared.made("Cameras") is shared.made("Cameras")
+
+
+@pytest.mark.skipif(nac.Origin is None, reason="ansible-core before 2.19 tags no value")
+def test_the_shared_values_carry_the_tags_origin_gives_them_in_one_record_of_tags_for_each_kind():
+    from ansible.module_utils._internal._datatag import AnsibleTagHelper
+    from ansible.template import is_trusted_as_template
+
+    shared = nac.Shared("/x/devices.nac.yml")
+    origin = nac.Origin(description="<inventory plugin 'netaccess.nac.nac' with source '/x/devices.nac.yml'>")
+    plain, other, template, other_template = (shared.made(text) for text in ("cam-01", "cam-02", "{{ x }}", "{{ y }}"))
+    first, second = nac.inert(6, shared), nac.inert(7, shared)
+    for value, text in ((plain, "cam-01"), (template, "{{ x }}"), (first, 6)):
+        assert value == text and AnsibleTagHelper.tags(value) == AnsibleTagHelper.tags(origin.tag(nac.inert(text)))
+    assert is_trusted_as_template(plain) and not is_trusted_as_template(template)
+    assert plain._ansible_tags_mapping is other._ansible_tags_mapping
+    assert template._ansible_tags_mapping is other_template._ansible_tags_mapping is not plain._ansible_tags_mapping
+    assert first._ansible_tags_mapping is second._ansible_tags_mapping and second == 7
