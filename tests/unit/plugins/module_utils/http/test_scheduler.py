@@ -237,29 +237,35 @@ def test_the_pace_is_doubled_until_refused_then_falls_back_to_the_pace_that_held
     assert throttle.rate == pytest.approx((held + admitted) / 2)  # halfway, after HALVING_PAUSES pauses (2 s)
 
 
-def fixed_window_overshoot():
-    """A fixed window of 50 a second: 50 admitted at once, refused (Retry-After: 1); paced, the pace held its probe
-    period, its double is refused. The second before the refusal counts 50 + the window before's tail: more than 50.
-    (clock, throttle, the pace that held, the pace refused) at the end, the pace set."""
+def refused_after_doubling(admitted, asked, at_doubled):
+    """``admitted`` requests admitted 1 ms apart, then one refused with Retry-After ``asked``; paced, the pace held
+    its probe period and was doubled; ``at_doubled`` requests admitted at the double, then one refused. (clock,
+    throttle, the pace that held, the pace refused), the pace set from the second refusal."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    for _request in range(50):
+    for _request in range(admitted):
         answered(throttle, clock, took=0.001)
     throttle.enter()
-    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.leave(refused_for=asked, started=clock.now)
     throttle.enter()
     throttle.leave(took=0.0)
     held = throttle.rate
-    assert held == pytest.approx(50 * Throttle.BELOW)
+    assert held == pytest.approx(admitted * Throttle.BELOW)
     while throttle.rate == held:
         answered(throttle, clock, took=0.0)
     refused = throttle.rate
-    for _request in range(40):  # at the doubled pace, then the window is used up
+    for _request in range(at_doubled):
         answered(throttle, clock, took=0.0)
     throttle.enter()
-    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.leave(refused_for=asked, started=clock.now)
     throttle.enter()
     return clock, throttle, held, refused
+
+
+def fixed_window_overshoot():
+    """A fixed window of 50 a second, Retry-After: 1: the second before the second refusal counts 40 at the doubled
+    pace and the pace that held before them, more than the 50 of the window."""
+    return refused_after_doubling(50, 1.0, 40)
 
 
 def test_a_refused_probe_falls_back_to_the_pace_that_held_not_to_the_straddling_count():
@@ -282,22 +288,9 @@ def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_r
 
 
 def test_after_long_pauses_the_pace_goes_halfway_up_only_after_two_pauses_time():
-    """A penalty box's 30 s: the halfway probe comes after HALVING_PAUSES pauses (60 s), not after a WINDOW."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(10):
-        answered(throttle, clock, took=0.003)
-    throttle.enter()
-    throttle.leave(refused_for=30.0, started=clock.now)
-    throttle.enter()
-    throttle.leave(took=0.0)
-    held = throttle.rate
-    assert held == pytest.approx(10 * Throttle.BELOW)
-    while throttle.rate == held:  # doubled after a pause's time
-        answered(throttle, clock, took=0.0)
-    started = answered(throttle, clock, took=0.0)
-    throttle.leave(refused_for=30.0, started=started)
-    throttle.enter()
+    """A penalty box's 30 s: a refused doubling goes back to the pace that held, and halfway up only after
+    HALVING_PAUSES pauses (60 s)."""
+    clock, throttle, held, _refused = refused_after_doubling(10, 30.0, 1)
     throttle.leave(took=0.0)
     assert throttle.rate == pytest.approx(held) and throttle.ceiling > held
     set_at = clock.now
