@@ -48,18 +48,22 @@ class Throttle:
     and REFUSAL_PAUSE before that. The first refusal of a pause sets the pace once the pause is over, from the
     requests admitted that were sent in the ``WINDOW`` seconds before the refused one: their count over the
     ``WINDOW`` (a limiter that admitted ten and then refused everything admits ten a window), at most the pace
-    refused, times BELOW; each further refusal again (multiplicative decrease). The task's first refusal, when it
-    names no Retry-After, is read as the rate they were admitted at instead: their count over the time they were
-    sent in, at least a request's time (a limiter that admits one of eight requests sent at once admits one a round
-    trip). Nothing admitted: the pace refused, times BELOW (not paced until something is).
+    refused, times BELOW; each further refusal again (multiplicative decrease). A refused probe falls back to the
+    pace that held its probe period (``good_rate``) instead, the rate admitted being only the pace probed towards: a
+    count that straddles the start of a fixed window, or takes in a refilled burst, overstates what the service
+    admits, a pace that held does not. The task's first refusal, when it names no Retry-After, is read as the rate
+    they were admitted at instead: their count over the time they were sent in, at least a request's time (a limiter
+    that admits one of eight requests sent at once admits one a round trip). Nothing admitted: the pace refused,
+    times BELOW (not paced until something is).
 
     While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (half a
     ``WINDOW`` after a pause of a ``WINDOW`` or less) as long as no pace was refused, then halfway to the rate
     admitted before the last refusal (``ceiling``, or the pace refused when lower) after HALVING_PAUSES of those
-    pauses, then by PROBE_STEP after PROBE_PAUSES of them (at least 10 s): the longer the pauses asked, the more
-    slowly. A first refusal without Retry-After tells the rate admitted while sending faster: probed towards, never
-    doubled past. The pace starts the requests ``gap`` seconds apart; as
-    many may be in flight as the callers' concurrency allows."""
+    pauses (at least two ``WINDOW``: a pace held that long has had a whole fixed window to itself), then by
+    PROBE_STEP after PROBE_PAUSES of them (at least 10 s): the longer the pauses asked, the more slowly. A first
+    refusal without Retry-After tells the rate admitted while sending faster: probed towards, never doubled past.
+    The pace starts the requests ``gap`` seconds apart; as many may be in flight as the callers' concurrency
+    allows."""
 
     WINDOW = 1.0  # seconds of admitted requests that tell the rate the service admits
     BELOW = 0.9  # a refusal sets the pace this much below the rate admitted (each further one: again)
@@ -220,7 +224,9 @@ class Throttle:
         self.ceiling = rate
         if self._unsaid and self.refused_rate is None:  # a rate admitted while sending faster: probed towards, not
             self.refused_rate = rate  # doubled past (a window's count, when a pause was asked, may be a part of it)
-        self.rate = max(rate * self.BELOW, self.good_rate or 0.0, self.MIN_RATE)
+        # a probe refused: back to the pace that held (the rate admitted, which may count a burst or two fixed
+        # windows, is only probed towards); else below the rate admitted
+        self.rate = max(self.good_rate or rate * self.BELOW, self.MIN_RATE)
         self.gap = 1.0 / self.rate
         self._next_start = now
         self._probe_at = now + self._probe_period()

@@ -209,7 +209,7 @@ def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
     assert throttle.rate < paced and throttle.refused_rate == paced
 
 
-def test_the_pace_is_doubled_until_refused_then_halved_towards_the_rate_admitted_then_probed_slowly():
+def test_the_pace_is_doubled_until_refused_then_falls_back_to_the_pace_that_held_and_goes_halfway_up():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
     answered(throttle, clock)
@@ -228,14 +228,75 @@ def test_the_pace_is_doubled_until_refused_then_halved_towards_the_rate_admitted
     refused = throttle.rate
     throttle.leave(refused_for=1.0, started=clock.now)
     throttle.enter()
-    assert throttle.refused_rate == refused and throttle.rate < refused
-    assert throttle.rate >= throttle.good_rate  # never below the pace that held a whole probe period
+    assert throttle.refused_rate == refused and throttle.rate == throttle.good_rate == first * 2  # the pace that held
     held, admitted = throttle.rate, throttle.ceiling
-    assert held == pytest.approx(admitted * Throttle.BELOW) and admitted <= refused
+    assert held < admitted <= refused
     until = clock.now + 2.5
     while clock.now < until:
         answered(throttle, clock, took=0.001)
     assert throttle.rate == pytest.approx((held + admitted) / 2)  # halfway, after HALVING_PAUSES pauses (2 s)
+
+
+def refused_after_doubling(admitted, asked, at_doubled):
+    """``admitted`` requests admitted 1 ms apart, then one refused with Retry-After ``asked``; paced, the pace held
+    its probe period and was doubled; ``at_doubled`` requests admitted at the double, then one refused. (clock,
+    throttle, the pace that held, the pace refused), the pace set from the second refusal."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(admitted):
+        answered(throttle, clock, took=0.001)
+    throttle.enter()
+    throttle.leave(refused_for=asked, started=clock.now)
+    throttle.enter()
+    throttle.leave(took=0.0)
+    held = throttle.rate
+    assert held == pytest.approx(admitted * Throttle.BELOW)
+    while throttle.rate == held:
+        answered(throttle, clock, took=0.0)
+    refused = throttle.rate
+    for _request in range(at_doubled):
+        answered(throttle, clock, took=0.0)
+    throttle.enter()
+    throttle.leave(refused_for=asked, started=clock.now)
+    throttle.enter()
+    return clock, throttle, held, refused
+
+
+def fixed_window_overshoot():
+    """A fixed window of 50 a second, Retry-After: 1: the second before the second refusal counts 40 at the doubled
+    pace and the pace that held before them, more than the 50 of the window."""
+    return refused_after_doubling(50, 1.0, 40)
+
+
+def test_a_refused_probe_falls_back_to_the_pace_that_held_not_to_the_straddling_count():
+    """The count of the second before the refusal (the doubled pace's requests and those of the pace that held
+    before them) is more than the window admits: the pace goes back to the one that held, the count is only the
+    pace probed towards (the old code paced 10 % below that count: faster than the window admits)."""
+    _clock, throttle, held, refused = fixed_window_overshoot()
+    assert throttle.ceiling * Throttle.BELOW > held  # the count overstates the window's 50
+    assert throttle.refused_rate == refused and throttle.rate == pytest.approx(held) and throttle.rate < 50
+
+
+def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_rate_admitted():
+    clock, throttle, held, _refused = fixed_window_overshoot()
+    throttle.leave(took=0.0)
+    started = answered(throttle, clock, took=0.0)
+    throttle.leave(refused_for=1.0, started=started)  # the pace that held refused: the service admits less now
+    throttle.enter()
+    assert throttle.good_rate is None and throttle.rate < held
+    assert throttle.rate == pytest.approx(min(throttle.ceiling, held) * Throttle.BELOW)
+
+
+def test_after_long_pauses_the_pace_goes_halfway_up_only_after_two_pauses_time():
+    """A penalty box's 30 s: a refused doubling goes back to the pace that held, and halfway up only after
+    HALVING_PAUSES pauses (60 s)."""
+    clock, throttle, held, _refused = refused_after_doubling(10, 30.0, 1)
+    throttle.leave(took=0.0)
+    assert throttle.rate == pytest.approx(held) and throttle.ceiling > held
+    set_at = clock.now
+    while throttle.rate == held:
+        answered(throttle, clock, took=0.0)
+    assert clock.now - set_at >= Throttle.HALVING_PAUSES * 30.0
 
 
 def test_after_a_first_refusal_without_retry_after_the_rate_admitted_is_probed_towards_never_doubled_past():
