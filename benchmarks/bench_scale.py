@@ -13,8 +13,8 @@ same, one device count after another, each against an emulator of its own (bulk-
 - export: ``nac_device_info`` with ``dest`` (JSON Lines, then CSV), against the bare client that writes the
   same JSON Lines file;
 - status (up to --status-max devices, 5 ms latency by default): ``nac_dot1x_status all_devices`` at
-  --concurrency, against bench_bare's requests + thread pool client firing at every device; with the
-  emulator's CPU time for each.
+  --concurrency, against bench_aiohttp's client (the ratio) and bench_bare's requests + thread pool client,
+  each firing at every device; with the emulator's CPU time for each.
 
 Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest process, from wait4), and the ratio
 to the baseline. It prints figures; it asserts nothing about them beyond the runs succeeding.
@@ -57,6 +57,15 @@ if dest != "-":
             handle.write(json.dumps(record) + "\n")
 print(len(devices))
 """
+
+# The issue's reference for the whole-network status: bench_aiohttp's client (intent list, device list, one fire a
+# device at --concurrency on keep-alive connections).
+BARE_AIOHTTP_STATUS = r"""
+import sys
+sys.path.insert(0, %r)
+from bench_aiohttp import aiohttp_status_batch
+print(len(aiohttp_status_batch(sys.argv[1], int(sys.argv[2]))))
+""" % os.path.join(ROOT, "benchmarks")
 
 
 def timed(command, env=None, cwd=None):
@@ -167,16 +176,24 @@ class Scale:
     def status(self, devices, emulator):
         concurrency = str(self.args.concurrency)
         bare_script = os.path.join(ROOT, "benchmarks", "bench_bare.py")
+        baselines = [
+            ("aiohttp", [sys.executable, "-c", BARE_AIOHTTP_STATUS, emulator.url, concurrency]),
+            ("requests, %s threads" % concurrency, [sys.executable, bare_script, "status", emulator.url, concurrency]),
+        ]
+        samples, server = [], []
+        for _name, command in baselines:
+            cpu = emulator.cpu()
+            samples.append(timed(command, cwd=self.workdir))
+            server.append(emulator.cpu() - cpu)
         cpu = emulator.cpu()
-        bare = timed([sys.executable, bare_script, "status", emulator.url, concurrency], cwd=self.workdir)
-        bare_server, cpu = emulator.cpu() - cpu, emulator.cpu()
         mine = self.playbook(emulator.url, "nac_dot1x_status", dict(all_devices=True, concurrency=int(concurrency)))
         mine_server = emulator.cpu() - cpu
-        self.row(devices, "status", "bare client (requests, %s threads)" % concurrency, bare)
-        self.row(devices, "status", "nac_dot1x_status all_devices", mine, bare)
+        for (name, _command), sample in zip(baselines, samples):
+            self.row(devices, "status", "bare client (%s)" % name, sample)
+        self.row(devices, "status", "nac_dot1x_status all_devices (ratio to aiohttp)", mine, samples[0])
         print(
-            "  %9d  %-9s server CPU: %.1f s for the bare client, %.1f s for the collection (%.2fx)"
-            % (devices, "status", bare_server, mine_server, mine_server / max(bare_server, 1e-9)),
+            "  %9d  %-9s server CPU: %.1f s for aiohttp, %.1f s for requests, %.1f s for the collection (%.2fx aiohttp)"
+            % (devices, "status", server[0], server[1], mine_server, mine_server / max(server[0], 1e-9)),
             flush=True,
         )
 
