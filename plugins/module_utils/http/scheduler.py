@@ -311,11 +311,9 @@ class _OrderedMap:
         self.room.notify_all()
 
     def _work(self):
-        while True:
-            with self.lock:
-                taken = self._take()
-            if taken is None:
-                return
+        with self.lock:
+            taken = self._take()
+        while taken is not None:
             index, item = taken
             try:
                 result = self.function(item)
@@ -323,10 +321,11 @@ class _OrderedMap:
                 with self.lock:
                     self._end(exc)
                 return
-            with self.lock:
+            with self.lock:  # one taking of the lock an item: its result kept, the next item taken
                 self.done[index] = result
                 if index == self.yielded:
                     self.ready.notify()
+                taken = self._take()
 
     def results(self):
         with self.lock:

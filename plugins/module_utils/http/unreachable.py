@@ -78,7 +78,12 @@ class Outage:
         self._limit = None  # (seconds, since, why) of limit_waiting
 
     def answered(self):
-        """A request was answered (any HTTP status): the service is up, whatever was thought."""
+        """A request was answered (any HTTP status): the service is up, whatever was thought. With no outage to end
+        (the usual case) only the clock is noted, without the lock that every request of the client would contend
+        for; an outage that began meanwhile is ended by the next reply (which takes the lock)."""
+        if self._episode is None and self._last is None:
+            self._answered_at = self._clock()
+            return
         with self._cond:
             self._answered_at = self._clock()
             if self._episode is not None:
@@ -87,7 +92,10 @@ class Outage:
 
     def before_send(self):
         """Called before each attempt: waits while an outage is under way, raises Unreachable once it was
-        given up (unless a probe, at most one per RECHECK seconds, is answered). Returns the clock of now."""
+        given up (unless a probe, at most one per RECHECK seconds, is answered). Returns the clock of now. With no
+        outage under way nothing is waited for: the lock is not taken (as the Throttle's calm path)."""
+        if self._episode is None:
+            return self._clock()
         with self._cond:
             while True:
                 episode = self._episode

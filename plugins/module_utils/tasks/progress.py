@@ -73,8 +73,9 @@ class Progress:
         self.tick()
 
     def tick(self):
-        """Emit the line if one is due."""
-        if self._emit is None:
+        """Emit the line if one is due (looked at without the lock, which only a line due takes: the engine's
+        workers step this once a request)."""
+        if self._emit is None or self._clock() < self._due:
             return
         with self._lock:
             now = self._clock()

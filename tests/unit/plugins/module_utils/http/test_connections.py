@@ -404,3 +404,33 @@ def test_a_reply_whose_head_drips_in_ends_at_the_deadline(local_http):
     assert time.monotonic() - started < 1.0  # not a timeout per read: 4 s of dripping would have been read
     assert "within 0.3s" in str(raised.value)
     client.close()
+
+
+def test_a_request_body_the_service_does_not_take_ends_at_the_deadline():
+    """The socket never blocks: a send that the socket cannot take whole waits for room, given only what is left of
+    the deadline, and the request fails then (a byte may have reached the service: its outcome is unknown)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    accepted, stop = [], threading.Event()
+
+    def hold():  # accept the connection, read nothing
+        connection = listener.accept()[0]
+        accepted.append(connection)
+        stop.wait(10)
+        connection.close()
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    client = client_of("http://127.0.0.1:%d" % listener.getsockname()[1], timeout=0.3)
+    started = time.monotonic()
+    try:
+        with pytest.raises(NacConnectionError) as raised:
+            client.request("POST", "/api/device", body={"hostname": "x" * (64 * MIB)})  # more than the buffers hold
+        assert time.monotonic() - started < 2.0
+        assert "within 0.3s" in str(raised.value) and raised.value.outcome_unknown is True
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+        client.close()

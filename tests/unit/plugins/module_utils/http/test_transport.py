@@ -428,18 +428,39 @@ def server(local_http):
 
 
 @pytest.fixture
-def deadline_timeouts(monkeypatch):
-    """The socket timeouts this thread sets below TIMEOUT: those of a deadline's rest."""
+def deadline_waits(monkeypatch):
+    """The waits of this thread for a connection's socket (connections._wait): what was left of the deadline for
+    each (below TIMEOUT), and whether it waited to write (True) or to read."""
     calls = []
-    original = socket.socket.settimeout
+    original = connections._wait
     me = threading.current_thread()
 
-    def recorded(sock, value):
-        if threading.current_thread() is me and value is not None and value < TIMEOUT:
-            calls.append(value)
-        return original(sock, value)
+    def recorded(sock, writing, deadline):
+        if threading.current_thread() is me:
+            calls.append((deadline - time.monotonic(), writing))
+        return original(sock, writing, deadline)
 
-    monkeypatch.setattr(socket.socket, "settimeout", recorded)
+    monkeypatch.setattr(connections, "_wait", recorded)
+    return calls
+
+
+@pytest.fixture
+def socket_calls(monkeypatch):
+    """The socket methods this thread calls that release the interpreter lock (each one a chance for the client's
+    other threads to take it), by name: the sends, the reads, the timeouts set."""
+    calls = []
+    me = threading.current_thread()
+
+    def counting(name, original):
+        def counted(sock, *args, **kwargs):
+            if threading.current_thread() is me:
+                calls.append(name)
+            return original(sock, *args, **kwargs)
+
+        return counted
+
+    for name in ("send", "sendall", "recv_into", "settimeout", "setblocking"):
+        monkeypatch.setattr(socket.socket, name, counting(name, getattr(socket.socket, name)))
     return calls
 
 
@@ -460,39 +481,43 @@ def socket_reads(monkeypatch):
 
 
 def test_a_reply_that_comes_in_one_read_costs_one_read_and_its_connection_is_reused(
-    server, deadline_timeouts, socket_reads
+    server, deadline_waits, socket_reads, socket_calls
 ):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
     assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection opened
     for dummy in range(2):  # over the kept-alive connection
-        del deadline_timeouts[:], socket_reads[:]
+        del deadline_waits[:], socket_reads[:], socket_calls[:]
         assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]
         assert len(socket_reads) == 1  # head and body in one read: the end is not waited for (it would block)
-        assert len(deadline_timeouts) == 2  # one for sending, one for the read of the head and body
+        # the request in one send, taken at once (no wait); one wait for the reply, given what is left
+        assert len(deadline_waits) == 1 and deadline_waits[0][0] < TIMEOUT and not deadline_waits[0][1]
+        assert socket_calls == ["send", "recv_into"]  # no timeout set, no mode switched: each a lock released
     assert len(set(Replies.peers)) == 1  # the connection went back to the pool after the one read, and was reused
     client.close()
 
 
 @pytest.mark.parametrize("path", ["/api/empty", "/api/nothing"])
-def test_a_reply_without_a_body_costs_no_read_after_its_head(server, deadline_timeouts, socket_reads, path):
+def test_a_reply_without_a_body_costs_no_read_after_its_head(server, deadline_waits, socket_reads, path):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
     assert client.request("GET", path) is None
-    del deadline_timeouts[:], socket_reads[:]
+    del deadline_waits[:], socket_reads[:]
     assert client.request("GET", path) is None
-    assert len(socket_reads) == 1 and len(deadline_timeouts) == 2  # for sending, and for the head's one read
+    assert len(socket_reads) == 1 and len(deadline_waits) == 1  # the head's one read, and the wait for it
     assert len(set(Replies.peers)) == 1
     client.close()
 
 
-def test_a_reply_of_many_reads_is_read_whole_each_read_within_the_deadline(server, deadline_timeouts):
+def test_a_reply_of_many_reads_is_read_whole_each_read_within_the_deadline(server, deadline_waits, socket_reads):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
     expected = ["x%d" % n for n in range(100000)]
     assert client.request("GET", "/api/large") == expected
-    assert len(deadline_timeouts) >= 3  # the connection, the head, more than one read: each given only what is left
-    assert deadline_timeouts == sorted(deadline_timeouts, reverse=True)
-    del deadline_timeouts[:]
+    assert len(socket_reads) > 2  # the head, then more than one read of the body
+    # the head waited for, then a wait wherever nothing had come yet: each given only what is left
+    assert deadline_waits and all(left < TIMEOUT and not writing for left, writing in deadline_waits)
+    assert deadline_waits == sorted(deadline_waits, reverse=True)
+    del deadline_waits[:]
     assert client.request("GET", "/api/gzip") == expected  # decoded whole: the decoder's tail too
-    assert len(deadline_timeouts) >= 2 and deadline_timeouts == sorted(deadline_timeouts, reverse=True)
+    assert deadline_waits and deadline_waits == sorted(deadline_waits, reverse=True)
     assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection is fit for reuse
     assert len(set(Replies.peers)) == 1
     client.close()

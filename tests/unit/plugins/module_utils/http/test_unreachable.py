@@ -99,6 +99,27 @@ def test_a_failure_after_another_request_was_answered_is_no_outage():
     assert state.after_failure("no reply", sent) is None and probe.calls == []
 
 
+class Untakeable:
+    """A lock that fails the test when it is taken."""
+
+    def __enter__(self):
+        raise AssertionError("the outage's lock was taken")
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def test_with_no_outage_a_request_takes_no_lock_and_its_reply_is_still_noted():
+    state, clock, probe = outage(None)
+    kept, state._cond = state._cond, Untakeable()  # every request of the client would contend for it
+    sent = clock()
+    assert state.before_send() == sent
+    clock.now += 2
+    state.answered()  # noted: a failure of a request sent before it is no outage
+    state._cond = kept
+    assert state.after_failure("no reply", sent) is None and probe.calls == []
+
+
 def test_unreachable_timeout_0_never_waits():
     state, clock, probe = outage(None, bound=0)
     sent = answered_at(state, clock)

@@ -51,6 +51,35 @@ def test_nothing_is_said_before_first_seconds_then_at_most_every_every_seconds()
     assert lines[-1] == "task: done in 50 s"
 
 
+class CountedLock:
+    """A lock that counts how often it was taken."""
+
+    def __init__(self):
+        self.taken = 0
+
+    def __enter__(self):
+        self.taken += 1
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def test_a_step_takes_the_lock_once_and_a_second_time_only_when_a_line_is_due():
+    clock, lines = Clock(), []
+    progress = Progress("task", lines.append, clock=clock)
+    progress.phase("queried", 100)
+    progress._lock = CountedLock()  # each request of the status batch steps it: each taking is contended
+    for _n in range(10):
+        clock.now += 0.1
+        progress.step()
+    assert progress._lock.taken == 10 and lines == []  # the count; the line, not due, looked at without the lock
+    clock.now += FIRST
+    progress.step()
+    assert progress._lock.taken == 12 and lines == [
+        "task: 11 of 100 queried, 0 failed, 0 refusals waited out, about 49 s left"
+    ]
+
+
 def test_short_work_says_nothing_not_even_its_end():
     clock, lines = Clock(), []
     progress = Progress("task", lines.append, clock=clock)
