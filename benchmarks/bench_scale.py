@@ -5,9 +5,9 @@
 """The scale run of issue 36: the collection at 10,000 to 1,000,000 devices against the least work that does the
 same, one device count after another, each against an emulator of its own (bulk-seeded, in a process of its own):
 
-- inventory: ``ansible-inventory --list --output FILE`` with the plugin (``record_var`` true, then false), against
-  ansible-core's own floor: an inventory script (inventory_floor.sh) that prints the plugin's output
-  (the same hosts, groups and variables) for ansible-inventory to parse and print again;
+- inventory: ``ansible-inventory --list --output FILE`` with the plugin (``record_var`` false, the default, then
+  true), each against ansible-core's own floor: an inventory script (inventory_floor.sh) that prints that run's
+  output (the same hosts, groups and variables) for ansible-inventory to parse and print again;
 - list: ``nac_device_info`` of every device under ansible-playbook, against a bare ``requests`` client
   (one GET, ``.json()``);
 - export: ``nac_device_info`` with ``dest`` (JSON Lines, then CSV), against the bare client that writes the
@@ -20,7 +20,7 @@ Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest pro
 to the baseline. It prints figures; it asserts nothing about them beyond the runs succeeding.
 
     .venv/bin/python benchmarks/bench_scale.py [--devices 10000 100000 300000] [--parts inventory list export status]
-        [--status-max 100000] [--latency 0.005] [--concurrency 64]
+        [--status-max 100000] [--latency 0.005] [--concurrency 64] [--record-var false true] [--no-floor]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -115,17 +115,16 @@ class Scale:
         return path if os.path.exists(path) else name
 
     def inventory(self, devices, url):
+        """Each of --record-var's settings (the default's first), each against the floor of its own output."""
         env = dict(self.env, NAC_API_URL=url)
-        out = os.path.join(self.workdir, "inventory.json")
-        samples, floor = {}, None
-        for record_var in ["true"] + (["false"] if self.args.record_var_off else []):
+        for record_var in self.args.record_var:
+            out = os.path.join(self.workdir, "inventory.json")
             source = os.path.join(self.workdir, "scale.nac.yml")
             with open(source, "w") as handle:
                 handle.write("plugin: netaccess.nac.nac\nrecord_var: %s\n" % record_var)
             command = [self.tool("ansible-inventory"), "-i", source, "--list", "--output", out]
-            samples[record_var] = timed(command, env=env, cwd=self.workdir)
-            outputs = [out]
-            if record_var == "true" and self.args.floor:
+            sample, floor, outputs = timed(command, env=env, cwd=self.workdir), None, [out]
+            if self.args.floor:
                 outputs.append(os.path.join(self.workdir, "floor.json"))
                 floor_env = dict(env, NAC_FLOOR_JSON=out)
                 floor = timed(
@@ -136,11 +135,9 @@ class Scale:
                     hosts = len(json.load(handle)["_meta"]["hostvars"])
                 if hosts != devices:
                     raise SystemExit("the inventory %s lacks hosts: %d of %d" % (output, hosts, devices))
-        if floor:
-            self.row(devices, "inventory", "ansible-core's floor (inventory script)", floor)
-        self.row(devices, "inventory", "plugin, record_var: true", samples["true"], floor)
-        if "false" in samples:
-            self.row(devices, "inventory", "plugin, record_var: false", samples["false"], floor)
+            if floor:
+                self.row(devices, "inventory", "ansible-core's floor, record_var: %s" % record_var, floor)
+            self.row(devices, "inventory", "plugin, record_var: %s" % record_var, sample, floor)
 
     def playbook(self, url, module, arguments):
         playbook = os.path.join(self.workdir, "play.yml")
@@ -224,10 +221,11 @@ def main():
     parser.add_argument("--latency", type=float, default=0.005, help="the emulator's latency for the status part")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument(
-        "--no-record-var-off",
-        dest="record_var_off",
-        action="store_false",
-        help="no inventory run with record_var: false (a collection before the option)",
+        "--record-var",
+        nargs="+",
+        default=["false", "true"],
+        choices=["false", "true"],
+        help="the inventory's record_var settings to run, in this order (default: false, the default, then true)",
     )
     parser.add_argument(
         "--no-floor", dest="floor", action="store_false", help="no inventory run of ansible-core's floor (1,000,000)"

@@ -73,6 +73,9 @@ options:
       - The devices as the NAC lists them (RV(netaccess.nac.nac_device_info#module:devices), or the C(nac_record)
         host variables of the inventory P(netaccess.nac.nac#inventory)), for their C(group), C(profile) (a string, or
         the C(name) of an object), C(macs) and C(ips).
+      - Or the variables of the inventory's hosts (each a mapping with C(nac_id), and C(nac_hostname), C(nac_group),
+        C(nac_profile), C(nac_macs), C(nac_ips) where set), as
+        C(ansible_play_hosts | map('extract', hostvars) | selectattr('nac_id', 'defined')) gives them.
       - Matched to the results by C(id), else by hostname (ignoring case). A column is shown when some device has a
         value for it.
     type: list

@@ -27,6 +27,7 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Mapping
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 
@@ -57,6 +58,8 @@ COLUMNS = [
     ("Since the last report", "change", "text"),
 ]
 OPTIONAL = ("group", "profile", "macs", "ips", "change")
+# What a device of ``devices`` given as a host's variables from the inventory has, each as nac_<name>.
+HOST_VARIABLES = ("id", "hostname", "group", "profile", "macs", "ips")
 # The table of the devices not at their expected status: these of the columns, when shown.
 MISSED = ("hostname", "id", "status", "expected_status", "why", "group", "change")
 MARKS = {
@@ -357,12 +360,20 @@ def outcome_of(result, in_progress):
     return IN_PROGRESS if status.upper() in in_progress else FAILED
 
 
+def _as_listed(record):
+    """The listed record ``record`` is, or the one that a host's variables from the inventory give (``nac_id``...)."""
+    if "id" in record or "nac_id" not in record:
+        return record
+    return dict((name, record["nac_" + name]) for name in HOST_VARIABLES if "nac_" + name in record)
+
+
 def _devices_by_key(devices):
     """The listed records of ``devices`` by id and by lower-case hostname."""
     found = {}
     for number, record in enumerate(devices or [], 1):
-        if not isinstance(record, dict):
+        if not isinstance(record, Mapping):
             raise ValueError("devices: item %d is not a mapping: %s" % (number, visible(repr(record))[:80]))
+        record = _as_listed(record)
         if record.get("id") not in (None, ""):
             found.setdefault(key_of(record.get("id"), None), record)
         if isinstance(record.get("hostname"), str):

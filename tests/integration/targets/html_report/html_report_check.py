@@ -185,10 +185,12 @@ def recheck(workdir, emulator, python, report, hosts):
 
 
 CAMERA = {"Group": "Cameras", "Profile": "Camera"}  # every device of the role's page, as listed
-# The records that the inventory gives two of dot1x_report's hosts (nac_record): their group, profile, MACs, IPs.
+# The variables that the inventory gives two of dot1x_report's hosts (besides nac_id): their group, profile, MACs, IPs.
 LISTED = {
-    11: dict(id=11, hostname="ok-01", group={"name": "Cameras"}, profile="Camera", macs=["02:00:00:27:00:0b"]),
-    17: dict(id=17, hostname="nomac-01", group="Printers", profile="Printer", ips=["10.20.0.117", "10.20.0.118"]),
+    11: dict(nac_hostname="ok-01", nac_group="Cameras", nac_profile="Camera", nac_macs=["02:00:00:27:00:0b"]),
+    17: dict(
+        nac_hostname="nomac-01", nac_group="Printers", nac_profile="Printer", nac_ips=["10.20.0.117", "10.20.0.118"]
+    ),
 }
 
 
@@ -215,7 +217,7 @@ def write_reports(workdir, emulator, python):
         if record["hostname"] in ONBOARDED and not ONBOARDED[record["hostname"]][1]:
             ONBOARDED[record["hostname"]][1] = str(record["id"])
 
-    hosts = dict((number, dict(nac_record=LISTED[number]) if number in LISTED else {}) for number in RECHECKED)
+    hosts = dict((number, LISTED.get(number, {})) for number in RECHECKED)
     rc, output = recheck(workdir, emulator, python, report, hosts)
     expect(rc == 2 and "did not reach AUTHENTICATED" in output, "dot1x_report ran, failing as it must", output)
     first = os.path.join(workdir, "dot1x_report-first.html")

@@ -83,6 +83,7 @@ def check(run, evil, marker):
     source = run.source(
         "awx.nac.yml",
         dot1x_status=True,
+        record_var=True,  # (the record's strings are stored as the variables' are)
         compose=dict(
             nac_group_copy="nac_group",
             nac_message_copy="nac_dot1x_message",

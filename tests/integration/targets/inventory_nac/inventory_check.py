@@ -163,6 +163,7 @@ def check_listing(run):
     dot1x = run.source(
         "dot1x.nac.yml",
         dot1x_status=True,
+        record_var=True,  # (its record too: the default leaves nac_record out)
         concurrency=4,
         cache=True,
         cache_plugin="ansible.builtin.jsonfile",

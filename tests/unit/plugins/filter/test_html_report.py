@@ -13,6 +13,7 @@ __metaclass__ = type
 import base64
 import hashlib
 import re
+from collections.abc import Mapping
 from html.parser import HTMLParser
 
 import pytest
@@ -241,6 +242,35 @@ def test_the_device_lists_fields_by_id_else_by_hostname():
     assert "Group" not in render([result(1, "AUTHENTICATED")], devices=[dict(id=1, hostname="dev-01")])
     with pytest.raises(AnsibleError, match="html_report: devices: item 1 is not a mapping"):
         render(results, devices=["dev-01"])
+
+
+class HostVars(Mapping):
+    """A host's variables as hostvars gives them to a filter: a mapping that is not a dict."""
+
+    def __init__(self, **variables):
+        self.variables = variables
+
+    def __getitem__(self, name):
+        return self.variables[name]
+
+    def __iter__(self):
+        return iter(self.variables)
+
+    def __len__(self):
+        return len(self.variables)
+
+
+def test_the_devices_may_be_the_inventorys_host_variables():
+    results = [result(1, "AUTHENTICATED"), dict(result(2, "AUTHENTICATED"), id=None, hostname="Cam-B")]
+    devices = [
+        HostVars(nac_id=1, nac_hostname="dev-01", nac_group="<b>Cams</b>", nac_macs=["aa"], ansible_host="x"),
+        HostVars(nac_id=7, nac_hostname="cam-b", nac_profile="Printer", nac_ips=["10.0.0.1"], nac_record={}),
+    ]
+    cells = Page(render(results, devices=devices)).cells()
+    assert cells[-13:] == [
+        "\u2713", "dev-01", "1", "AUTHENTICATED", "AUTHENTICATED", "<b>Cams</b>", "aa",
+        "\u2713", "Cam-B", "AUTHENTICATED", "AUTHENTICATED", "Printer", "10.0.0.1",
+    ]  # fmt: skip
 
 
 def test_context_and_the_csv_link_are_text():

@@ -198,8 +198,7 @@ def test_without_dot1x_status_one_list_request_and_no_status_query(emulator, tmp
         nac_profile="Printer",
         nac_macs=[],
         nac_ips=["10.30.0.10"],
-        nac_record=dict(DEVICES[1], macs=[]),
-    )
+    )  # no nac_record: only where record_var asks for it
     assert "nac_dot1x_status" not in hostvars(inventory, "cam-01")
 
 
@@ -251,8 +250,8 @@ def test_constructable_options_see_the_host_variables(emulator, tmp_path):
     assert members(inventory, "grp_Printers") == ["printer-01"]
 
 
-def test_record_var_false_leaves_nac_record_out_but_constructed_options_still_read_it(emulator, tmp_path):
-    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, record_var="false"))
+def test_record_var_true_sets_nac_record_and_constructed_options_read_it_either_way(emulator, tmp_path):
+    inventory = parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, record_var="true"))
     assert hostvars(inventory, "printer-01") == dict(
         nac_id=2,
         nac_hostname="printer-01",
@@ -260,13 +259,13 @@ def test_record_var_false_leaves_nac_record_out_but_constructed_options_still_re
         nac_profile="Printer",
         nac_macs=[],
         nac_ips=["10.30.0.10"],
+        nac_record=dict(DEVICES[1], macs=[]),
     )
     path = source(
         tmp_path,
         name="constructed.nac.yml",
         api_url=emulator.url,
         api_key=ADMIN_KEY,
-        record_var="false",
         compose="{record_id: 'nac_record.id'}",
         keyed_groups="[{key: nac_record.group, prefix: rec}]",
     )
@@ -474,7 +473,8 @@ def test_ansible_keeps_each_server_value_once_however_many_variables_and_hosts_h
     from ansible.inventory.manager import InventoryManager
     from ansible.parsing.dataloader import DataLoader
 
-    manager = InventoryManager(loader=DataLoader(), sources=[source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY)])
+    path = source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, record_var="true")
+    manager = InventoryManager(loader=DataLoader(), sources=[path])
     cam, odd = (manager.get_host(name).vars for name in ("cam-01", "odd-01"))
     assert cam["nac_hostname"] is cam["nac_record"]["hostname"] and cam["nac_id"] is cam["nac_record"]["id"]
     assert cam["nac_macs"][0] is cam["nac_record"]["macs"][0]
