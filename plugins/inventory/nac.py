@@ -87,7 +87,7 @@ options:
         ones that have no C(nac_*) variable of their own too), on every host.
       - V(false) leaves it out; the other C(nac_*) variables are set either way, and O(compose), O(groups) and
         O(keyed_groups) can still read C(nac_record). Ansible copies every list and dict of every variable of
-        every host and the record is the largest; with it an inventory takes about 1.6 times the memory and 1.3
+        every host and the record is the largest; with it an inventory takes about 1.6 times the memory and 1.2
         times the time (measured at 300,000 devices).
       - The default was V(true) in version 0.1.0.
     type: bool
