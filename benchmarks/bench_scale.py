@@ -20,7 +20,8 @@ Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest pro
 to the baseline. It prints figures; it asserts nothing about them beyond the runs succeeding.
 
     .venv/bin/python benchmarks/bench_scale.py [--devices 10000 100000 300000] [--parts inventory list export status]
-        [--status-max 100000] [--latency 0.005] [--concurrency 64] [--record-var false true] [--no-floor]
+        [--status-max 100000] [--latency 0.005] [--concurrency 64] [--status-pairs 1] [--no-requests-status]
+        [--record-var false true] [--no-floor]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -171,28 +172,45 @@ class Scale:
                 os.remove(os.path.join(self.workdir, path))
 
     def status(self, devices, emulator):
+        """--status-pairs pairs of the aiohttp client and the collection, the order swapped in every other pair (a
+        busy machine weighs on both alike); bench_bare's requests client once, in the first pair, unless
+        --no-requests-status."""
         concurrency = str(self.args.concurrency)
         bare_script = os.path.join(ROOT, "benchmarks", "bench_bare.py")
-        baselines = [
-            ("aiohttp", [sys.executable, "-c", BARE_AIOHTTP_STATUS, emulator.url, concurrency]),
-            ("requests, %s threads" % concurrency, [sys.executable, bare_script, "status", emulator.url, concurrency]),
-        ]
-        samples, server = [], []
-        for _name, command in baselines:
-            cpu = emulator.cpu()
-            samples.append(timed(command, cwd=self.workdir))
-            server.append(emulator.cpu() - cpu)
-        cpu = emulator.cpu()
-        mine = self.playbook(emulator.url, "nac_dot1x_status", dict(all_devices=True, concurrency=int(concurrency)))
-        mine_server = emulator.cpu() - cpu
-        for (name, _command), sample in zip(baselines, samples):
-            self.row(devices, "status", "bare client (%s)" % name, sample)
-        self.row(devices, "status", "nac_dot1x_status all_devices (ratio to aiohttp)", mine, samples[0])
-        print(
-            "  %9d  %-9s server CPU: %.1f s for aiohttp, %.1f s for requests, %.1f s for the collection (%.2fx aiohttp)"
-            % (devices, "status", server[0], server[1], mine_server, mine_server / max(server[0], 1e-9)),
-            flush=True,
+        aiohttp = ("bare client (aiohttp)", [sys.executable, "-c", BARE_AIOHTTP_STATUS, emulator.url, concurrency])
+        threads = (
+            "bare client (requests, %s threads)" % concurrency,
+            [sys.executable, bare_script, "status", emulator.url, concurrency],
         )
+        mine = ("nac_dot1x_status all_devices (ratio to aiohttp)", None)
+        for pair in range(self.args.status_pairs):
+            sides = [aiohttp, mine] if pair % 2 == 0 else [mine, aiohttp]
+            if pair == 0 and self.args.requests_status:
+                sides.insert(1, threads)
+            samples, server = {}, {}
+            for name, command in sides:
+                cpu = emulator.cpu()
+                if command is None:
+                    arguments = dict(all_devices=True, concurrency=int(concurrency))
+                    samples[name] = self.playbook(emulator.url, "nac_dot1x_status", arguments)
+                else:
+                    samples[name] = timed(command, cwd=self.workdir)
+                server[name] = emulator.cpu() - cpu
+            for name, _command in (aiohttp, threads, mine):
+                if name in samples:
+                    self.row(devices, "status", name, samples[name], samples[aiohttp[0]] if name == mine[0] else None)
+            print(
+                "  %9d  %-9s server CPU: %.1f s for aiohttp, %.1f s for the collection (%.2fx aiohttp)%s"
+                % (
+                    devices,
+                    "status",
+                    server[aiohttp[0]],
+                    server[mine[0]],
+                    server[mine[0]] / max(server[aiohttp[0]], 1e-9),
+                    ", %.1f s for requests" % server[threads[0]] if threads[0] in server else "",
+                ),
+                flush=True,
+            )
 
     def run(self):
         for devices in self.args.devices:
@@ -220,6 +238,15 @@ def main():
     parser.add_argument("--status-max", type=int, default=100000, help="the most devices the status is run at")
     parser.add_argument("--latency", type=float, default=0.005, help="the emulator's latency for the status part")
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument(
+        "--status-pairs", type=int, default=1, help="runs of the aiohttp client and the collection, in turn"
+    )
+    parser.add_argument(
+        "--no-requests-status",
+        dest="requests_status",
+        action="store_false",
+        help="no status run of bench_bare's requests client",
+    )
     parser.add_argument(
         "--record-var",
         nargs="+",
