@@ -107,6 +107,7 @@ class Throttle:
         self.quota_rate = None  # the pace a quota stated by the service allows (None: none stated)
         self._quota = None  # the last quota stated (retry_policy.Quota): a change is heeded, the same one is not
         self._window_start = None  # when a reply said its request was the first its window admitted (received)
+        self._before = None  # (when, pace, good_rate) of the last probe, until the pace is next set by a refusal
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
@@ -206,6 +207,8 @@ class Throttle:
             self.refusals += 1
             started = now if started is None else started
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
+                if self._before is not None and started < self._before[0]:  # sent before the last probe: the pace
+                    _probed, self.rate, self.good_rate = self._before  # it was sent at is the one refused
                 self._epoch += 1
                 self._refused_sent = started
                 self.refused_rate = self.rate
@@ -241,7 +244,7 @@ class Throttle:
 
     def _pace_at(self, rate, now):
         """The requests start ``1 / rate`` apart from ``now`` on (lock held); probed faster a period later."""
-        self.rate, self.gap = rate, 1.0 / rate
+        self.rate, self.gap, self._before = rate, 1.0 / rate, None
         self._next_start, self._changed = now, now
         self._probe_at = now + self._probe_period()
         self._started_then, self._epoch = self._started, self._epoch + 1
@@ -269,7 +272,8 @@ class Throttle:
             self.refused_rate = rate  # doubled past (a window's count, when a pause was asked, may be a part of it)
         # a probe refused: back to the pace that held (the rate admitted, which may count a burst or two fixed
         # windows, is only probed towards); else below the rate admitted
-        self._pace_at(min(max(self.good_rate or rate * self.BELOW, self.MIN_RATE), self.quota_rate or rate), now)
+        rate = max(self.good_rate or rate * self.BELOW, self.MIN_RATE)
+        self._pace_at(rate if self.quota_rate is None else min(rate, self.quota_rate), now)
 
     def _target(self):
         """The pace probed towards: the pace refused, or the rate admitted when the pace was set, when lower."""
@@ -285,6 +289,7 @@ class Throttle:
     def _probe(self, now):
         """Nothing refused for a probe period at this pace: it held (``good_rate``); a faster one (lock held):
         doubled until a pace is refused, then halfway to the pace refused, then PROBE_STEP beyond it."""
+        self._before = (now, self.rate, self.good_rate)  # a refusal of a request sent before now is this pace's
         self.good_rate = self.rate
         if self.refused_rate is None:
             self.rate *= self.PROBE_FAST

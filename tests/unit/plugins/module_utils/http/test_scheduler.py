@@ -289,6 +289,33 @@ def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_r
     assert throttle.rate == pytest.approx(min(throttle.ceiling, held) * Throttle.BELOW)
 
 
+def test_a_refusal_of_a_request_sent_before_the_last_probe_refuses_the_pace_it_was_sent_at():
+    """A fixed window may refuse a doubled pace only after its probe period, once the next doubling began: the
+    refused request was sent at the pace before that doubling, which is the one refused (and the one before it the
+    pace that held), never the one it happened to arrive under."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for _request in range(10):
+        answered(throttle, clock, took=0.001)
+    throttle.enter()
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    throttle.leave(took=0.0)
+    held = throttle.rate
+    while throttle.rate == held:
+        answered(throttle, clock, took=0.0)
+    doubled = throttle.rate
+    sent = []
+    while throttle.rate == doubled:
+        sent.append(answered(throttle, clock, took=0.0))  # the last one started at the next doubling
+    assert (throttle.good_rate, throttle.rate) == (doubled, doubled * 2)
+    before = [at for at in sent if at < clock.now][-1]  # sent at the doubled pace, refused after the next doubling
+    throttle.enter()
+    throttle.leave(refused_for=1.0, started=before)
+    throttle.enter()
+    assert (throttle.refused_rate, throttle.rate, throttle.good_rate) == (doubled, held, held)
+
+
 def test_after_long_pauses_the_pace_goes_halfway_up_only_after_two_pauses_time():
     """A penalty box's 30 s: a refused doubling goes back to the pace that held, and halfway up only after
     HALVING_PAUSES pauses (60 s)."""
