@@ -2,7 +2,8 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
-statuses retried, jittered backoff, ``Retry-After``, and what a requests exception tells of the service
+statuses retried, jittered backoff, ``Retry-After``, the quota a reply states (``quota``: the RateLimit headers),
+and what a requests exception tells of the service
 (never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
 once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """

@@ -64,6 +64,9 @@ class Throttle:
     pauses (at least two ``WINDOW``: a pace held that long has had a whole fixed window to itself), then by
     PROBE_STEP after PROBE_PAUSES of them (at least 10 s): the longer the pauses asked, the more slowly. A first
     refusal without Retry-After tells the rate admitted while sending faster: probed towards, never doubled past.
+    A quota the service states on a reply (retry_policy.quota: the RateLimit headers, Kong's X-RateLimit-<unit>) of
+    a window of QUOTA_PACED seconds or less paces the requests at once, QUOTA_BELOW its limit a window, and no pace
+    goes past it (``quota_rate``); a reply saying none is left holds every request until the window starts afresh.
     The pace starts the requests ``gap`` seconds apart; as many may be in flight as the callers' concurrency
     allows."""
 
@@ -107,7 +110,6 @@ class Throttle:
         self.quota_rate = None  # the pace a quota stated by the service allows (None: none stated)
         self._quota = None  # the last quota stated (retry_policy.Quota): a change is heeded, the same one is not
         self._window_start = None  # when a reply said its request was the first its window admitted (received)
-        self._before = None  # (when, pace, good_rate) of the last probe, until the pace is next set by a refusal
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
@@ -207,8 +209,6 @@ class Throttle:
             self.refusals += 1
             started = now if started is None else started
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
-                if self._before is not None and started < self._before[0]:  # sent before the last probe: the pace
-                    _probed, self.rate, self.good_rate = self._before  # it was sent at is the one refused
                 self._epoch += 1
                 self._refused_sent = started
                 self.refused_rate = self.rate
@@ -244,7 +244,7 @@ class Throttle:
 
     def _pace_at(self, rate, now):
         """The requests start ``1 / rate`` apart from ``now`` on (lock held); probed faster a period later."""
-        self.rate, self.gap, self._before = rate, 1.0 / rate, None
+        self.rate, self.gap = rate, 1.0 / rate
         self._next_start, self._changed = now, now
         self._probe_at = now + self._probe_period()
         self._started_then, self._epoch = self._started, self._epoch + 1
@@ -289,7 +289,6 @@ class Throttle:
     def _probe(self, now):
         """Nothing refused for a probe period at this pace: it held (``good_rate``); a faster one (lock held):
         doubled until a pace is refused, then halfway to the pace refused, then PROBE_STEP beyond it."""
-        self._before = (now, self.rate, self.good_rate)  # a refusal of a request sent before now is this pace's
         self.good_rate = self.rate
         if self.refused_rate is None:
             self.rate *= self.PROBE_FAST

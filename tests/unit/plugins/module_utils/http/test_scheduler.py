@@ -17,6 +17,7 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    QUOTA_MAX,
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
@@ -287,33 +288,6 @@ def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_r
     throttle.enter()
     assert throttle.good_rate is None and throttle.rate < held
     assert throttle.rate == pytest.approx(min(throttle.ceiling, held) * Throttle.BELOW)
-
-
-def test_a_refusal_of_a_request_sent_before_the_last_probe_refuses_the_pace_it_was_sent_at():
-    """A fixed window may refuse a doubled pace only after its probe period, once the next doubling began: the
-    refused request was sent at the pace before that doubling, which is the one refused (and the one before it the
-    pace that held), never the one it happened to arrive under."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(10):
-        answered(throttle, clock, took=0.001)
-    throttle.enter()
-    throttle.leave(refused_for=1.0, started=clock.now)
-    throttle.enter()
-    throttle.leave(took=0.0)
-    held = throttle.rate
-    while throttle.rate == held:
-        answered(throttle, clock, took=0.0)
-    doubled = throttle.rate
-    sent = []
-    while throttle.rate == doubled:
-        sent.append(answered(throttle, clock, took=0.0))  # the last one started at the next doubling
-    assert (throttle.good_rate, throttle.rate) == (doubled, doubled * 2)
-    before = [at for at in sent if at < clock.now][-1]  # sent at the doubled pace, refused after the next doubling
-    throttle.enter()
-    throttle.leave(refused_for=1.0, started=before)
-    throttle.enter()
-    assert (throttle.refused_rate, throttle.rate, throttle.good_rate) == (doubled, held, held)
 
 
 def test_after_long_pauses_the_pace_goes_halfway_up_only_after_two_pauses_time():
@@ -640,3 +614,10 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
     assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
+    assert (
+        "A window of %.0f s or less paces the task from that reply on, %d %% below its limit a window"
+        % (Throttle.QUOTA_PACED, round((1 - Throttle.QUOTA_BELOW) * 100))
+    ) in section
+    assert "at most %.0f s away" % RETRY_AFTER_CAP in section
+    assert "above a million, or a reset past the %.0f s of rate-limit patience" % RATE_LIMIT_PATIENCE in section
+    assert QUOTA_MAX == 1000000
