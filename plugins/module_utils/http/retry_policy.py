@@ -96,6 +96,8 @@ def quota(headers):
     are data: whole numbers only, the remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE,
     none above QUOTA_MAX; anything else and the headers are ignored (None), never an error."""
     try:
+        if not any("ratelimit" in name.lower() for name in headers):  # the usual reply: one look at each name
+            return None
         draft, kong = _draft_quota(headers), _kong_quota(headers)
     except (TypeError, ValueError, AttributeError):  # a value that is not a quota, a header that is not text
         return None

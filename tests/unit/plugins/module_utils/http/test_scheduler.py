@@ -280,6 +280,13 @@ def test_a_refused_probe_falls_back_to_the_pace_that_held_not_to_the_straddling_
     assert throttle.refused_rate == refused and throttle.rate == pytest.approx(held) and throttle.rate < 50
 
 
+def test_a_refused_probe_goes_back_to_the_pace_that_held_even_above_the_count_when_no_quota_is_stated():
+    """The doubled pace refused at once: the second before it counts only the held pace's half second, fewer than
+    the pace that held; the pace goes back to that pace all the same (only a quota stated caps it)."""
+    _clock, throttle, held, _refused = refused_after_doubling(50, 1.0, 0)
+    assert throttle.ceiling < held and throttle.rate == pytest.approx(held) and throttle.quota_rate is None
+
+
 def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_rate_admitted():
     clock, throttle, held, _refused = fixed_window_overshoot()
     throttle.leave(took=0.0)
