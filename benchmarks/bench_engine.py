@@ -221,6 +221,14 @@ SHAPES = (
         None,
     ),
     Shape(
+        "kong",
+        "fixed window (Kong) 50 a second, 429, Retry-After and RateLimit-* / X-RateLimit-*-Second headers",
+        50,
+        500,
+        dict(shape="window", rate=50, status=429, retry_after=1, quota_headers=True),
+        None,
+    ),
+    Shape(
         "drf",
         "DRF throttle 50/s (sliding log), 429, Retry-After as DRF reckons it",
         50,
@@ -371,7 +379,9 @@ def case(emulator, args, kind, count, concurrency, shape, timeout):
     if shape.faults:
         requests.post(emulator.url + "/_emulator/faults", json=dict(rate=0), timeout=30).raise_for_status()
     refused = requests.get(emulator.url + "/_emulator/rate_limit", timeout=30).json()["refused"]
-    requests.post(emulator.url + "/_emulator/rate_limit", json=dict(rate=0, close_after=0), timeout=30)
+    requests.post(
+        emulator.url + "/_emulator/rate_limit", json=dict(rate=0, close_after=0, quota_headers=False), timeout=30
+    )
     names = collections.Counter(
         r["hostname"].lower() for r in requests.get(emulator.url + "/_emulator/devices", timeout=60).json()
     )

@@ -2,7 +2,8 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
-statuses retried, jittered backoff, ``Retry-After``, and what a requests exception tells of the service
+statuses retried, jittered backoff, ``Retry-After``, the quota a reply states (``quota``: the RateLimit headers),
+and what a requests exception tells of the service
 (never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
 once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
@@ -11,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import email.utils
 import random
 import re
@@ -40,6 +42,14 @@ REFUSAL_STATUS = frozenset((429, 503))  # a rate limit's refusals, of reads and 
 REFUSAL_PAUSE = 1.0  # a refusal without a usable Retry-After pauses this long until a pace is known (Throttle.pause)
 UNSAID = 0.0  # refusal(): no usable Retry-After
 REFUSAL_FLOOR = 0.1  # the shortest pause (a Retry-After of 0 would mean sending again at once)
+QUOTA_MAX = 1000000  # a quota's limit or remaining above this is not believed (the headers are ignored)
+# Kong's X-RateLimit-<unit> headers: the unit's seconds (a window longer than RATE_LIMIT_PATIENCE is not paced by)
+QUOTA_UNITS = (("Second", 1), ("Minute", 60), ("Hour", 3600), ("Day", 86400), ("Month", 2592000), ("Year", 31536000))
+_COUNT = re.compile(r"^[0-9]{1,9}$")
+_LIMIT = re.compile(r"^([0-9]{1,9})(?:\s*;\s*w=([0-9]{1,9}))?(?:\s*,.*)?$")  # "50", "50;w=1", "50, 50;w=1"
+_ITEM = re.compile(r"^(limit|remaining|reset)=([0-9]{1,9})$")
+
+Quota = collections.namedtuple("Quota", "limit remaining reset window")
 
 
 def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
@@ -74,6 +84,67 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
         return None
     seconds = when.timestamp() - (time.time() if now is None else now)
     return min(max(seconds, 0.0), cap)
+
+
+def quota(headers):
+    """What a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
+    remaining, reset, window)``, the requests a window admits, those left in the current one, the seconds until it
+    starts afresh, and the window's seconds (None when not said). Read from the IETF draft's ``RateLimit-Limit``,
+    ``RateLimit-Remaining`` and ``RateLimit-Reset`` (its window from ``RateLimit-Policy: 50;w=1`` or a ``;w=`` in
+    the limit), its later single field ``RateLimit: limit=50, remaining=7, reset=1``, or Kong's
+    ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second`` (the window is the unit). The server's values
+    are data: whole numbers only, the remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE,
+    none above QUOTA_MAX; anything else and the headers are ignored (None), never an error."""
+    try:
+        if not any("ratelimit" in name.lower() for name in headers):  # the usual reply: one look at each name
+            return None
+        draft, kong = _draft_quota(headers), _kong_quota(headers)
+    except (TypeError, ValueError, AttributeError):  # a value that is not a quota, a header that is not text
+        return None
+    if draft is None and kong is None:
+        return None
+    limit, remaining, reset, window = draft or kong
+    if window is None and kong is not None and kong[0] == limit:  # Kong sends both: its unit is the window
+        window = kong[3]
+    if not 0 < limit <= QUOTA_MAX or not 0 <= remaining <= limit:
+        return None
+    if (reset is not None and reset > RATE_LIMIT_PATIENCE) or (window is not None and not 0 < window <= QUOTA_MAX):
+        return None
+    if reset is None and window is None:
+        return None  # neither when the quota starts afresh nor over how long: nothing to pace by
+    return Quota(limit, remaining, reset, window)
+
+
+def _draft_quota(headers):
+    """(limit, remaining, reset, window) of the IETF draft's fields, or None."""
+    single = headers.get("RateLimit")
+    if single is not None:
+        items = dict(_ITEM.match(item.strip()).groups() for item in single.split(",") if _ITEM.match(item.strip()))
+        if set(items) != {"limit", "remaining", "reset"}:
+            return None
+        return int(items["limit"]), int(items["remaining"]), int(items["reset"]), None
+    limit, remaining, reset = (headers.get("RateLimit-" + name) for name in ("Limit", "Remaining", "Reset"))
+    if limit is None or remaining is None or reset is None:
+        return None
+    limit, remaining, reset = _LIMIT.match(limit.strip()), _COUNT.match(remaining.strip()), _COUNT.match(reset.strip())
+    if not (limit and remaining and reset):
+        raise ValueError("not a quota")
+    window = limit.group(2)
+    policy = _LIMIT.match((headers.get("RateLimit-Policy") or "").strip())
+    if window is None and policy and policy.group(2) and int(policy.group(1)) == int(limit.group(1)):
+        window = policy.group(2)
+    return int(limit.group(1)), int(remaining.group(0)), int(reset.group(0)), None if window is None else int(window)
+
+
+def _kong_quota(headers):
+    """(limit, remaining, None, window) of Kong's X-RateLimit-Limit-<unit> headers (the shortest unit), or None."""
+    for unit, seconds in QUOTA_UNITS:
+        limit, remaining = headers.get("X-RateLimit-Limit-" + unit), headers.get("X-RateLimit-Remaining-" + unit)
+        if limit is not None and remaining is not None:
+            if not (_COUNT.match(limit.strip()) and _COUNT.match(remaining.strip())):
+                raise ValueError("not a quota")
+            return int(limit), int(remaining), None, seconds
+    return None
 
 
 def never_sent(exc):

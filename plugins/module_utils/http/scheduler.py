@@ -30,7 +30,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
+    RETRY_AFTER_CAP,
     UNSAID,
+    quota,
     refusal,
 )
 
@@ -62,6 +64,9 @@ class Throttle:
     pauses (at least two ``WINDOW``: a pace held that long has had a whole fixed window to itself), then by
     PROBE_STEP after PROBE_PAUSES of them (at least 10 s): the longer the pauses asked, the more slowly. A first
     refusal without Retry-After tells the rate admitted while sending faster: probed towards, never doubled past.
+    A quota the service states on a reply (retry_policy.quota: the RateLimit headers, Kong's X-RateLimit-<unit>) of
+    a window of QUOTA_PACED seconds or less paces the requests at once, QUOTA_BELOW its limit a window, and no pace
+    goes past it (``quota_rate``); a reply saying none is left holds every request until the window starts afresh.
     The pace starts the requests ``gap`` seconds apart; as many may be in flight as the callers' concurrency
     allows."""
 
@@ -74,6 +79,8 @@ class Throttle:
     MIN_RATE = 0.1  # requests a second: the slowest pace
     SLICE = 0.2  # seconds a request waiting for its start sleeps at most before it looks at the pace again
     USED = 0.8  # a pace is probed faster only once this share of its starts were taken since it last changed
+    QUOTA_BELOW = 0.95  # a quota the service states (retry_policy.quota) is paced this much below its limit a window
+    QUOTA_PACED = 10.0  # ... when its window is this many seconds or shorter (a longer one is spent, then waited out)
 
     def __init__(self, clock=time.monotonic, sleep=time.sleep):
         self._clock, self._sleep = clock, sleep
@@ -100,6 +107,9 @@ class Throttle:
         # (a count's next() needs no lock). 32 threads taking a lock for every request cost 7 us of CPU a request.
         self._entered = itertools.count()
         self._calm = True  # never refused: nothing to wait for
+        self.quota_rate = None  # the pace a quota stated by the service allows (None: none stated)
+        self._quota = None  # the last quota stated (retry_policy.Quota): a change is heeded, the same one is not
+        self._window_start = None  # when a reply said its request was the first its window admitted (received)
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
@@ -135,6 +145,7 @@ class Throttle:
             return now
         if (
             now >= self._probe_at
+            and (self.quota_rate is None or self.rate < self.quota_rate)  # never probed past a quota stated
             and self._started - self._started_then >= self.USED * (now - self._changed) * self.rate
         ):
             self._probe(now)  # (only a pace the requests kept up with: not one that requests waiting hid)
@@ -165,7 +176,7 @@ class Throttle:
                 self.leave(refused_for=asked, started=started)
                 paused.append(pause)
                 return True
-        self.leave(took=self._clock() - started)
+        self.leave(took=self._clock() - started, stated=quota(reply.headers))
         return False
 
     def pause(self, asked, started=None):
@@ -180,14 +191,18 @@ class Throttle:
         recent = admitted is not None and (started is None or admitted >= started - self.WINDOW)
         return REFUSAL_FLOOR if recent else REFUSAL_PAUSE
 
-    def leave(self, refused_for=None, took=None, started=None):
+    def leave(self, refused_for=None, took=None, started=None, stated=None):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
-        Retry-After; every sender pauses), or answered in ``took`` seconds (None: it failed without a reply)."""
+        Retry-After; every sender pauses), or answered in ``took`` seconds (None: it failed without a reply), its
+        reply stating the quota ``stated`` (retry_policy.Quota, or None)."""
         now = self._clock()
         if refused_for is None:
             if took is not None:
                 self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
                 self._admitted.append(now - took)
+            if stated is not None and (stated.remaining == 0 or stated != self._quota):
+                with self._lock:
+                    self._heed(stated, now)
             return
         with self._lock:
             self._calm = False
@@ -202,6 +217,37 @@ class Throttle:
                 self._unsaid = refused_for == UNSAID
                 self._asked = self.pause(refused_for, started)
             self.resume_at = max(self.resume_at, now + self.pause(refused_for, started))
+
+    def _heed(self, stated, now):
+        """A reply received at ``now`` stated the quota ``stated`` (lock held). A window of QUOTA_PACED seconds or
+        less paces the requests at QUOTA_BELOW its limit a window, at once (its budget spread, never spent in a
+        burst and refused), and is never probed past; once none is left, no request starts before the window
+        starts afresh: its reset, or sooner the next start of a window from when a reply said its request was the
+        first of its window (a clock second's window told ``reset: 1`` all through it), never past RETRY_AFTER_CAP."""
+        self._quota, window = stated, stated.window
+        if window is not None and stated.remaining == stated.limit - 1:
+            self._window_start = now  # the window started before this reply was received: never too early
+        if window is not None and window <= self.QUOTA_PACED:
+            rate = max(stated.limit * self.QUOTA_BELOW / window, self.MIN_RATE)
+            if rate != self.quota_rate:
+                self.quota_rate = rate
+                if self.rate is None or self.rate > rate:
+                    self._calm = False
+                    self._pace_at(rate, now)
+        if stated.remaining:
+            return
+        until = now + (stated.reset if stated.reset is not None else window)
+        if window is not None and self._window_start is not None:
+            until = min(until, now + window - (now - self._window_start) % window)
+        self._calm = False
+        self.resume_at = max(self.resume_at, min(until, now + RETRY_AFTER_CAP))
+
+    def _pace_at(self, rate, now):
+        """The requests start ``1 / rate`` apart from ``now`` on (lock held); probed faster a period later."""
+        self.rate, self.gap = rate, 1.0 / rate
+        self._next_start, self._changed = now, now
+        self._probe_at = now + self._probe_period()
+        self._started_then, self._epoch = self._started, self._epoch + 1
 
     def _set_pace(self, now):
         """The pause is over: the pace from the requests admitted before the refused one (lock held)."""
@@ -226,11 +272,8 @@ class Throttle:
             self.refused_rate = rate  # doubled past (a window's count, when a pause was asked, may be a part of it)
         # a probe refused: back to the pace that held (the rate admitted, which may count a burst or two fixed
         # windows, is only probed towards); else below the rate admitted
-        self.rate = max(self.good_rate or rate * self.BELOW, self.MIN_RATE)
-        self.gap = 1.0 / self.rate
-        self._next_start = now
-        self._probe_at = now + self._probe_period()
-        self._started_then, self._epoch = self._started, self._epoch + 1
+        rate = max(self.good_rate or rate * self.BELOW, self.MIN_RATE)
+        self._pace_at(rate if self.quota_rate is None else min(rate, self.quota_rate), now)
 
     def _target(self):
         """The pace probed towards: the pace refused, or the rate admitted when the pace was set, when lower."""
@@ -251,6 +294,7 @@ class Throttle:
             self.rate *= self.PROBE_FAST
         else:
             self.rate = max(self.rate * self.PROBE_STEP, (self.rate + self._target()) / 2.0)
+        self.rate = min(self.rate, self.quota_rate or self.rate)
         self.gap = 1.0 / self.rate
         self._probe_at = now + self._probe_period()
         self._changed, self._started_then = now, self._started

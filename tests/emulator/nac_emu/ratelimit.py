@@ -12,7 +12,9 @@ shapes real deployments put in front of an API (``shape``):
 - ``penalty``: a penalty box. Over ``rate`` requests admitted in the last second, every request is refused for
   ``retry_after`` seconds.
 - ``window``: a fixed window (Kong's rate-limiting plugin): ``rate`` requests a clock second; Retry-After: the
-  seconds left of the window.
+  seconds left of the window. With ``quota_headers`` every reply (admitted or refused) states the quota as Kong
+  does: ``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` (the seconds left of the window, rounded
+  up: 1 all through a second's window), ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second``.
 - ``drf``: Django REST framework's throttle: ``rate`` requests admitted in any second (a sliding log); Retry-After:
   the seconds until one is free, as DRF reckons them (what is left of the oldest, shared among those free then).
 
@@ -34,7 +36,15 @@ import time
 from .common import is_int, is_number, json_reply
 
 SHAPES = ("token", "leaky", "penalty", "window", "drf")
-RATE_LIMIT_DEFAULTS = {"rate": 0.0, "burst": 1, "retry_after": 1, "shape": "token", "status": 429, "close_after": 0.0}
+RATE_LIMIT_DEFAULTS = {
+    "rate": 0.0,
+    "burst": 1,
+    "retry_after": 1,
+    "shape": "token",
+    "status": 429,
+    "close_after": 0.0,
+    "quota_headers": False,
+}
 
 
 def rate_limit_problems(settings):
@@ -55,6 +65,8 @@ def rate_limit_problems(settings):
         problems["status"] = "must be 429 or 503"
     if "close_after" in settings and (not is_number(settings["close_after"]) or settings["close_after"] < 0):
         problems["close_after"] = "must be a number of seconds, 0 or more (0: connections are kept alive)"
+    if "quota_headers" in settings and not isinstance(settings["quota_headers"], bool):
+        problems["quota_headers"] = "must be true or false (true: Kong's quota headers on every reply, shape window)"
     return problems
 
 
@@ -78,6 +90,8 @@ class RateLimit:
         problems = rate_limit_problems(settings)
         if not problems and settings["shape"] == "token" and settings["burst"] < 1:
             problems["burst"] = "must be 1 or more for a token bucket"
+        if not problems and settings["quota_headers"] and settings["shape"] != "window":
+            problems["quota_headers"] = "only with shape window (Kong's fixed window)"
         return problems
 
     def reset(self):
@@ -120,23 +134,42 @@ class RateLimit:
 
     def admit(self):
         """None if the request may go on (admitted, or no limit), else the refusal to send instead."""
+        return self.admit_stating()[0]
+
+    def admit_stating(self):
+        """(None, headers) if the request may go on, its reply to carry ``headers`` (the quota's, with
+        ``quota_headers``), else (the refusal to send instead, ())."""
         with self.lock:
             settings = self.settings
             if not settings["rate"]:
-                return None
+                return None, ()
             now = self.clock()
             wait = getattr(self, "_" + settings["shape"])(now, settings["rate"], settings["burst"])
+            stated = self._stated(now) if settings["quota_headers"] else []
             if wait is None:
                 self.admitted += 1
-                return None
+                return None, tuple(stated)
             self.refused += 1
             status, retry_after = settings["status"], settings["retry_after"]
         if retry_after is not None and wait is not True:
             retry_after = max(1, int(math.ceil(wait - 1e-9)))
-        headers = [] if retry_after is None else [("Retry-After", str(retry_after))]
+        headers = stated + ([] if retry_after is None else [("Retry-After", str(retry_after))])
         title = "Too many requests" if status == 429 else "Service temporarily unavailable"
         message = "Rate limit exceeded" + ("" if retry_after is None else ", retry in %d s" % retry_after)
-        return json_reply(status, {"error": title, "message": message}, headers=headers)
+        return json_reply(status, {"error": title, "message": message}, headers=headers), ()
+
+    def _stated(self, now):
+        """Kong's quota headers for the window at ``now`` (lock held)."""
+        limit = int(math.ceil(self.settings["rate"]))
+        remaining = str(max(0, limit - self.window[1]))
+        reset = str(max(1, int(math.ceil(math.floor(now) + 1 - now - 1e-9))))
+        return [
+            ("RateLimit-Limit", str(limit)),
+            ("RateLimit-Remaining", remaining),
+            ("RateLimit-Reset", reset),
+            ("X-RateLimit-Limit-Second", str(limit)),
+            ("X-RateLimit-Remaining-Second", remaining),
+        ]
 
     # Each shape: None when the request is admitted (its state updated), else True (refused: Retry-After as set)
     # or the seconds it reckons the client should wait (its own Retry-After).

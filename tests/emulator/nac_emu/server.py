@@ -112,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
             return
         path, _sep, query = self.path.partition("?")
-        after = None
+        after, stated = None, ()
         try:
             body = self._read_body()
             if path == "/_emulator/outage":
@@ -128,7 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if emulator.model.framing_mode != "none":  # hostile framing (framing.py): the request it answers
                     self.framed = (self.command, path, body)
                 after = emulator.api_request_counted()
-                refusal = emulator.model.rate_limit.admit()  # the limiter stands in front of the faults
+                refusal, stated = emulator.model.rate_limit.admit_stating()  # in front of the faults
                 fault = None if refusal else emulator.model.faults.draw(self.command, path)
                 if emulator.latency > 0:
                     self._delay(emulator.latency)
@@ -140,6 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # pylint: disable=broad-except
             traceback.print_exc()
             reply = json_reply(500, {"error": "Internal error", "message": str(exc)})
+        if stated and reply is not None:  # the quota's headers (Kong's), on every reply to a request it admitted
+            reply = reply[:3] + (tuple(reply[3]) + stated,)
         if reply is not None:
             self._send(reply)
         closing = emulator.model.rate_limit.close_after()

@@ -71,6 +71,7 @@ def test_refused_requests_get_429_and_the_admin_route_counts_them(emu, api):
         assert requests.get(emu.url + "/_emulator/health", timeout=10).status_code == 200  # admin: never limited
         counts = requests.get(emu.url + "/_emulator/rate_limit", timeout=10).json()
         settings = {"rate": 0.001, "burst": 2, "retry_after": 3, "shape": "token", "status": 429, "close_after": 0.0}
+        settings["quota_headers"] = False
         assert counts == dict(settings, refused=4, admitted=2)
         assert sum(requests.get(emu.url + "/_emulator/requests", timeout=10).json().values()) == 6  # all counted
         bad = requests.post(emu.url + "/_emulator/rate_limit", json={"burst": "many"}, timeout=10)
@@ -180,6 +181,44 @@ def test_a_fixed_window_admits_rate_a_clock_second_and_says_what_is_left_of_it()
     assert admitted(limit, clock, [0, 0.1, 0.2, 0.3]) == [True, True, True, False]
     assert ("Retry-After", "1") in list(limit.admit()[3])
     assert admitted(limit, clock, [0.75]) == [True]  # the next clock second
+
+
+def test_a_fixed_window_with_quota_headers_states_its_quota_on_every_reply_as_kong_does():
+    clock = Clock()
+    clock.now = 100.25
+    limit = RateLimit({"shape": "window", "rate": 2, "quota_headers": True}, clock=clock)
+    refusal, stated = limit.admit_stating()
+    assert refusal is None and dict(stated) == {
+        "RateLimit-Limit": "2",
+        "RateLimit-Remaining": "1",
+        "RateLimit-Reset": "1",
+        "X-RateLimit-Limit-Second": "2",
+        "X-RateLimit-Remaining-Second": "1",
+    }
+    assert dict(limit.admit_stating()[1])["RateLimit-Remaining"] == "0"
+    refusal, stated = limit.admit_stating()
+    headers = dict(refusal[3])
+    assert refusal[0] == 429 and stated == () and (headers["RateLimit-Remaining"], headers["Retry-After"]) == ("0", "1")
+    assert limit.admit_stating()[0][0] == 429  # the count of refusals and admissions is unchanged by the headers
+    assert (limit.snapshot()["admitted"], limit.snapshot()["refused"]) == (2, 2)
+    assert RateLimit({"shape": "window", "rate": 2}).admit_stating() == (None, ())  # header-less by default
+
+
+def test_quota_headers_are_for_the_fixed_window_only_and_a_boolean():
+    assert "quota_headers" in RateLimit().configure({"rate": 5, "quota_headers": True})  # token bucket
+    assert "quota_headers" in RateLimit().configure({"shape": "window", "rate": 5, "quota_headers": 1})
+
+
+def test_the_server_adds_the_quota_headers_to_the_reply_it_admitted():
+    with Emulator(complete_config(None)).start() as emulator:
+        emulator.rate_limit(rate=5, shape="window", quota_headers=True)
+        reply = requests.get(emulator.url + "/api/intent", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=10)
+        missing = requests.get(
+            emulator.url + "/api/nothing", headers={"Authorization": "Bearer " + ADMIN_KEY}, timeout=10
+        )
+    assert reply.status_code == 200 and reply.headers["RateLimit-Limit"] == "5"
+    assert int(reply.headers["X-RateLimit-Remaining-Second"]) in (3, 4)
+    assert missing.status_code == 404 and "RateLimit-Remaining" in missing.headers
 
 
 def test_a_drf_throttle_keeps_a_sliding_log_and_says_when_one_is_free():

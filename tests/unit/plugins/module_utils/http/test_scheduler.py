@@ -17,12 +17,15 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
+    QUOTA_MAX,
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
     REFUSAL_PAUSE,
     REFUSAL_STATUS,
     RETRY_AFTER_CAP,
     UNSAID,
+    Quota,
+    quota,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
@@ -277,6 +280,13 @@ def test_a_refused_probe_falls_back_to_the_pace_that_held_not_to_the_straddling_
     assert throttle.refused_rate == refused and throttle.rate == pytest.approx(held) and throttle.rate < 50
 
 
+def test_a_refused_probe_goes_back_to_the_pace_that_held_even_above_the_count_when_no_quota_is_stated():
+    """The doubled pace refused at once: the second before it counts only the held pace's half second, fewer than
+    the pace that held; the pace goes back to that pace all the same (only a quota stated caps it)."""
+    _clock, throttle, held, _refused = refused_after_doubling(50, 1.0, 0)
+    assert throttle.ceiling < held and throttle.rate == pytest.approx(held) and throttle.quota_rate is None
+
+
 def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_rate_admitted():
     clock, throttle, held, _refused = fixed_window_overshoot()
     throttle.leave(took=0.0)
@@ -385,6 +395,137 @@ def test_a_waiter_blocked_by_the_pause_wakes_when_it_is_over():
 # -- against the emulator's token bucket ------------------------------------------------------------------------
 
 
+# -- a quota the service states (RateLimit-* headers) ------------------------------------------------------------
+
+KONG = {
+    "RateLimit-Limit": "50",
+    "RateLimit-Remaining": "7",
+    "RateLimit-Reset": "1",
+    "X-RateLimit-Limit-Second": "50",
+    "X-RateLimit-Remaining-Second": "7",
+}
+
+
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        (KONG, Quota(50, 7, 1, 1)),
+        (dict(KONG, **{"X-RateLimit-Limit-Second": "60"}), Quota(50, 7, 1, None)),  # another limit: no window
+        ({"RateLimit-Limit": "100", "RateLimit-Remaining": "0", "RateLimit-Reset": "42"}, Quota(100, 0, 42, None)),
+        ({"RateLimit-Limit": "100;w=60", "RateLimit-Remaining": "3", "RateLimit-Reset": "5"}, Quota(100, 3, 5, 60)),
+        (
+            {"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1", "RateLimit-Policy": "10;w=2"},
+            Quota(10, 3, 1, 2),
+        ),
+        (
+            {"RateLimit-Limit": "10, 10;w=1, 1000;w=3600", "RateLimit-Remaining": "9", "RateLimit-Reset": "1"},
+            Quota(10, 9, 1, None),
+        ),
+        ({"RateLimit": "limit=20, remaining=4, reset=3"}, Quota(20, 4, 3, None)),
+        ({"X-RateLimit-Limit-Minute": "600", "X-RateLimit-Remaining-Minute": "599"}, Quota(600, 599, None, 60)),
+        ({}, None),
+        ({"Retry-After": "1"}, None),
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "7"}, None),  # no reset, no window: nothing to pace by
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "-1", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "51", "RateLimit-Reset": "1"}, None),  # more than the limit
+        ({"RateLimit-Limit": "0", "RateLimit-Remaining": "0", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit-Limit": "5e3", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1", "RateLimit-Reset": "1.5"}, None),
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1", "RateLimit-Reset": "99999999"}, None),  # past patience
+        ({"RateLimit-Limit": "9999999999", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1\r\nX: y", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit-Limit": "50;w=0", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
+        ({"RateLimit": "limit=20, remaining=4"}, None),
+        ({"RateLimit": "limit=20, remaining=4, reset=-3"}, None),
+        ({"RateLimit": "garbage"}, None),
+        ({"X-RateLimit-Limit-Second": "fifty", "X-RateLimit-Remaining-Second": "1"}, None),
+        ({"RateLimit-Limit": b"50", "RateLimit-Remaining": None, "RateLimit-Reset": 1}, None),
+        ({"RateLimit-Limit": 50, "RateLimit-Remaining": 1, "RateLimit-Reset": 1}, None),  # not text: ignored
+    ],
+)
+def test_a_quota_is_read_strictly_and_anything_unusable_is_ignored(headers, expected):
+    assert quota(headers) == expected
+
+
+def stating(throttle, clock, stated, took=0.02):
+    """One request answered in ``took``, its reply stating ``stated``; returns the clock it was sent at."""
+    throttle.enter()
+    start = clock.now
+    clock.now += took
+    throttle.leave(took=took, stated=stated)
+    return start
+
+
+def test_a_quota_of_a_short_window_paces_at_once_below_its_limit_and_is_never_probed_past():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    stating(throttle, clock, Quota(50, 49, 1, 1))
+    assert throttle.rate == pytest.approx(50 * Throttle.QUOTA_BELOW) and throttle.refusals == 0
+    starts = [stating(throttle, clock, Quota(50, 48 - n % 40, 1, 1), took=0.0) for n in range(200)]
+    gaps = [later - earlier for earlier, later in zip(starts, starts[1:])]
+    assert min(gaps) == pytest.approx(1.0 / (50 * Throttle.QUOTA_BELOW))  # spread, never a burst
+    assert throttle.rate == pytest.approx(50 * Throttle.QUOTA_BELOW)  # 4 s at the pace: no probe past it
+
+
+def test_a_long_window_is_not_paced_but_waited_out_once_spent_never_past_the_cap():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    stating(throttle, clock, Quota(1000, 999, 3600, 3600))
+    assert throttle.rate is None and throttle.resume_at == 0.0
+    stating(throttle, clock, Quota(1000, 0, 3600, 3600))
+    assert throttle.rate is None and throttle.resume_at == pytest.approx(clock.now + RETRY_AFTER_CAP)
+    throttle = Throttle(clock, clock.sleep)
+    stating(throttle, clock, Quota(10, 0, 7, None))  # no window said: waited out until its reset
+    assert throttle.resume_at == pytest.approx(clock.now + 7)
+
+
+def test_a_spent_window_holds_new_requests_until_the_next_window_learned_from_its_first_reply():
+    """A second's window says reset 1 all through it: once spent, the next request waits only until the next
+    window starts, reckoned from the reply that said its request was the first of its window."""
+    clock = Clock()
+    clock.now = 10.0
+    throttle = Throttle(clock, clock.sleep)
+    stating(throttle, clock, Quota(50, 49, 1, 1))  # the first of its window: received at 10.02
+    clock.now = 10.6
+    stating(throttle, clock, Quota(50, 0, 1, 1))  # spent at 10.62
+    assert throttle.resume_at == pytest.approx(11.02)
+    throttle.enter()
+    assert clock.now >= 11.02
+    assert throttle.refusals == 0
+
+
+def test_a_refusal_under_a_stated_quota_never_paces_past_it():
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    stating(throttle, clock, Quota(20, 19, 1, 1))
+    for _n in range(30):
+        stating(throttle, clock, Quota(20, 5, 1, 1), took=0.0)
+    throttle.enter()
+    throttle.leave(refused_for=1.0, started=clock.now)
+    throttle.enter()
+    assert throttle.rate <= 20 * Throttle.QUOTA_BELOW + 1e-9
+
+
+@pytest.mark.parametrize("stated", [True, False])
+def test_kongs_headers_let_a_status_batch_through_a_fixed_window_without_a_refusal(stated):
+    """60 devices behind the emulator's fixed window of 40 a second, at 16 in flight: stating its quota as Kong
+    does, the batch is paced from the first reply and never refused; without the headers it is refused."""
+    config = load_config(INTEGRATION_CONFIG)
+    config["devices"] = [
+        dict(hostname="win-%02d" % n, group="Cameras", profile="Camera", ips=["10.20.1.%d" % n]) for n in range(1, 61)
+    ]
+    with Emulator(config).start() as emulator:
+        emulator.rate_limit(rate=40, shape="window", retry_after=1, quota_headers=stated)
+        client = NacClient(emulator.url, api_key=ADMIN_KEY, max_retries=0)
+        try:
+            report = dot1x_status(client, all_devices=True, concurrency=16)
+        finally:
+            client.close()
+        refused = emulator.rate_limit()["refused"]
+    assert len(report.results) == 60 and not [entry for entry in report.results if entry.get("error")]
+    assert (refused == 0, client.throttle.quota_rate) == ((True, 38.0) if stated else (False, None))
+
+
 @pytest.fixture
 def limited():
     with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
@@ -480,3 +621,10 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
     assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
     assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
+    assert (
+        "A window of %.0f s or less paces the task from that reply on, %d %% below its limit a window"
+        % (Throttle.QUOTA_PACED, round((1 - Throttle.QUOTA_BELOW) * 100))
+    ) in section
+    assert "at most %.0f s away" % RETRY_AFTER_CAP in section
+    assert "above a million, or a reset past the %.0f s of rate-limit patience" % RATE_LIMIT_PATIENCE in section
+    assert QUOTA_MAX == 1000000
