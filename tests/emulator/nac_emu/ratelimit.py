@@ -14,7 +14,9 @@ shapes real deployments put in front of an API (``shape``):
 - ``window``: a fixed window (Kong's rate-limiting plugin): ``rate`` requests a clock second; Retry-After: the
   seconds left of the window. With ``quota_headers`` every reply (admitted or refused) states the quota as Kong
   does: ``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` (the seconds left of the window, rounded
-  up: 1 all through a second's window), ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second``.
+  up: 1 all through a second's window), ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second``;
+  ``quota_headers: "draft"`` states it as the IETF draft does instead: ``RateLimit-Limit``, ``RateLimit-Remaining``,
+  ``RateLimit-Reset`` and ``RateLimit-Policy: <limit>;w=1``, without Kong's own headers.
 - ``drf``: Django REST framework's throttle: ``rate`` requests admitted in any second (a sliding log); Retry-After:
   the seconds until one is free, as DRF reckons them (what is left of the oldest, shared among those free then).
 
@@ -65,8 +67,12 @@ def rate_limit_problems(settings):
         problems["status"] = "must be 429 or 503"
     if "close_after" in settings and (not is_number(settings["close_after"]) or settings["close_after"] < 0):
         problems["close_after"] = "must be a number of seconds, 0 or more (0: connections are kept alive)"
-    if "quota_headers" in settings and not isinstance(settings["quota_headers"], bool):
-        problems["quota_headers"] = "must be true or false (true: Kong's quota headers on every reply, shape window)"
+    if "quota_headers" in settings and not (
+        isinstance(settings["quota_headers"], bool) or settings["quota_headers"] == "draft"
+    ):
+        problems["quota_headers"] = (
+            'must be true, false or "draft" (the quota stated on every reply as Kong does, or as the IETF draft does)'
+        )
     return problems
 
 
@@ -159,17 +165,14 @@ class RateLimit:
         return json_reply(status, {"error": title, "message": message}, headers=headers), ()
 
     def _stated(self, now):
-        """Kong's quota headers for the window at ``now`` (lock held)."""
+        """The quota headers for the window at ``now``, Kong's or the IETF draft's (lock held)."""
         limit = int(math.ceil(self.settings["rate"]))
         remaining = str(max(0, limit - self.window[1]))
         reset = str(max(1, int(math.ceil(math.floor(now) + 1 - now - 1e-9))))
-        return [
-            ("RateLimit-Limit", str(limit)),
-            ("RateLimit-Remaining", remaining),
-            ("RateLimit-Reset", reset),
-            ("X-RateLimit-Limit-Second", str(limit)),
-            ("X-RateLimit-Remaining-Second", remaining),
-        ]
+        stated = [("RateLimit-Limit", str(limit)), ("RateLimit-Remaining", remaining), ("RateLimit-Reset", reset)]
+        if self.settings["quota_headers"] == "draft":
+            return stated + [("RateLimit-Policy", "%d;w=1" % limit)]
+        return stated + [("X-RateLimit-Limit-Second", str(limit)), ("X-RateLimit-Remaining-Second", remaining)]
 
     # Each shape: None when the request is admitted (its state updated), else True (refused: Retry-After as set)
     # or the seconds it reckons the client should wait (its own Retry-After).

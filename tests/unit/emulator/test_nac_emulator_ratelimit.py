@@ -207,6 +207,19 @@ def test_a_fixed_window_with_quota_headers_states_its_quota_on_every_reply_as_ko
 def test_quota_headers_are_for_the_fixed_window_only_and_a_boolean():
     assert "quota_headers" in RateLimit().configure({"rate": 5, "quota_headers": True})  # token bucket
     assert "quota_headers" in RateLimit().configure({"shape": "window", "rate": 5, "quota_headers": 1})
+    assert "quota_headers" in RateLimit().configure({"shape": "window", "rate": 5, "quota_headers": "ietf"})
+
+
+def test_quota_headers_draft_states_the_quota_as_the_ietf_draft_does():
+    clock = Clock()
+    clock.now = 100.25
+    limit = RateLimit({"shape": "window", "rate": 2, "quota_headers": "draft"}, clock=clock)
+    assert dict(limit.admit_stating()[1]) == {
+        "RateLimit-Limit": "2",
+        "RateLimit-Remaining": "1",
+        "RateLimit-Reset": "1",
+        "RateLimit-Policy": "2;w=1",
+    }
 
 
 def test_the_server_adds_the_quota_headers_to_the_reply_it_admitted():

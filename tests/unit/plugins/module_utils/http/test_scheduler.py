@@ -506,10 +506,11 @@ def test_a_refusal_under_a_stated_quota_never_paces_past_it():
     assert throttle.rate <= 20 * Throttle.QUOTA_BELOW + 1e-9
 
 
-@pytest.mark.parametrize("stated", [True, False])
+@pytest.mark.parametrize("stated", [True, "draft", False])
 def test_kongs_headers_let_a_status_batch_through_a_fixed_window_without_a_refusal(stated):
     """60 devices behind the emulator's fixed window of 40 a second, at 16 in flight: stating its quota as Kong
-    does, the batch is paced from the first reply and never refused; without the headers it is refused."""
+    does, or as the IETF draft does (RateLimit-Policy), the batch is paced from the first reply and never refused;
+    without the headers it is refused."""
     config = load_config(INTEGRATION_CONFIG)
     config["devices"] = [
         dict(hostname="win-%02d" % n, group="Cameras", profile="Camera", ips=["10.20.1.%d" % n]) for n in range(1, 61)
