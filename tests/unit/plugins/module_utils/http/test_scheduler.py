@@ -510,7 +510,7 @@ def test_a_refusal_under_a_stated_quota_never_paces_past_it():
 def test_kongs_headers_let_a_status_batch_through_a_fixed_window_without_a_refusal(stated):
     """60 devices behind the emulator's fixed window of 40 a second, at 16 in flight: stating its quota as Kong
     does, or as the IETF draft does (RateLimit-Policy), the batch is paced from the first reply and never refused;
-    without the headers it is refused."""
+    without the headers no quota is read, and what is refused (on a busy machine perhaps nothing) is waited out."""
     config = load_config(INTEGRATION_CONFIG)
     config["devices"] = [
         dict(hostname="win-%02d" % n, group="Cameras", profile="Camera", ips=["10.20.1.%d" % n]) for n in range(1, 61)
@@ -524,7 +524,10 @@ def test_kongs_headers_let_a_status_batch_through_a_fixed_window_without_a_refus
             client.close()
         refused = emulator.rate_limit()["refused"]
     assert len(report.results) == 60 and not [entry for entry in report.results if entry.get("error")]
-    assert (refused == 0, client.throttle.quota_rate) == ((True, 38.0) if stated else (False, None))
+    if stated:
+        assert (refused, client.throttle.quota_rate) == (0, 38.0)
+    else:
+        assert client.throttle.quota_rate is None and client.throttle.refusals == refused
 
 
 @pytest.fixture
