@@ -1,0 +1,295 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The two drivers of the exchange written as steps (http/steps.py): ``run`` (one exchange in the caller's thread)
+and ``Loop`` (many in one thread), and the status batch's engine over the loop (scheduler.ordered_steps): many
+exchanges at once on one thread, a slow one holding back none of the others, each deadline kept, a connection
+broken mid-batch, the results in the items' order."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import http.server
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import WINDOW_PER_WORKER, ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop, Ready, run
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
+
+KEY = "k3y-of-the-steps-tests"
+
+# -- the drivers alone ---------------------------------------------------------------------------------------
+
+
+def waiting(sock, deadline):
+    """Steps: whether ``sock`` became readable before ``deadline``, and when the wait ended."""
+    ready = yield Ready(sock, False, deadline)
+    return ready, time.monotonic()
+
+
+def test_run_polls_a_ready_socket_and_says_when_its_deadline_passed_first():
+    here, there = socket.socketpair()
+    try:
+        there.send(b"x")
+        assert run(waiting(here, time.monotonic() + 5))[0] is True
+        here.recv(1)
+        started = time.monotonic()
+        ready, ended = run(waiting(here, started + 0.2))
+        assert ready is False and 0.15 <= ended - started < 2
+        assert run(waiting(here, started - 1))[0] is False  # passed already: no wait at all
+    finally:
+        here.close()
+        there.close()
+
+
+def test_run_calls_a_blocking_call_and_throws_its_exception_into_the_steps():
+    def steps():
+        assert (yield Blocking(lambda a, b: a + b, 2, 3)) == 5
+        try:
+            yield Blocking(int, "not a number")
+        except ValueError as exc:
+            return "caught: %s" % exc
+        return "not caught"
+
+    assert run(steps()).startswith("caught: invalid literal")
+
+
+def test_the_loop_wakes_each_waiter_on_its_own_socket_or_deadline_and_runs_blocking_calls_on_helpers():
+    pairs = [socket.socketpair() for dummy in range(3)]
+    loop, done = Loop(helpers=2), {}
+    start = time.monotonic()
+    try:
+        for index, (here, dummy) in enumerate(pairs):
+            loop.start(waiting(here, start + (5 if index < 2 else 0.2)), lambda r, e, i=index: done.update({i: (r, e)}))
+        main = threading.current_thread()
+        loop.start(_helper_thread(main), lambda r, e: done.update(helper=(r, e)))
+        pairs[1][1].send(b"x")
+        while len(done) < 3:
+            loop.turn()
+        assert done[1][0][0] is True and done["helper"] == (True, None)
+        pairs[0][1].send(b"x")
+        while len(done) < 4:
+            loop.turn()
+        assert done[0][0][0] is True and done[0][0][1] - start < 2  # its socket, long before its deadline
+        assert done[2][0][0] is False and done[2][0][1] - start >= 0.15  # nothing came: its deadline
+        assert not loop.tasks
+    finally:
+        loop.close()
+        for here, there in pairs:
+            here.close()
+            there.close()
+
+
+def _helper_thread(main):
+    other = yield Blocking(threading.current_thread)
+    return other is not main
+
+
+def test_closing_the_loop_closes_every_steps_under_way():
+    here, there = socket.socketpair()
+    closed = []
+
+    def steps():
+        try:
+            yield Ready(here, False, time.monotonic() + 30)
+        finally:
+            closed.append(True)
+
+    loop = Loop()
+    loop.start(steps(), lambda r, e: None)
+    loop.turn()
+    loop.close()
+    here.close()
+    there.close()
+    assert closed == [True]
+
+
+# -- the status batch on the loop: a server of fires, each answered as its target says ------------------------
+
+
+class Fires(http.server.BaseHTTPRequestHandler):
+    """POST /api/intent/dot1x_status/fire: answered after ``delay`` seconds (by targetId, default none); a target in
+    ``silent`` is never answered (the connection held); one in ``cut`` has its connection closed without a reply
+    the first time it is asked (a connection broken mid-batch); with ``together`` (a Barrier), none is answered
+    until that many are in. ``peers``: the client's address of each request."""
+
+    protocol_version = "HTTP/1.1"
+    delay, silent, cut, asked, peers, together = {}, set(), set(), [], [], None
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        target = body["targetId"]
+        Fires.peers.append(self.client_address)
+        if target in Fires.cut and target not in Fires.asked:
+            Fires.asked.append(target)
+            self.close_connection = True
+            return
+        Fires.asked.append(target)
+        if target in Fires.silent:
+            time.sleep(3)
+            self.close_connection = True
+            return
+        if Fires.together is not None:
+            Fires.together.wait()
+        time.sleep(Fires.delay.get(target, 0.0))
+        data = json.dumps({"status": "AUTHENTICATED", "username": "u%d" % target}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fires(local_http):
+    Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers, Fires.together = {}, set(), set(), [], [], None
+    return local_http(Fires)
+
+
+def batch(client, targets, concurrency, finished=None):
+    """(target, reply or the error's text) for each target, in order, by ordered_steps over fire_intent_steps;
+    ``finished``: when each target's answer came (appended as (target, clock))."""
+
+    def one(target):
+        try:
+            reply = yield from client.fire_intent_steps(target)
+        except NacConnectionError as error:
+            reply = error.message
+        if finished is not None:
+            finished.append((target, time.monotonic()))
+        return target, reply
+
+    return list(ordered_steps(one, targets, concurrency))
+
+
+def test_the_loop_runs_many_exchanges_at_once_on_one_thread(fires):
+    """The server answers none of the 32 requests until all 32 are in: they are in flight at once."""
+    Fires.together = threading.Barrier(32, timeout=10)
+    client = NacClient(fires, api_key=KEY, pool_size=32)
+    try:
+        results = batch(client, range(1, 33), 32)
+    finally:
+        client.close()
+    assert [target for target, dummy in results] == list(range(1, 33))
+    assert all(reply["username"] == "u%d" % target for target, reply in results)
+    assert not Fires.together.broken and len(set(Fires.peers)) == 32  # a connection each
+
+
+def test_a_batch_on_the_loop_starts_no_thread_while_the_service_answers(fires):
+    """The steady state of a batch is one thread: while every request is answered, none is started (a host name
+    resolved is a helper's call: the first connections of the batch; the rest are reused)."""
+    client = NacClient(fires, api_key=KEY, pool_size=8)
+    try:
+        batch(client, range(1, 9), 8)  # the connections made
+        before = set(threading.enumerate())
+        seen = []
+
+        def one(target):
+            reply = yield from client.fire_intent_steps(target)
+            seen.append(set(threading.enumerate()) - before)
+            return reply
+
+        assert len(list(ordered_steps(one, range(1, 201), 8))) == 200
+    finally:
+        client.close()
+    assert not any(seen)
+
+
+def test_a_slow_exchange_holds_back_none_of_the_others_and_the_results_keep_the_items_order(fires):
+    Fires.delay = {1: 1.0}
+    client = NacClient(fires, api_key=KEY, pool_size=4)
+    finished = []
+    started = time.monotonic()
+    try:
+        results = batch(client, range(1, 41), 4, finished)
+    finally:
+        client.close()
+    assert [target for target, dummy in results] == list(range(1, 41))
+    when = dict(finished)
+    assert when[1] - started >= 0.9
+    assert all(when[target] < when[1] for target in range(2, 41))  # the others went on, on three connections
+    assert [target for target, dummy in finished][-1] == 1
+
+
+def test_each_exchange_on_the_loop_keeps_its_own_deadline(fires):
+    Fires.silent = {3}
+    client = NacClient(fires, api_key=KEY, timeout=0.4, max_retries=0, pool_size=4)
+    started = time.monotonic()
+    try:
+        results = batch(client, range(1, 9), 4)
+    finally:
+        client.close()
+    took = time.monotonic() - started
+    assert [target for target, dummy in results] == list(range(1, 9))
+    assert "No reply from the NAC API" in results[2][1] and "within 0.4s" in results[2][1]
+    assert all(isinstance(reply, dict) for target, reply in results if target != 3)
+    assert 0.35 <= took < 2.5
+
+
+def test_a_connection_broken_mid_batch_is_that_requests_alone_and_retried_as_a_read(fires):
+    Fires.cut = {5, 6}
+    client = NacClient(fires, api_key=KEY, max_retries=1, pool_size=4, sleep=lambda seconds: None)
+    try:
+        results = batch(client, range(1, 13), 4)
+    finally:
+        client.close()
+    assert [target for target, dummy in results] == list(range(1, 13))
+    assert all(isinstance(reply, dict) and reply["username"] == "u%d" % target for target, reply in results)
+    assert Fires.asked.count(5) == 2 and Fires.asked.count(6) == 2 and Fires.asked.count(7) == 1
+
+
+def test_a_connection_broken_mid_batch_without_retries_fails_that_request_alone(fires):
+    Fires.cut = {5}
+    client = NacClient(fires, api_key=KEY, max_retries=0, pool_size=4)
+    try:
+        results = batch(client, range(1, 13), 4)
+    finally:
+        client.close()
+    errors = [target for target, reply in results if not isinstance(reply, dict)]
+    assert errors == [5] and "broke off" in results[4][1]
+
+
+def test_ordered_steps_raises_the_first_error_and_closes_the_others():
+    closed, started = [], []
+
+    def one(n):
+        started.append(n)
+        try:
+            if n == 3:
+                raise ValueError("item 3")
+            yield Blocking(time.sleep, 0.05 if n < 3 else 5)
+            return n
+        finally:
+            closed.append(n)
+
+    with pytest.raises(ValueError, match="item 3"):
+        list(ordered_steps(one, range(1000), 4))
+    assert max(started) < 10 and sorted(closed) == sorted(started)
+
+
+def test_ordered_steps_takes_only_a_bounded_window_of_items_ahead():
+    taken = []
+
+    def items():
+        for n in range(10000):
+            taken.append(n)
+            yield n
+
+    def double(n):
+        return n * 2
+        yield  # pylint: disable=unreachable
+
+    results = ordered_steps(double, items(), 4)
+    assert [next(results) for dummy in range(3)] == [0, 2, 4]
+    assert len(taken) <= WINDOW_PER_WORKER * 4 + 4
+    results.close()
+    assert list(ordered_steps(double, range(100), 2)) == [n * 2 for n in range(100)]
