@@ -12,7 +12,9 @@ __metaclass__ = type
 
 import http.server
 import json
+import os
 import socket
+import ssl
 import threading
 import time
 
@@ -117,10 +119,11 @@ class Fires(http.server.BaseHTTPRequestHandler):
     """POST /api/intent/dot1x_status/fire: answered after ``delay`` seconds (by targetId, default none); a target in
     ``silent`` is never answered (the connection held); one in ``cut`` has its connection closed without a reply
     the first time it is asked (a connection broken mid-batch); with ``together`` (a Barrier), none is answered
-    until that many are in. ``peers``: the client's address of each request."""
+    until that many are in; one in ``large`` gets a reply of 300 kB. ``peers``: the client's address of each
+    request."""
 
     protocol_version = "HTTP/1.1"
-    delay, silent, cut, asked, peers, together = {}, set(), set(), [], [], None
+    delay, silent, cut, asked, peers, together, large = {}, set(), set(), [], [], None, set()
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -138,7 +141,8 @@ class Fires(http.server.BaseHTTPRequestHandler):
         if Fires.together is not None:
             Fires.together.wait()
         time.sleep(Fires.delay.get(target, 0.0))
-        data = json.dumps({"status": "AUTHENTICATED", "username": "u%d" % target}).encode()
+        message = "x" * 300000 if target in Fires.large else None  # a reply of many reads
+        data = json.dumps({"status": "AUTHENTICATED", "username": "u%d" % target, "message": message}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -151,7 +155,8 @@ class Fires(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fires(local_http):
-    Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers, Fires.together = {}, set(), set(), [], [], None
+    Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers = {}, set(), set(), [], []
+    Fires.together, Fires.large = None, set()
     return local_http(Fires)
 
 
@@ -202,6 +207,43 @@ def test_a_batch_on_the_loop_starts_no_thread_while_the_service_answers(fires):
     finally:
         client.close()
     assert not any(seen)
+
+
+@pytest.fixture
+def tls_fires():
+    """Fires over TLS (certificates/address.pem, for 127.0.0.1): (url, its CA file)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "certificates", "address.pem")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(path, path)
+    Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers = {}, set(), set(), [], []
+    Fires.together, Fires.large = None, set()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Fires)
+    server.daemon_threads, server.block_on_close = True, False
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield "https://127.0.0.1:%d" % server.server_address[1], path
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_replies_of_many_reads_come_whole_on_the_loop_and_their_connections_carry_the_next(scheme, request):
+    if scheme == "https":
+        url, ca_path = request.getfixturevalue("tls_fires")
+        client = NacClient(url, api_key=KEY, pool_size=4, ca_path=ca_path)
+    else:
+        client = NacClient(request.getfixturevalue("fires"), api_key=KEY, pool_size=4)
+    Fires.large = set(range(1, 41, 3))
+    try:
+        results = batch(client, range(1, 41), 4)
+    finally:
+        client.close()
+    assert [target for target, dummy in results] == list(range(1, 41))
+    for target, reply in results:
+        assert reply["username"] == "u%d" % target
+        assert reply["message"] == ("x" * 300000 if target in Fires.large else None)
+    assert len(set(Fires.peers)) <= 4 + 1  # kept alive: each connection carried many (one more when a TLS
+    # connection's close was seen before it was reused)
 
 
 def test_a_slow_exchange_holds_back_none_of_the_others_and_the_results_keep_the_items_order(fires):
