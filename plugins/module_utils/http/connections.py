@@ -68,6 +68,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_COOKIES = 50
 MAX_COOKIE_BYTES = 4096
 MAX_COOKIE_LINE = 8192
+_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps(body, allow_nan=False), its encoder made once
 
 
 class Wire:
@@ -147,7 +148,7 @@ class Wire:
         return (yield from self._exchange(connection, method, path, body, deadline))
 
     def _exchange(self, connection, method, path, body, deadline):
-        data = b"" if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
+        data = b"" if body is None else _JSON.encode(body).encode("utf-8")
         head = b"%s %s HTTP/1.1\r\n%s" % (method.encode("ascii"), self.target(path), self._head)
         if body is not None:
             head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(data)
@@ -474,7 +475,7 @@ class _Inbox:
     __slots__ = ("data", "pos", "ended", "received", "_scan", "_try_at")
 
     def __init__(self):
-        self.data, self.pos, self.ended, self.received = bytearray(), 0, False, 0
+        self.data, self.pos, self.ended, self.received = b"", 0, False, 0
         self._scan, self._try_at = 0, HEAD_TRY
 
     def expect_head(self):
@@ -482,21 +483,14 @@ class _Inbox:
         self._scan, self._try_at = self.pos, self.pos + HEAD_TRY
 
     def add(self, chunk):
+        """Bytes received (``chunk``, a memoryview of them; empty: the connection's end)."""
         if not chunk:
             self.ended = True
             return
         self.received += len(chunk)
-        if self.pos == len(self.data):
-            self.data[:] = chunk
-            self._scan, self._try_at = self._scan - self.pos, self._try_at - self.pos
-            self.pos = 0
-        else:
-            if self.pos >= READ_BUFFER:  # what was read goes, once there is much of it
-                del self.data[: self.pos]
-                self._scan -= self.pos
-                self._try_at -= self.pos
-                self.pos = 0
-            self.data += chunk
+        pos = self.pos
+        self.data = bytes(chunk) if pos == len(self.data) else self.data[pos:] + chunk  # (what was read goes)
+        self._scan, self._try_at, self.pos = self._scan - pos, self._try_at - pos, 0
 
     def available(self):
         return len(self.data) - self.pos
@@ -518,43 +512,36 @@ class _Inbox:
             return True
         return False
 
-    def _take(self, count):
-        pos = self.pos
-        self.pos = end = min(pos + count, len(self.data))
-        if end == pos:
-            return b""
-        return bytes(self.data[pos:end])
-
     def read(self, size=-1):
-        if size == 0:
-            return b""
-        available = self.available()
+        pos, data = self.pos, self.data
         if size is None or size < 0:
             if not self.ended:
                 raise NeedMore()
-            return self._take(available)
-        if available < size and not self.ended:
+            size = len(data) - pos
+        elif len(data) - pos < size and not self.ended:
             raise NeedMore()
-        return self._take(size)
+        self.pos = end = min(pos + size, len(data))
+        return data[pos:end]
 
     def read1(self, size=-1):
-        if size == 0:
+        pos, data = self.pos, self.data
+        if pos == len(data):
+            if not self.ended and size != 0:
+                raise NeedMore()
             return b""
-        available = self.available()
-        if not available and not self.ended:
-            raise NeedMore()
-        return self._take(available if size is None or size < 0 else size)
+        self.pos = end = len(data) if size is None or size < 0 else min(pos + size, len(data))
+        return data[pos:end]
 
     def readline(self, limit=-1):
-        available = self.available()
-        end = self.data.find(b"\n", self.pos, self.pos + limit if limit is not None and limit >= 0 else len(self.data))
-        if end >= 0:
-            return self._take(end + 1 - self.pos)
-        if limit is not None and 0 <= limit <= available:
-            return self._take(limit)
-        if not self.ended:
-            raise NeedMore()
-        return self._take(available)
+        pos, data = self.pos, self.data
+        stop = len(data) if limit is None or limit < 0 else min(pos + limit, len(data))
+        end = data.find(b"\n", pos, stop) + 1
+        if not end:
+            if (limit is None or limit < 0 or stop < pos + limit) and not self.ended:
+                raise NeedMore()  # no end of line yet, nor the limit's bytes
+            end = stop
+        self.pos = end
+        return data[pos:end]
 
     def close(self):
         pass

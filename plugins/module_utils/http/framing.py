@@ -72,15 +72,17 @@ class Answer:
         self._wire, self._connection, self._response, self.url = wire, connection, response, url
         self._decoder, self._size, self._wire_size = None, 0, 0  # (read_steps)
         self.status_code = response.status
-        joined = {}
+        joined, cookies = {}, []
         for name, value in response.msg.items():
             key = name.lower()
             if key in joined:
                 joined[key] = (joined[key][0], joined[key][1] + ", " + value)
             else:
                 joined[key] = (name, value)
+            if key == "set-cookie":
+                cookies.append(value)
         self.headers = CaseInsensitiveDict(joined.values())
-        self.set_cookies = response.msg.get_all("Set-Cookie") or []
+        self.set_cookies = cookies
         self.encoding = get_encoding_from_headers(self.headers)
 
     def info(self):
