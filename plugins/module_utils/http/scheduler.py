@@ -37,7 +37,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     quota,
     refusal,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Loop, Sleep, run
 
 RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last Throttle.WINDOW seconds count)
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
@@ -116,6 +116,10 @@ class Throttle:
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
+        run(self.enter_steps())
+
+    def enter_steps(self):
+        """``enter`` as steps (steps.py): each wait a steps.Sleep (under the loop, a timer), never holding the lock."""
         if self._calm:
             if self._first_sent is None:
                 self._first_sent = self._clock()
@@ -139,7 +143,7 @@ class Throttle:
                     wait = min(start - now, self.SLICE)  # a new pace meanwhile re-spaces the requests waiting
                 else:
                     wait = until - now
-            self._sleep(wait)
+            yield Sleep(wait, self._sleep)
             slept_to, mark = until, now + wait
 
     def _paced(self, now):
@@ -158,13 +162,10 @@ class Throttle:
 
     def send_steps(self, send, *args):
         """Steps (steps.py): ``send(*args)`` (steps) once the gate lets it through: (what it returned, the clock when
-        it was sent). Until the first refusal the gate holds nothing back and is passed at once; after it, the wait
-        at the gate (``enter``) is a steps.Blocking (a helper thread under the loop). A send that raises leaves the
-        gate here; a reply is told to ``answered``."""
-        if self._calm:
-            self.enter()
-        else:
-            yield Blocking(self.enter)
+        it was sent). Until the first refusal the gate holds nothing back and is passed at once; after it, each wait
+        at the gate is a steps.Sleep (under the loop, a timer: the other requests go on). A send that raises leaves
+        the gate here; a reply is told to ``answered``."""
+        yield from self.enter_steps()
         started = self._clock()
         try:
             return (yield from send(*args)), started

@@ -9,14 +9,17 @@ A step yields one of:
 
 - ``Ready(sock, writing, deadline)``: until ``sock`` can be read (written: ``writing``); sent True, or False
   once ``deadline`` (time.monotonic) has passed first (then the step raises its timeout);
-- ``Blocking(function, *args)``: a call that blocks (a pause before a retry, a rate limit's pause, a service that
-  cannot be reached waited for, a host name resolved); sent what it returned, or its exception is thrown in.
+- ``Sleep(seconds, sleep)``: a pause (before a retry; a rate limit's pause or pace); sent None;
+- ``Blocking(function, *args)``: a call that blocks (a service that cannot be reached, waited for with the other
+  requests of the client: unreachable.py; a host name resolved); sent what it returned, or its exception is thrown
+  in.
 
 ``run(steps)`` drives one exchange in the caller's thread: a Ready is one ``poll`` given what is left of the
-deadline, a Blocking is called. ``Loop`` drives many at once in one thread (the request engine's batches,
-scheduler.ordered_steps): every socket waited for is watched by one ``selectors`` selector, each deadline by one
-timer heap, and only a Blocking runs on a helper thread (at most ``helpers`` of them), its end told to the loop
-through a socket pair. A batch's requests that find the service answering never leave the loop's thread.
+deadline, a Sleep sleeps, a Blocking is called. ``Loop`` drives many at once in one thread (the request engine's
+batches, scheduler.ordered_steps): every socket waited for is watched by one ``selectors`` selector, each deadline
+and pause by one timer heap, and only a Blocking runs on a helper thread (at most ``helpers`` of them), its end
+told to the loop through a socket pair. A batch's requests never leave the loop's thread, paced or paused by a rate
+limit included, until the service cannot be reached at all.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -43,6 +46,16 @@ class Ready:
         self.sock, self.writing, self.deadline = sock, writing, deadline
 
 
+class Sleep:
+    """Wait ``seconds``, by ``sleep`` (the caller's: time.sleep, or a test's own): under the Loop a timer when it is
+    time.sleep (the other steps go on meanwhile), else ``sleep`` on a helper thread."""
+
+    __slots__ = ("seconds", "sleep")
+
+    def __init__(self, seconds, sleep=time.sleep):
+        self.seconds, self.sleep = seconds, sleep
+
+
 class Blocking:
     """A call that blocks: ``function(*args)``, on a helper thread under the Loop, in the caller's under ``run``."""
 
@@ -64,6 +77,8 @@ def run(steps):
         try:
             if isinstance(wait, Ready):
                 value = _wait(wait.sock, wait.writing, wait.deadline)
+            elif isinstance(wait, Sleep):
+                wait.sleep(wait.seconds)
             else:
                 value = wait.function(*wait.args)
         except BaseException as exc:  # pylint: disable=broad-except  # thrown into the steps, which clean up
@@ -79,6 +94,9 @@ def _wait(sock, writing, deadline):
     poller = select.poll()
     poller.register(sock, select.POLLOUT if writing else select.POLLIN)
     return bool(poller.poll(math.ceil(left * 1000)))
+
+
+SLEEPING = -1  # what a task parked on a timer alone (a Sleep) waits on
 
 
 class _Task:
@@ -139,6 +157,11 @@ class Loop:
             return
         if isinstance(wait, Ready):
             self._park(task, wait)
+        elif isinstance(wait, Sleep):
+            if wait.sleep is time.sleep:
+                self._timer(task, time.monotonic() + wait.seconds, SLEEPING)
+            else:
+                self._submit(task, Blocking(wait.sleep, wait.seconds))
         elif isinstance(wait, Blocking):
             self._submit(task, wait)
         else:
@@ -160,11 +183,16 @@ class Loop:
             self._selector.modify(fd, events)
             self._sockets[fd] = (sock, events)
         self._waiting[fd] = task
-        task.parked, task.token = fd, task.token + 1
-        if len(self._timers) > 1024 and len(self._timers) > 4 * len(self._waiting):  # mostly timers of waits over
-            self._timers = [entry for entry in self._timers if entry[2].token == entry[3] and entry[2].parked]
-            heapq.heapify(self._timers)
-        heapq.heappush(self._timers, (wait.deadline, next(self._seq), task, task.token))
+        self._timer(task, wait.deadline, fd)
+
+    def _timer(self, task, when, parked):
+        """``task`` waits until ``when`` at the latest (``parked``: the file descriptor it waits on, or SLEEPING)."""
+        task.parked, task.token = parked, task.token + 1
+        timers = self._timers
+        if len(timers) > 1024 and len(timers) > 4 * (len(self._waiting) + 1):  # mostly timers of waits over
+            timers[:] = [entry for entry in timers if entry[2].token == entry[3] and entry[2].parked is not None]
+            heapq.heapify(timers)
+        heapq.heappush(timers, (when, next(self._seq), task, task.token))
 
     def _forget(self, fd):
         self._sockets.pop(fd, None)
@@ -217,9 +245,11 @@ class Loop:
         while timers and timers[0][0] <= now:
             dummy, dummy, task, token = heapq.heappop(timers)
             if task.token == token and task.parked is not None:  # still waiting: its deadline has passed
-                self._waiting.pop(task.parked, None)
+                slept = task.parked == SLEEPING
+                if not slept:
+                    self._waiting.pop(task.parked, None)
                 task.parked = None
-                self._runnable.append((task, False, None))
+                self._runnable.append((task, None if slept else False, None))
 
     def _drain(self):
         try:

@@ -65,7 +65,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     unreachable,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import RECOVERED, Outage, Unreachable
 
 MIB = 1024 * 1024
@@ -206,7 +206,7 @@ class Transport:
                     return reply
                 delay = retry_after(reply.headers.get("Retry-After"))
             attempt += 1
-            yield Blocking(self._sleep, delay if delay is not None else backoff(attempt))
+            yield Sleep(delay if delay is not None else backoff(attempt), self._sleep)
 
     def limit_waiting(self, seconds, why):
         """A context in which waiting for an unreachable service ends once nothing has answered for

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import WINDOW_PER_WORKER, ordered_steps
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop, Ready, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop, Ready, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
 
 KEY = "k3y-of-the-steps-tests"
@@ -120,15 +120,16 @@ class Fires(http.server.BaseHTTPRequestHandler):
     ``silent`` is never answered (the connection held); one in ``cut`` has its connection closed without a reply
     the first time it is asked (a connection broken mid-batch); with ``together`` (a Barrier), none is answered
     until that many are in; one in ``large`` gets a reply of 300 kB. ``peers``: the client's address of each
-    request."""
+    request, ``sent`` with when it came."""
 
     protocol_version = "HTTP/1.1"
-    delay, silent, cut, asked, peers, together, large = {}, set(), set(), [], [], None, set()
+    delay, silent, cut, asked, peers, together, large, sent = {}, set(), set(), [], [], None, set(), []
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         target = body["targetId"]
         Fires.peers.append(self.client_address)
+        Fires.sent.append((self.client_address, time.monotonic()))
         if target in Fires.cut and target not in Fires.asked:
             Fires.asked.append(target)
             self.close_connection = True
@@ -156,7 +157,7 @@ class Fires(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def fires(local_http):
     Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers = {}, set(), set(), [], []
-    Fires.together, Fires.large = None, set()
+    Fires.together, Fires.large, Fires.sent = None, set(), []
     return local_http(Fires)
 
 
@@ -216,7 +217,7 @@ def tls_fires():
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(path, path)
     Fires.delay, Fires.silent, Fires.cut, Fires.asked, Fires.peers = {}, set(), set(), [], []
-    Fires.together, Fires.large = None, set()
+    Fires.together, Fires.large, Fires.sent = None, set(), []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Fires)
     server.daemon_threads, server.block_on_close = True, False
     server.socket = context.wrap_socket(server.socket, server_side=True)
@@ -335,3 +336,55 @@ def test_ordered_steps_takes_only_a_bounded_window_of_items_ahead():
     assert len(taken) <= WINDOW_PER_WORKER * 4 + 4
     results.close()
     assert list(ordered_steps(double, range(100), 2)) == [n * 2 for n in range(100)]
+
+
+def test_a_sleep_on_the_loop_is_a_timer_and_the_others_go_on():
+    here, there = socket.socketpair()
+    loop, done = Loop(), {}
+
+    def sleeper(seconds):
+        yield Sleep(seconds)
+        return time.monotonic()
+
+    start = time.monotonic()
+    try:
+        loop.start(sleeper(0.3), lambda r, e: done.update(long=r))
+        loop.start(sleeper(0.1), lambda r, e: done.update(short=r))
+        loop.start(waiting(here, start + 5), lambda r, e: done.update(ready=r))
+        there.send(b"x")
+        while len(done) < 3:
+            loop.turn()
+        assert loop._pool is None  # no helper thread: the sleeps were timers
+    finally:
+        loop.close()
+        here.close()
+        there.close()
+    assert done["ready"][0] is True and done["ready"][1] < done["short"] < done["long"]
+    assert 0.08 <= done["short"] - start < 0.3 <= done["long"] - start < 2
+
+
+def test_a_paced_batch_waits_at_the_gate_on_timers_not_threads(fires):
+    """Once paced (a rate limit's pace: scheduler.Throttle), the batch's requests start ``gap`` apart, each wait at
+    the gate a timer of the loop: no thread is started, and the other requests' replies are read meanwhile."""
+    client = NacClient(fires, api_key=KEY, pool_size=4)
+    try:
+        batch(client, range(1, 5), 4)  # the connections made
+        throttle = client.throttle
+        with throttle._lock:
+            throttle._calm, throttle.refused_rate = False, 25.0  # (refused at 25: not probed faster for 10 s)
+            throttle._pace_at(25.0, throttle._clock())  # 25 a second: 0.04 s apart
+        before, seen, starts = set(threading.enumerate()), [], []
+
+        def one(target):
+            starts.append(time.monotonic())
+            reply = yield from client.fire_intent_steps(target)
+            seen.append(set(threading.enumerate()) - before)
+            return reply
+
+        results = list(ordered_steps(one, range(1, 21), 4))
+    finally:
+        client.close()
+    assert [reply["username"] for reply in results] == ["u%d" % target for target in range(1, 21)]
+    assert not any(seen)
+    sent = sorted(at for peer, at in Fires.sent[4:])
+    assert sent[-1] - sent[0] >= 19 * 0.04 * 0.9  # 20 starts, 0.04 s apart
