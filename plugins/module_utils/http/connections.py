@@ -296,10 +296,13 @@ def _ready(sock):
 
 def _open(host, port, deadline):
     """Steps: a TCP connection to ``host``:``port``, as socket.create_connection makes one (each address in turn,
-    the first failure raised when none answers), its name resolved on a helper thread and each connection made
-    without blocking, all within ``deadline``."""
+    the first failure raised when none answers), its name resolved on a helper thread (an address at once) and each
+    connection made without blocking, all within ``deadline``."""
     _left(deadline)
-    addresses = yield Blocking(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
+    try:  # an address (127.0.0.1, ::1) is no name to resolve: at once
+        addresses = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        addresses = yield Blocking(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
     first = None
     for family, kind, proto, dummy, address in addresses:
         sock = socket.socket(family, kind, proto)

@@ -172,7 +172,14 @@ class Loop:
             self._runnable.append((task, False, None))
             return
         sock = wait.sock
-        fd, events = sock.fileno(), selectors.EVENT_WRITE if wait.writing else selectors.EVENT_READ
+        fd = self._watch(sock, selectors.EVENT_WRITE if wait.writing else selectors.EVENT_READ)
+        self._waiting[fd] = task
+        self._timer(task, wait.deadline, fd)
+
+    def _watch(self, sock, events):
+        """``sock`` watched for ``events`` by the selector: its file descriptor. A descriptor still registered for a
+        socket closed since (its number now another's) is registered afresh."""
+        fd = sock.fileno()
         known = self._sockets.get(fd)
         if known is None or known[0] is not sock:
             if known is not None:
@@ -182,8 +189,7 @@ class Loop:
         elif known[1] != events:
             self._selector.modify(fd, events)
             self._sockets[fd] = (sock, events)
-        self._waiting[fd] = task
-        self._timer(task, wait.deadline, fd)
+        return fd
 
     def _timer(self, task, when, parked):
         """``task`` waits until ``when`` at the latest (``parked``: the file descriptor it waits on, or SLEEPING)."""
@@ -207,7 +213,7 @@ class Loop:
             self._wake, self._waker = socket.socketpair()
             self._wake.setblocking(False)
             self._waker.setblocking(False)
-            self._selector.register(self._wake.fileno(), selectors.EVENT_READ)
+            self._watch(self._wake, selectors.EVENT_READ)
         future = self._pool.submit(call.function, *call.args)
         future.add_done_callback(lambda over: self._told(task, over))
 

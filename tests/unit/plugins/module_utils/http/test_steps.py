@@ -191,17 +191,16 @@ def test_the_loop_runs_many_exchanges_at_once_on_one_thread(fires):
 
 
 def test_a_batch_on_the_loop_starts_no_thread_while_the_service_answers(fires):
-    """The steady state of a batch is one thread: while every request is answered, none is started (a host name
-    resolved is a helper's call: the first connections of the batch; the rest are reused)."""
+    """A batch is one thread: while every request is answered, none is started, its connections made included (to
+    an address: a host name is resolved on a helper thread, once a connection)."""
     client = NacClient(fires, api_key=KEY, pool_size=8)
     try:
-        batch(client, range(1, 9), 8)  # the connections made
         before = set(threading.enumerate())
         seen = []
 
         def one(target):
             reply = yield from client.fire_intent_steps(target)
-            seen.append(set(threading.enumerate()) - before)
+            seen.append(set(t for t in threading.enumerate() if t.name.startswith("nac-")) - before)  # (the client's)
             return reply
 
         assert len(list(ordered_steps(one, range(1, 201), 8))) == 200
@@ -245,6 +244,26 @@ def test_replies_of_many_reads_come_whole_on_the_loop_and_their_connections_carr
         assert reply["message"] == ("x" * 300000 if target in Fires.large else None)
     assert len(set(Fires.peers)) <= 4 + 1  # kept alive: each connection carried many (one more when a TLS
     # connection's close was seen before it was reused)
+
+
+def test_a_host_name_is_resolved_on_a_helper_thread(fires, monkeypatch):
+    client = NacClient(fires.replace("127.0.0.1", "localhost"), api_key=KEY, pool_size=2)
+    resolved = []
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args):
+        if len(args) == 3:  # a name resolved (not the try of it as an address: AI_NUMERICHOST)
+            resolved.append((host, threading.current_thread()))
+        return [entry for entry in real(host, *args) if entry[0] == socket.AF_INET]  # (the server's 127.0.0.1)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    try:
+        results = batch(client, range(1, 5), 2)
+    finally:
+        client.close()
+    assert [reply["username"] for dummy, reply in results] == ["u1", "u2", "u3", "u4"]
+    names = [thread for host, thread in resolved if host == "localhost"]
+    assert names and threading.main_thread() not in names and threading.current_thread() not in names
 
 
 def test_a_slow_exchange_holds_back_none_of_the_others_and_the_results_keep_the_items_order(fires):
@@ -378,7 +397,7 @@ def test_a_paced_batch_waits_at_the_gate_on_timers_not_threads(fires):
         def one(target):
             starts.append(time.monotonic())
             reply = yield from client.fire_intent_steps(target)
-            seen.append(set(threading.enumerate()) - before)
+            seen.append(set(t for t in threading.enumerate() if t.name.startswith("nac-")) - before)
             return reply
 
         results = list(ordered_steps(one, range(1, 21), 4))
@@ -388,3 +407,31 @@ def test_a_paced_batch_waits_at_the_gate_on_timers_not_threads(fires):
     assert not any(seen)
     sent = sorted(at for peer, at in Fires.sent[4:])
     assert sent[-1] - sent[0] >= 19 * 0.04 * 0.9  # 20 starts, 0.04 s apart
+
+
+def test_a_file_descriptor_of_a_closed_socket_is_watched_afresh_for_the_next_one():
+    """A socket the loop watched and that was closed since leaves its number to the next socket (a new connection,
+    the loop's own wake-up pair): that one is watched, never refused as already registered, never left unwatched."""
+    loop, done = Loop(), {}
+    try:
+        here, there = socket.socketpair()
+        loop.start(waiting(here, time.monotonic() + 0.05), lambda r, e: done.update(first=(r, e)))
+        while not done:
+            loop.turn()
+        numbers = sorted((here.fileno(), there.fileno()))
+        here.close()
+        there.close()
+        again, other = socket.socketpair()
+        assert sorted((again.fileno(), other.fileno())) == numbers  # (the lowest numbers free: the same ones)
+        other.send(b"x")
+        loop.start(waiting(again, time.monotonic() + 5), lambda r, e: done.update(second=(r, e)))
+        while len(done) < 2:
+            loop.turn()
+        again.close()
+        other.close()
+        loop.start(_helper_thread(threading.current_thread()), lambda r, e: done.update(helper=(r, e)))  # (its pair)
+        while len(done) < 3:
+            loop.turn()
+    finally:
+        loop.close()
+    assert done["first"][0][0] is False and done["second"][0][0] is True and done["helper"] == (True, None)
