@@ -119,11 +119,12 @@ class Fires(http.server.BaseHTTPRequestHandler):
     """POST /api/intent/dot1x_status/fire: answered after ``delay`` seconds (by targetId, default none); a target in
     ``silent`` is never answered (the connection held); one in ``cut`` has its connection closed without a reply
     the first time it is asked (a connection broken mid-batch); with ``together`` (a Barrier), none is answered
-    until that many are in; one in ``large`` gets a reply of 300 kB. ``peers``: the client's address of each
+    until that many are in; one in ``large`` gets a reply of 300 kB, one in ``forge`` a forged second reply after
+    its own, in the same write. ``peers``: the client's address of each
     request, ``sent`` with when it came."""
 
     protocol_version = "HTTP/1.1"
-    delay, silent, cut, asked, peers, together, large, sent = {}, set(), set(), [], [], None, set(), []
+    delay, silent, cut, asked, peers, together, large, sent, forge = {}, set(), set(), [], [], None, set(), [], set()
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -148,7 +149,14 @@ class Fires(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        forged = b""
+        if target in Fires.forge:  # a second reply in the same write, for whatever is asked next on the connection
+            lie = json.dumps({"status": "FORGED", "username": "forged"}).encode()
+            forged = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+                len(lie),
+                lie,
+            )
+        self.wfile.write(data + forged)
 
     def log_message(self, *args):
         pass
@@ -156,7 +164,7 @@ class Fires(http.server.BaseHTTPRequestHandler):
     @classmethod
     def reset(cls):
         cls.delay, cls.silent, cls.cut, cls.asked, cls.peers = {}, set(), set(), [], []
-        cls.together, cls.large, cls.sent = None, set(), []
+        cls.together, cls.large, cls.sent, cls.forge = None, set(), [], set()
 
 
 @pytest.fixture
@@ -267,6 +275,19 @@ def test_a_host_name_is_resolved_on_a_helper_thread(fires, monkeypatch):
     assert [reply["username"] for dummy, reply in results] == ["u1", "u2", "u3", "u4"]
     names = [thread for host, thread in resolved if host == "localhost"]
     assert names and threading.main_thread() not in names and threading.current_thread() not in names
+
+
+def test_bytes_past_a_reply_never_answer_the_next_request_on_the_loop(fires):
+    """A reply followed by a forged one in the same write: the connection is closed, never read again (connections
+    .Connection.idle), so that no request of the batch is answered by the forged reply."""
+    Fires.forge = set(range(1, 41, 2))
+    client = NacClient(fires, api_key=KEY, pool_size=4, max_retries=0)
+    try:
+        results = batch(client, range(1, 41), 4)
+    finally:
+        client.close()
+    assert [reply["username"] for dummy, reply in results] == ["u%d" % target for target in range(1, 41)]
+    assert len(set(Fires.peers)) >= 20  # a new connection after each forged reply
 
 
 def test_a_slow_exchange_holds_back_none_of_the_others_and_the_results_keep_the_items_order(fires):
