@@ -181,9 +181,9 @@ class Transport:
                 )
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
-                if write and broke_unanswered(exc):  # its next attempt goes out on a new connection
-                    fresh = True  # (whether it was processed stays the list's to decide)
-                    if getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
+                if broke_unanswered(exc):  # its next attempt goes out on a new connection (the idle ones may be
+                    fresh = True  # closing too); a write's: whether it was processed stays the list's to decide
+                    if write and getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
                         self._fresh_writes = error.stale = True  # looked up at once (apply)
                 if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None

@@ -26,6 +26,7 @@ import json
 import re
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import LARGE_BODY, decode_json
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
 
 try:
     from requests.utils import guess_json_utf
@@ -67,12 +68,14 @@ class Device:
 
 def device_keeper(keep_whole=None):
     """What a device list keeps of each item: a ``Device`` for each record with an integer id and a string
-    hostname, except those ``keep_whole(record)`` is true of, kept whole (as is every other item)."""
+    hostname of at most HOSTNAME_MAX characters, except those ``keep_whole(record)`` is true of, kept whole (as
+    is every other item, for the client's shape checks to name: a Device needs none)."""
 
     def keep(item):
         if isinstance(item, dict):
             ident, hostname = item.get("id"), item.get("hostname")
             named = isinstance(ident, int) and not isinstance(ident, bool) and isinstance(hostname, str)
+            named = named and len(hostname) <= HOSTNAME_MAX
             if named and not (keep_whole is not None and keep_whole(item)):
                 return Device(ident, hostname)
         return item

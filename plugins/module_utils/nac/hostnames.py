@@ -22,6 +22,7 @@ __metaclass__ = type
 
 import collections
 import itertools
+import operator
 import unicodedata
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
@@ -32,6 +33,7 @@ HOSTNAME_MAX = 253  # a DNS name's limit
 
 ASCII_LOWER = dict((ord(upper), ord(upper.lower())) for upper in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 NAMED_IDS = 10  # repeated ids named one by one in a warning
+SEARCHED = 16  # requested names at most searched for in a list's names joined (by_hostname); more: name by name
 # The looser rules a lookalike may match by, in the words of the messages: (name, transformation).
 LOOSER_RULES = (
     ("surrounding whitespace", lambda name: name.strip()),
@@ -159,10 +161,41 @@ def by_hostname(records, hostnames):
         wanted.setdefault(loose_key(name), []).append((name, hostname_key(name)))
     if not wanted:
         return found
-    for record in records:
-        for name, key in wanted.get(loose_key(record["hostname"]), ()):
-            found[name][0 if hostname_key(record["hostname"]) == key else 1].append(record)
+    names = column(records, "hostname")
+    for index in _candidates(names, wanted):
+        record, hostname = records[index], names[index]
+        for name, key in wanted.get(loose_key(hostname), ()):
+            found[name][0 if hostname_key(hostname) == key else 1].append(record)
     return found
+
+
+def _candidates(names, keys):
+    """The indexes of ``names`` whose loose key may be one of ``keys``, in order: never fewer than those, maybe a few
+    more (by_hostname checks each). With up to SEARCHED keys and names all ASCII without a line break (an ASCII
+    name's loose key is its stripped, lowered form: within the name in lower case), each key is searched for in the
+    names joined by line breaks in lower case, at C speed (a name's index: the line breaks before it); else every
+    name's loose key is made."""
+    if len(keys) <= SEARCHED and all(keys) and all(map(str.isascii, names)):
+        text = "\n".join(names).lower()
+        if text.count("\n") == len(names) - 1:
+            found = set()
+            for key in keys:
+                index, last, at = 0, 0, text.find(key)
+                while at >= 0:
+                    index, last = index + text.count("\n", last, at), at
+                    found.add(index)
+                    at = text.find(key, at + 1)
+            return sorted(found)
+    return [index for index, key in enumerate(map(loose_key, names)) if key in keys]
+
+
+def column(records, field):
+    """The ``field`` ("id" or "hostname") of each record, in order: at C speed where every record is kept compactly
+    (device_list.Device), else read as a record's (``record[field]``)."""
+    try:
+        return list(map(operator.attrgetter(field), records))
+    except AttributeError:  # a record kept whole (a dict)
+        return [record[field] for record in records]
 
 
 def lookalikes(records, hostnames):
@@ -215,7 +248,7 @@ def lookalike_text(name, listed):
 
 def repeated_ids(records):
     """{id: [records]} of the ids that the list shows for more than one record, in list order."""
-    if len(set(record["id"] for record in records)) == len(records):
+    if len(set(column(records, "id"))) == len(records):
         return collections.OrderedDict()  # the usual case, found fast
     seen, repeated = {}, collections.OrderedDict()
     for record in records:

@@ -197,6 +197,19 @@ def test_words_in_a_broken_reply_to_a_write_never_make_it_look_unsent(scripted, 
     client.close()
 
 
+def test_a_read_that_broke_unanswered_on_a_kept_alive_connection_goes_again_on_a_new_one(scripted):
+    """A server closing a kept-alive connection as the request comes: the read is sent again on a new connection
+    (other idle connections may be closing too), and it is answered there."""
+    server = scripted(lambda method, number: None if number == 2 else reply(LIST))
+    client = client_of(server.url, unreachable_timeout=0)
+    fresh, send = [], client.wire.send
+    client.wire.send = lambda *args, **kwargs: fresh.append(kwargs.get("fresh", False)) or send(*args, **kwargs)
+    listed = [dict(id=1, hostname="cam-01")]
+    assert client.request("GET", "/api/device") == client.request("GET", "/api/device") == listed
+    assert fresh == [False, False, True] and server.count("GET") == 3
+    client.close()
+
+
 def test_a_refused_connection_is_known_unsent_from_its_type():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

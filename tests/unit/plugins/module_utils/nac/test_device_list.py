@@ -22,6 +22,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Re
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, decode_reply, device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import is_one_of, select
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import Records
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
@@ -127,6 +128,17 @@ def test_a_device_reads_as_a_record_and_nothing_else():
         device["group"]  # pylint: disable=pointless-statement
     assert repr(device) == "Device(id=7, hostname='cam-7')"
     assert device_keeper()({"id": True, "hostname": "x"}) == {"id": True, "hostname": "x"}
+
+
+def test_only_a_well_formed_record_becomes_a_device_so_a_list_of_devices_needs_no_shape_check():
+    keep = device_keeper()
+    assert isinstance(keep({"id": 1, "hostname": "h" * 253}), Device)
+    assert keep({"id": 2, "hostname": "h" * 254}) == {"id": 2, "hostname": "h" * 254}  # named by the client
+    records = Records("id")
+    records.add([Device(1, "a"), Device(2, "b")], 1, {}, True)
+    assert list(records.indexed()) == []  # every record a Device: nothing to check
+    records.add([{"id": 3, "hostname": "c"}], 2, {}, True)
+    assert [index for index, _record in records.indexed()] == [0, 1, 2]
 
 
 # -- pages, partial lists, the place of a bad item --------------------------------------------------

@@ -12,6 +12,8 @@ import unicodedata
 
 import pytest
 
+from ansible_collections.netaccess.nac.plugins.module_utils.nac import hostnames
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     by_hostname,
     hostname_key,
@@ -80,6 +82,37 @@ def test_a_lookalike_is_never_the_same_name_and_the_same_name_never_a_lookalike(
         ([], []),
     ]
     assert list(lookalikes(records, ["stra\u00dfe-01", NFD_CAFE, "cam-01"])) == ["stra\u00dfe-01", "cam-01"]
+
+
+LISTED = ["cam-1", "CAM-1", " cam-1", "cam-10", "xcam-1", "cam-1x", "cam-1\t", "printer", "Printer ", "cam-2"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],  # all ASCII: the names are searched for joined (SEARCHED)
+        ["cam-\n1", "cam-1\ncam-2"],  # a line break within a name: name by name
+        [KELVIN, "\uff43\uff41\uff4d-1", "stra\u00dfe-01"],  # names that are not ASCII: name by name
+    ],
+)
+@pytest.mark.parametrize("compact", [False, True])
+def test_by_hostname_finds_what_comparing_every_name_finds(monkeypatch, extra, compact):
+    names = LISTED + extra + LISTED[::-1]
+    records = [Device(n, name) if compact else dict(id=n, hostname=name) for n, name in enumerate(names)]
+    asked = ["cam-1", "CAM-10 ", "printer", "kiosk-01", "cam", "strasse-01", "nothing", "am-1"]
+    found = by_hostname(records, asked)
+    monkeypatch.setattr(hostnames, "SEARCHED", 0)  # every listed name's loose key made, one by one
+    assert found == by_hostname(records, asked)
+    assert [r["id"] for r in found["cam-1"][0]] == [0, 1, len(names) - 2, len(names) - 1]
+    alike = [r["hostname"] for r in found["cam-1"][1]]
+    assert [name for name in alike if name.isascii()] == [" cam-1", "cam-1\t", "cam-1\t", " cam-1"]
+    assert [r["id"] for r in found["am-1"][0] + found["am-1"][1]] == []
+
+
+def test_repeated_ids_of_compact_records():
+    records = [Device(1, "a"), Device(2, "b"), Device(1, "c")]
+    assert repeated_ids(records) == {1: [records[0], records[2]]}
+    assert repeated_ids(records[:2]) == {}
 
 
 def test_the_index_and_select_use_the_same_name():

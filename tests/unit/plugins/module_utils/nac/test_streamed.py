@@ -241,7 +241,8 @@ def test_an_item_cut_off_again_and_again_is_decoded_a_logarithmic_number_of_time
     for pos in range(0, len(body), 4096):
         reader.feed(body[pos : pos + 4096])
     reader.finish()
-    assert kept(reader.result()) == [("Device", 1, "a"), ("Device", 2, "y" * 4000000), 3]
+    # (a name longer than a hostname may be is kept whole, for the client's shape check to name it)
+    assert kept(reader.result()) == [("Device", 1, "a"), {"id": 2, "hostname": "y" * 4000000}, 3]
     assert chunks > 900 and len(calls) <= 2 * math.log2(chunks) + 4, len(calls)
     assert sum(calls) <= 4 * len(body)  # each attempt at least doubles the text: linear in all
 
