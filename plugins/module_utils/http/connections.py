@@ -212,8 +212,8 @@ class Wire:
     def _connect_steps(self, deadline):
         """Steps: a new connection to the service (through the proxy: an http service's requests sent to it, an https
         service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
-        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False). The host name is
-        resolved on a helper thread (steps.Blocking); the connection itself is made without blocking."""
+        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False). A host name is
+        resolved on a helper thread (steps.Blocking; an address at once); the connection is made without blocking."""
         scheme, host, port = self._via or (self.scheme, self.host, self.port)
         connection = None
         try:

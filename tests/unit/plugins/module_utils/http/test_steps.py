@@ -19,10 +19,12 @@ import threading
 import time
 
 import pytest
+import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import WINDOW_PER_WORKER, ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop, Ready, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted, never_sent
 
 KEY = "k3y-of-the-steps-tests"
 
@@ -475,3 +477,44 @@ def test_a_consumer_that_stops_early_closes_the_exchanges_in_flight_and_no_late_
         assert client.fire_intent(9)["username"] == "u9"
     finally:
         client.close()
+
+
+class Restarting(FakeTransport):
+    """The status queries answered until target ``restart_after``'s, then a restart: every request refused, never
+    sent (a connection refused), until ``probes`` probes (GET /api/intent) were refused; then the service is back."""
+
+    def __init__(self, restart_after, probes):
+        super(Restarting, self).__init__()
+        self.restart_after, self.probes, self.down, self.lock = restart_after, probes, False, threading.Lock()
+        self.fired, self.probed, self.refused = [], [], 0
+
+    def answer(self, request):
+        with self.lock:
+            if request.path_url == "/api/intent":
+                self.probed.append(threading.current_thread())
+                if len(self.probed) <= self.probes:
+                    return never_sent(requests.exceptions.ConnectionError("[Errno 111] Connection refused"))
+                self.down = False
+                return (200, [])
+            if self.down:
+                self.refused += 1
+                return never_sent(requests.exceptions.ConnectionError("[Errno 111] Connection refused"))
+            target = json.loads(request.body)["targetId"]
+            self.fired.append(target)
+            self.down = target == self.restart_after
+            return (200, {"status": "AUTHENTICATED", "username": "u%d" % target})
+
+
+def test_a_restart_mid_batch_is_waited_out_on_helper_threads_by_one_prober_and_every_query_answered():
+    """The outage wait (unreachable.py) of the requests on the loop: one of them probes, the others wait, each on a
+    helper thread (steps.Blocking); once the service answers, every query is sent again and answered, no retry
+    spent (max_retries 0)."""
+    transport = Restarting(restart_after=5, probes=2)
+    client = mounted(NacClient("https://nac.example.com", api_key=KEY, max_retries=0, pool_size=4), transport)
+    try:
+        results = batch(client, range(1, 13), 4)
+    finally:
+        client.close()
+    assert [reply["username"] for dummy, reply in results] == ["u%d" % target for target in range(1, 13)]
+    assert sorted(transport.fired) == list(range(1, 13)) and transport.refused >= 1
+    assert len(transport.probed) == 3 and threading.current_thread() not in transport.probed  # one prober's probes
