@@ -27,6 +27,7 @@ from ansible.module_utils import basic
 from requests.adapters import BaseAdapter, HTTPAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import REFUSED
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     DOT1X_INTENT,
     NacClient,
@@ -215,6 +216,11 @@ class AdapterWire:
         )
         return AdapterAnswer(response)
 
+    def send_steps(self, method, path, body, deadline, fresh=False):
+        """``send`` as the transport drives the wire (http/steps.py): it waits for nothing of its own."""
+        return self.send(method, path, body, deadline, fresh=fresh)
+        yield  # pylint: disable=unreachable  # (a generator)
+
     def probe(self, path, timeout):
         self.send("GET", path, None, time.monotonic() + timeout)
 
@@ -232,7 +238,15 @@ class AdapterAnswer:
         self.status_code, self.headers, self.url = response.status_code, response.headers, response.url
         self.encoding = response.encoding
 
-    def chunks(self, deadline, budget):
+    def read_steps(self, deadline, budget):
+        """The body's next piece, None at its end, as framing.Answer.read_steps returns it (steps that wait for
+        nothing of their own)."""
+        if not hasattr(self, "pieces"):
+            self.pieces = self.chunks()
+        return next(self.pieces, None)
+        yield  # pylint: disable=unreachable  # (a generator)
+
+    def chunks(self):
         raw = self.response.raw
         if not hasattr(raw, "read1"):  # urllib3 1
             yield from raw.stream(65536, decode_content=True)
@@ -409,6 +423,11 @@ class FakeClient:
         if isinstance(given, BaseException):
             raise given
         return status_reply(target_id, given) if isinstance(given, str) else dict(given)
+
+    def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
+        """``fire_intent`` as the status batch drives it (http/steps.py): a call that may block (``on_fire`` may wait
+        for the other queries), run on a helper thread of the batch's loop as a real client's blocking waits are."""
+        return (yield Blocking(self.fire_intent, target_id, tag))
 
     def close(self):
         pass

@@ -11,9 +11,10 @@ the deadline of each exchange (every read of a connection, the proxy's CONNECT r
 included, is given only the time left), when a connection may carry another request, the cookies kept (bounded),
 and the typed facts of a failure (framing.failure), which retry_policy.py reads.
 
-``Wire(base_url, headers, settings, pool_size)``: ``send(method, path, body, deadline, fresh=False)`` sends one
-request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
-framing.Answer once the final reply's head has come; the body is read with ``Answer.chunks(deadline, budget)``.
+``Wire(base_url, headers, settings, pool_size)``: ``send_steps(method, path, body, deadline, fresh=False)`` sends
+one request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
+framing.Answer once the final reply's head has come; the body is read with ``Answer.read_steps(deadline, budget)``.
+Both are steps (steps.py): one exchange driven in its own thread (steps.run), or many in one (steps.Loop).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,11 +23,10 @@ __metaclass__ = type
 
 import base64
 import collections
+import errno
 import http.client
 import http.cookiejar
-import io
 import json
-import math
 import os
 import select
 import socket
@@ -45,6 +45,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import 
     check_framing,
     failure,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Ready, run
 
 try:
     import requests
@@ -58,7 +59,8 @@ try:
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
     requests = None
 
-READ_BUFFER = 65536  # bytes a connection's reader takes from the socket at most in one read
+READ_BUFFER = 65536  # bytes a connection takes from the socket at most in one read
+HEAD_TRY = 65536  # bytes of a head without its end after which http.client is given it anyway (it says why)
 TARGETS = 256  # request targets kept per client, one per path (quoted once)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # The cookies the service may set, as browsers bound them (RFC 6265 6.1): at most this many, each at most this
@@ -66,6 +68,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_COOKIES = 50
 MAX_COOKIE_BYTES = 4096
 MAX_COOKIE_LINE = 8192
+_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps(body, allow_nan=False), its encoder made once
 
 
 class Wire:
@@ -134,14 +137,18 @@ class Wire:
         return found
 
     def send(self, method, path, body, deadline, fresh=False):
+        """``send_steps`` driven in this thread (steps.run): the Answer."""
+        return run(self.send_steps(method, path, body, deadline, fresh))
+
+    def send_steps(self, method, path, body, deadline, fresh=False):
         """Send ``method path`` with ``body`` (a JSON value, or None) and read the final reply's head, all before
-        ``deadline`` (time.monotonic): an Answer, whose body is still to be read (Answer.chunks). ``fresh``: on a
-        new connection, never an idle one."""
-        connection = self._connect(deadline) if fresh else self._connection(deadline)
-        return self._exchange(connection, method, path, body, deadline)
+        ``deadline`` (time.monotonic): steps (steps.py) that return an Answer, whose body is still to be read
+        (Answer.read_steps). ``fresh``: on a new connection, never an idle one."""
+        connection = (yield from self._connect_steps(deadline)) if fresh else (yield from self._connection(deadline))
+        return (yield from self._exchange(connection, method, path, body, deadline))
 
     def _exchange(self, connection, method, path, body, deadline):
-        data = b"" if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
+        data = b"" if body is None else _JSON.encode(body).encode("utf-8")
         head = b"%s %s HTTP/1.1\r\n%s" % (method.encode("ascii"), self.target(path), self._head)
         if body is not None:
             head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(data)
@@ -150,16 +157,18 @@ class Wire:
         if len(self.cookies):
             head += self._cookie_line(path)
         connection.uses += 1
-        raw = connection.raw
-        raw.deadline, raw.received = deadline, 0  # every read of the reply, its head too, within the deadline
+        inbox = connection.inbox
+        inbox.received = 0  # the bytes of this request's reply, its head too
         try:
-            connection.send(head + b"\r\n" + data, deadline)  # one write: the head and body in one segment
-            response = _final_reply(connection, method)
+            yield from connection.send_steps(head + b"\r\n" + data, deadline)  # the head and body in one segment
+            response = yield from _final_reply(connection, method, deadline)
             answer = Answer(self, connection, response, self.url + path)
         except BaseException as exc:
             connection.close()
-            error = failure(exc, self.host, sent=True, replied=raw.received > 0, reused=connection.uses > 1)
-            if connection.uses == 1 and not raw.received and self._speaks_tls(deadline):
+            if not isinstance(exc, Exception):  # not a failure of the exchange (GeneratorExit, KeyboardInterrupt)
+                raise
+            error = failure(exc, self.host, sent=True, replied=inbox.received > 0, reused=connection.uses > 1)
+            if connection.uses == 1 and not inbox.received and (yield Blocking(self._speaks_tls, deadline)):
                 error.nac_cause = TLS_PORT  # a TLS service closes a plain request without a word
             raise error from None
         if answer.set_cookies:
@@ -189,33 +198,33 @@ class Wire:
         return ("Cookie: %s\r\n" % cookie).encode("latin-1", "replace")
 
     def _connection(self, deadline):
-        """An idle connection on which nothing is waiting (the service did not close it or send on it unasked),
-        else a new one."""
+        """Steps: an idle connection on which nothing is waiting (the service did not close it or send on it
+        unasked), else a new one."""
         while True:
             try:
                 connection = self._idle.pop()
             except IndexError:
-                return self._connect(deadline)
+                return (yield from self._connect_steps(deadline))
             if connection.idle():
                 return connection
             connection.close()
 
-    def _connect(self, deadline):
-        """A new connection to the service (through the proxy: an http service's requests sent to it, an https
+    def _connect_steps(self, deadline):
+        """Steps: a new connection to the service (through the proxy: an http service's requests sent to it, an https
         service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
-        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False)."""
+        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False). A host name is
+        resolved on a helper thread (steps.Blocking; an address at once); the connection is made without blocking."""
         scheme, host, port = self._via or (self.scheme, self.host, self.port)
         connection = None
         try:
-            sock = socket.create_connection((host, port), timeout=_left(deadline))
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock = yield from _open(host, port, deadline)
             connection = Connection(sock)
             if self._via is not None and scheme == "https":  # an https:// proxy in front of an http:// service
-                connection = connection.secured(self.context, host, self.verify, deadline)
+                connection = yield from connection.secured(self.context, host, self.verify, deadline)
             if self._tunnel is not None:
-                self._open_tunnel(connection, deadline)
+                yield from self._open_tunnel(connection, deadline)
             if self.scheme == "https":
-                connection = connection.secured(self.context, self.host, self.verify, deadline)
+                connection = yield from connection.secured(self.context, self.host, self.verify, deadline)
         except BaseException as exc:
             if connection is not None:
                 connection.close()
@@ -223,10 +232,11 @@ class Wire:
         return connection
 
     def _open_tunnel(self, connection, deadline):
-        """CONNECT through the proxy, its reply read by http.client within the deadline; raise when it refused."""
-        connection.raw.deadline = deadline
-        connection.send(self._tunnel, deadline)
-        reply = _final_reply(connection, "CONNECT")
+        """Steps: CONNECT through the proxy, its reply read by http.client within the deadline; raise when it
+        refused."""
+        connection.inbox.received = 0
+        yield from connection.send_steps(self._tunnel, deadline)
+        reply = yield from _final_reply(connection, "CONNECT", deadline)
         if reply.status != 200:
             refused = OSError(
                 "the proxy refused the tunnel: %d %s" % (reply.status, reply.reason)
@@ -245,9 +255,13 @@ class Wire:
             self._idle.append(connection)
 
     def probe(self, path, timeout):
-        """GET ``path`` on a new connection, its body never read, the connection closed: raises as ``send``."""
+        """GET ``path`` on a new connection, its body never read, the connection closed: raises as ``send_steps``."""
         deadline = time.monotonic() + timeout
-        self._exchange(self._connect(deadline), "GET", path, None, deadline).close()
+        run(self._probe_steps(path, deadline)).close()
+
+    def _probe_steps(self, path, deadline):
+        connection = yield from self._connect_steps(deadline)
+        return (yield from self._exchange(connection, "GET", path, None, deadline))
 
     def close(self):
         self.closed = True
@@ -266,13 +280,10 @@ def _left(deadline):
     return left
 
 
-def _wait(sock, writing, deadline):
-    """Wait until ``sock`` can be read (or written: ``writing``), at most what is left until ``deadline``
-    (time.monotonic): socket.timeout once it has passed. One poll call (it answers at once when the socket is
-    ready), which waits without holding the interpreter; the socket itself never blocks (Connection)."""
-    poller = select.poll()
-    poller.register(sock, select.POLLOUT if writing else select.POLLIN)
-    if not poller.poll(math.ceil(_left(deadline) * 1000)):
+def _until(sock, writing, deadline):
+    """Steps: wait until ``sock`` can be read (or written: ``writing``), at most until ``deadline``
+    (time.monotonic): socket.timeout once it has passed. The socket itself never blocks (Connection)."""
+    if not (yield Ready(sock, writing, deadline)):
         raise socket.timeout("timed out")
 
 
@@ -283,40 +294,80 @@ def _ready(sock):
     return bool(poller.poll(0))
 
 
-def _final_reply(connection, method):
-    """The final reply's head, read by http.client: interim replies (102, 103) skipped, at most MAX_INTERIM of them
-    (http.client itself skips a 100 Continue); a reply this client will not frame raises Unframed."""
+def _open(host, port, deadline):
+    """Steps: a TCP connection to ``host``:``port``, as socket.create_connection makes one (each address in turn,
+    the first failure raised when none answers), its name resolved on a helper thread (an address at once) and each
+    connection made without blocking, all within ``deadline``."""
+    _left(deadline)
+    try:  # an address (127.0.0.1, ::1) is no name to resolve: at once
+        addresses = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        addresses = yield Blocking(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
+    first = None
+    for family, kind, proto, dummy, address in addresses:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            code = sock.connect_ex(address)
+            if code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY, errno.EINTR):
+                yield from _until(sock, True, deadline)
+                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if code:
+                raise OSError(code, os.strerror(code))  # (OSError makes the subclass of its code: refused, ...)
+            return sock
+        except BaseException as exc:
+            sock.close()
+            if not isinstance(exc, OSError) or isinstance(exc, socket.timeout):
+                raise
+            first = first or exc
+    raise first or OSError("getaddrinfo returns an empty list")
+
+
+def _final_reply(connection, method, deadline):
+    """Steps: the final reply's head, read by http.client once it has come whole: interim replies (102, 103)
+    skipped, at most MAX_INTERIM of them (http.client itself skips a 100 Continue); a reply this client will not
+    frame raises Unframed."""
+    inbox = connection.inbox
     for dummy in range(MAX_INTERIM + 1):
-        response = http.client.HTTPResponse(connection, method=method)
-        response.begin()
+        inbox.expect_head()
+        response = yield from connection.parsed(_begun, (connection, method), deadline, inbox.head_ready)
         if not 100 <= response.status < 200 or response.status == 101:
             check_framing(response)
             return response
     raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM)
 
 
+def _begun(connection, method):
+    response = http.client.HTTPResponse(connection, method=method)
+    response.begin()
+    return response
+
+
 class Connection:
-    """One kept-alive socket and its buffered reader, used by one request at a time. ``http.client.HTTPResponse``
-    reads each reply through the reader (``makefile``), which stays the connection's own, so that a byte sent past
-    a reply is seen (``idle``) rather than read as the next request's reply; each read from the socket is given only
-    the time left until the exchange's deadline (``raw.deadline``).
+    """One kept-alive socket and what has been received on it (``inbox``), used by one request at a time.
+    ``http.client.HTTPResponse`` reads each reply from the inbox (``makefile``), and only once the bytes it needs
+    have come (``parsed``), so that the same reading serves one exchange in its own thread (steps.run) and many in
+    one (steps.Loop); the inbox stays the connection's own, so that a byte sent past a reply is seen (``idle``)
+    rather than read as the next request's reply.
 
-    The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is a
-    poll given what is left of the deadline (``_wait``). A socket with a timeout would cost a poll before every send
-    and read and a mode switch for every timeout set, each a release of the interpreter lock that the client's other
-    threads contend for (measured: 7 such calls a request, now 4)."""
+    The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is
+    a steps.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would
+    cost a poll before every send and read and a mode switch for every timeout set."""
 
-    __slots__ = ("sock", "raw", "fp", "uses")
+    __slots__ = ("sock", "inbox", "uses", "tls", "_space", "_view")
 
     def __init__(self, sock):
         sock.setblocking(False)
-        self.sock, self.raw = sock, _Deadlined(sock)
-        self.fp = _Reader(self.raw, READ_BUFFER)
+        self.sock, self.inbox = sock, _Inbox()
+        self.tls = isinstance(sock, ssl.SSLSocket)
         self.uses = 0  # the requests sent on it
+        self._space = bytearray(READ_BUFFER)  # what one read from the socket takes at most
+        self._view = memoryview(self._space)
 
-    def send(self, data, deadline):
-        """Write ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually does),
-        else waiting (``_wait``) for room as often as needed, each wait given what is left of the deadline."""
+    def send_steps(self, data, deadline):
+        """Steps: write ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually
+        does), else waiting for room as often as needed, each wait given what is left of the deadline."""
         _left(deadline)  # the deadline passed already: nothing is written
         view, sock = memoryview(data), self.sock
         while view:
@@ -325,39 +376,80 @@ class Connection:
             except (BlockingIOError, ssl.SSLWantWriteError):
                 sent = 0
             except ssl.SSLWantReadError:  # (TLS: a renegotiation wants the peer's bytes first)
-                _wait(sock, False, deadline)
+                yield from _until(sock, False, deadline)
                 continue
             view = view[sent:]
             if view:
-                _wait(sock, True, deadline)
+                yield from _until(sock, True, deadline)
+
+    def receive_steps(self, deadline):
+        """Steps: the next bytes from the socket into the inbox (or its end, ``inbox.ended``), waiting for them at most
+        until ``deadline``. The first read of a reply waits before it reads (the reply takes a round trip to come);
+        later ones read first, and wait only when nothing has come."""
+        sock, inbox = self.sock, self.inbox
+        if not inbox.received and not (self.tls and sock.pending()):
+            yield from _until(sock, False, deadline)
+        while True:
+            try:
+                count = sock.recv_into(self._space)
+                break
+            except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError) as exc:
+                yield from _until(sock, isinstance(exc, ssl.SSLWantWriteError), deadline)
+        inbox.add(self._view[:count])
+
+    def parsed(self, read, args, deadline, gate=None):
+        """Steps: ``read(*args)`` (a reading by http.client of the inbox) once the bytes it needs have come: tried
+        when ``gate()`` says it may succeed (None: at once, then whenever more has come), and when the inbox ran
+        short (``NeedMore``) tried again from where it began, after more bytes came."""
+        inbox = self.inbox
+        while True:
+            if gate is None or gate():
+                mark = inbox.pos
+                try:
+                    return read(*args)
+                except NeedMore:
+                    inbox.pos = mark
+            yield from self.receive_steps(deadline)
 
     def makefile(self, mode, *args, **kwargs):
-        """The connection's reader, as http.client asks a socket for one."""
-        return self.fp
+        """The connection's inbox, as http.client asks a socket for its reader."""
+        return self.inbox
 
     def buffered(self):
-        """Whether the reader holds bytes not read yet (a reply's bytes are all read when it has been read whole)."""
-        self.raw.polling = True
-        try:
-            return bool(self.fp.peek(1))
-        except (OSError, ValueError):
-            return True
-        finally:
-            self.raw.polling = False
+        """Whether the inbox holds bytes not read yet (a reply's bytes are all read when it has been read whole)."""
+        return self.inbox.available() > 0
 
     def idle(self):
-        """True when nothing is waiting on the connection: no byte past the last reply, buffered or arrived since,
-        and the service has not closed it."""
-        return not self.buffered() and not self.raw.ended
+        """True when nothing is waiting on the connection: no byte past the last reply, received or arrived since
+        (one poll that does not wait), and the service has not closed it."""
+        inbox, sock = self.inbox, self.sock
+        if inbox.available() or inbox.ended:
+            return False
+        if not (self.tls and sock.pending()) and not _ready(sock):
+            return True
+        try:  # something came: bytes, or the end (or a TLS record without data: a session ticket, read here)
+            count = sock.recv_into(self._space)
+        except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            return True
+        except OSError:
+            return False
+        inbox.add(self._view[:count])
+        return False
 
     def secured(self, context, hostname, verify, deadline):
-        """This connection's socket wrapped in TLS (SNI ``hostname``): the handshake within the deadline, then the
-        certificate's name matched by urllib3 (no common-name fallback); a new Connection over it."""
+        """Steps: this connection's socket wrapped in TLS (SNI ``hostname``): the handshake within the deadline, then
+        the certificate's name matched by urllib3 (no common-name fallback); a new Connection over it."""
         tls = context.wrap_socket(self.sock, server_hostname=hostname, do_handshake_on_connect=False)
         try:
             tls.setblocking(False)
-            while not _handshaken(tls, deadline):  # each wait given what is left of the deadline
-                pass
+            while True:  # each wait given what is left of the deadline: a handshake that drips in ends at it
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    yield from _until(tls, False, deadline)
+                except ssl.SSLWantWriteError:
+                    yield from _until(tls, True, deadline)
             if verify is not False:
                 check_name(tls.getpeercert(), hostname)
         except BaseException:
@@ -366,85 +458,99 @@ class Connection:
         return Connection(tls)
 
     def close(self):
-        self.fp.shut()
         try:
             self.sock.close()
         except OSError:
             pass
 
 
-def _handshaken(tls, deadline):
-    """One step of a non-blocking TLS handshake: True once done, else False after waiting (at most until
-    ``deadline``) for the socket to be ready for the next step; a handshake that drips in ends at the deadline."""
-    try:
-        tls.do_handshake()
-        return True
-    except ssl.SSLWantReadError:
-        ready = select.select([tls], [], [], _left(deadline))[0]
-    except ssl.SSLWantWriteError:
-        ready = select.select([], [tls], [], _left(deadline))[1]
-    if not ready:
-        raise socket.timeout("timed out")
-    return False
+class NeedMore(Exception):
+    """http.client asked the inbox for bytes that have not come yet: the reading is tried again once they have."""
 
 
-class _Reader(io.BufferedReader):
-    """The connection's buffered reader. http.client closes its reader once a reply is read whole: here that keeps
-    the reader (and what it holds past the reply) for the connection; ``shut`` closes it."""
+class _Inbox:
+    """The bytes received on a connection and not read yet: the file http.client reads a reply from. A read that
+    would need bytes not come yet raises NeedMore (nothing is consumed that the caller does not rewind: ``pos``),
+    unless the connection has ended (``ended``), where it returns what there is, as a file at its end does, and
+    http.client says that the reply was cut short. ``received``: the bytes received since the last request was
+    sent. http.client closing its reader once a reply is read whole leaves the inbox to the connection."""
+
+    __slots__ = ("data", "pos", "ended", "received", "_scan", "_try_at")
+
+    def __init__(self):
+        self.data, self.pos, self.ended, self.received = b"", 0, False, 0
+        self._scan, self._try_at = 0, HEAD_TRY
+
+    def expect_head(self):
+        """A reply's head is read next (``head_ready``)."""
+        self._scan, self._try_at = self.pos, self.pos + HEAD_TRY
+
+    def add(self, chunk):
+        """Bytes received (``chunk``, a memoryview of them; empty: the connection's end)."""
+        if not chunk:
+            self.ended = True
+            return
+        self.received += len(chunk)
+        pos = self.pos
+        self.data = bytes(chunk) if pos == len(self.data) else self.data[pos:] + chunk  # (what was read goes)
+        self._scan, self._try_at, self.pos = self._scan - pos, self._try_at - pos, 0
+
+    def available(self):
+        return len(self.data) - self.pos
+
+    def head_ready(self):
+        """Whether a reply's head may have come whole: an empty line has come after it (the end of a head, as
+        http.client reads lines), or the connection ended, or enough bytes came that http.client will say the
+        head is too long (each try of that waits for twice the bytes of the last)."""
+        data, start = self.data, max(self._scan, self.pos)
+        if self.ended:
+            return True
+        found = [at for at in (data.find(b"\n\r\n", start), data.find(b"\n\n", start)) if at >= 0]
+        if found:
+            self._scan = min(found) + 1  # a try that ran short looks past this one next time
+            return True
+        self._scan = max(start, len(data) - 2)
+        if len(data) >= self._try_at:
+            self._try_at = self.pos + 2 * self.available()
+            return True
+        return False
+
+    def read(self, size=-1):
+        pos, data = self.pos, self.data
+        if size is None or size < 0:
+            if not self.ended:
+                raise NeedMore()
+            size = len(data) - pos
+        elif len(data) - pos < size and not self.ended:
+            raise NeedMore()
+        self.pos = end = min(pos + size, len(data))
+        return data[pos:end]
+
+    def read1(self, size=-1):
+        pos, data = self.pos, self.data
+        if pos == len(data):
+            if not self.ended and size != 0:
+                raise NeedMore()
+            return b""
+        self.pos = end = len(data) if size is None or size < 0 else min(pos + size, len(data))
+        return data[pos:end]
+
+    def readline(self, limit=-1):
+        pos, data = self.pos, self.data
+        stop = len(data) if limit is None or limit < 0 else min(pos + limit, len(data))
+        end = data.find(b"\n", pos, stop) + 1
+        if not end:
+            if (limit is None or limit < 0 or stop < pos + limit) and not self.ended:
+                raise NeedMore()  # no end of line yet, nor the limit's bytes
+            end = stop
+        self.pos = end
+        return data[pos:end]
 
     def close(self):
         pass
 
     def flush(self):  # (http.client's reply flushes its reader as it is collected, the connection long closed)
         pass
-
-    def shut(self):
-        try:
-            super(_Reader, self).close()
-        except (OSError, ValueError):
-            pass
-
-
-class _Deadlined(io.RawIOBase):
-    """A read of a socket that never blocks, against a deadline (time.monotonic): a read waits (``_wait``) at most
-    what is left of it. The first read after a request was sent waits before it reads (the reply takes a round trip
-    to come); later ones read first, and wait only when nothing has come. ``polling``: a read that takes only what
-    has already arrived (None when nothing has); ``ended``: the service closed the connection; ``received``: the
-    bytes read since the last request was sent."""
-
-    def __init__(self, sock):
-        super(_Deadlined, self).__init__()
-        self.sock, self.deadline = sock, 0.0
-        self.polling, self.ended, self.received = False, False, 0
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        sock, polling = self.sock, self.polling
-        if not getattr(sock, "pending", lambda: 0)():  # (bytes a TLS socket holds decrypted are read at once)
-            if polling:
-                if not _ready(sock):
-                    return None
-            elif not self.received:  # nothing of the reply yet: it comes a round trip after the request
-                _wait(sock, False, self.deadline)
-        while True:
-            try:
-                count = sock.recv_into(buffer)
-                break
-            except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError) as exc:
-                if polling:
-                    return None
-                _wait(sock, isinstance(exc, ssl.SSLWantWriteError), self.deadline)
-            except OSError:
-                if not polling:
-                    raise
-                self.ended = True
-                return 0
-        if not count:
-            self.ended = True
-        self.received += count
-        return count
 
 
 class _CookiePolicy(http.cookiejar.DefaultCookiePolicy):

@@ -50,74 +50,93 @@ class TooLarge(Exception):
 class Answer:
     """A reply whose head ``http.client`` has read: ``status_code``, ``headers`` (case-insensitive; a field that came
     more than once joined with ", ", as urllib3 joins it), ``url``, ``encoding`` (the charset of its Content-Type,
-    as requests reads it), ``set_cookies`` (each Set-Cookie field). Its body is read once, with ``chunks``;
+    as requests reads it), ``set_cookies`` (each Set-Cookie field). Its body is read once, with ``read_steps``;
     ``close`` drops the connection. ``keep``: whether the connection may carry another request once the body has
     been read whole (and nothing else is waiting on it: connections.Connection.idle)."""
 
-    __slots__ = ("status_code", "headers", "url", "encoding", "set_cookies", "_wire", "_connection", "_response")
+    __slots__ = (
+        "status_code",
+        "headers",
+        "url",
+        "encoding",
+        "set_cookies",
+        "_wire",
+        "_connection",
+        "_response",
+        "_decoder",
+        "_size",
+        "_wire_size",
+    )
 
     def __init__(self, wire, connection, response, url):
         self._wire, self._connection, self._response, self.url = wire, connection, response, url
+        self._decoder, self._size, self._wire_size = None, 0, 0  # (read_steps)
         self.status_code = response.status
-        joined = {}
+        joined, cookies = {}, []
         for name, value in response.msg.items():
             key = name.lower()
             if key in joined:
                 joined[key] = (joined[key][0], joined[key][1] + ", " + value)
             else:
                 joined[key] = (name, value)
+            if key == "set-cookie":
+                cookies.append(value)
         self.headers = CaseInsensitiveDict(joined.values())
-        self.set_cookies = response.msg.get_all("Set-Cookie") or []
+        self.set_cookies = cookies
         self.encoding = get_encoding_from_headers(self.headers)
 
     def info(self):
         """The header fields as http.cookiejar reads a reply's."""
         return self._response.msg
 
-    def chunks(self, deadline, budget):
-        """The body as it arrives, framed by http.client and decoded (gzip, deflate), each read from the socket given
-        only the time left until ``deadline`` (a ReadTimeout once it has passed). Neither the bytes on the wire nor
-        a decoded chunk pass ``budget`` + 1: a body whose compressed bytes pass it raises TooLarge, and a compressed
-        body that would decode past it is never held whole. A compressed body must end as its format says (a gzip
-        stream cut before its trailer is a failure). The connection goes back to the idle ones once the body has
-        come whole on a connection that may carry another request (``reusable``), and is closed otherwise."""
-        decoder = _decoder(self.headers.get("Content-Encoding"))
+    def read_steps(self, deadline, budget):
+        """Steps (steps.py) that return the body's next piece as it arrives, framed by http.client and decoded (gzip,
+        deflate), or None once it has come whole: each read from the socket given only the time left until
+        ``deadline`` (a ReadTimeout once it has passed). Neither the bytes on the wire nor a decoded piece pass
+        ``budget`` + 1: a body whose compressed bytes pass it raises TooLarge, and a compressed body that would
+        decode past it is never held whole (the piece that passes it is the last: the rest stays unread). A
+        compressed body must end as its format says (a gzip stream cut before its trailer is a failure). The
+        connection goes back to the idle ones once the body has come whole on a connection that may carry another
+        request (``reusable``), and is closed otherwise."""
+        if self._connection is None:
+            return None
         response, connection = self._response, self._connection
-        connection.raw.deadline, size, wire_size = deadline, 0, 0
+        if self._decoder is None:
+            self._decoder = _decoder(self.headers.get("Content-Encoding")) or False
+        decoder = self._decoder
         try:
             while True:
-                data = response.read1(READ_CHUNK)
+                data = yield from connection.parsed(_read1, (response,), deadline)
                 if not data:
                     if response.length:  # http.client's read1 ends a body cut short without a word
                         raise http.client.IncompleteRead(b"", response.length)
-                    break
-                wire_size += len(data)
-                if wire_size > budget + 1:
+                    tail = decoder.finish() if decoder else b""
+                    self._finish()
+                    return tail or None
+                self._wire_size += len(data)
+                if self._wire_size > budget + 1:
                     raise TooLarge()
-                if decoder is not None:
-                    data = decoder.decompress(data, max(budget - size, 0) + 1)
-                    size += len(data)
-                    if size > budget:
-                        yield data
+                if decoder:
+                    data = decoder.decompress(data, max(budget - self._size, 0) + 1)
+                    self._size += len(data)
+                    if self._size > budget:
                         self.close()  # the caller stops reading here: the rest of the body stays unread
-                        return
+                        return data
                 if data:
-                    yield data
-            if decoder is not None:
-                tail = decoder.finish()
-                if tail:
-                    yield tail
-        except GeneratorExit:
-            self.close()
-            raise
+                    return data
         except TooLarge:
             self.close()
             raise
         except (OSError, http.client.HTTPException, zlib.error, ValueError) as exc:
             self.close()
             raise failure(exc, self._wire.host, sent=True, replied=True, reused=connection.uses > 1) from None
+        except BaseException:  # GeneratorExit (the caller stopped), KeyboardInterrupt
+            self.close()
+            raise
+
+    def _finish(self):
         if self.reusable():
-            self._wire.kept(connection)
+            self._wire.kept(self._connection)
             self._connection = None
         else:
             self.close()
@@ -139,6 +158,18 @@ class Answer:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def _read1(response):
+    """One read of the body by http.client (``read1``): what the connection's inbox holds, at most READ_CHUNK. When
+    the inbox runs short (connections.NeedMore), the reply's framing state is as before the read, which is tried
+    again once more bytes have come."""
+    saved = response.chunk_left, response.length
+    try:
+        return response.read1(READ_CHUNK)
+    except Exception:
+        response.chunk_left, response.length = saved
+        raise
 
 
 def check_framing(response):

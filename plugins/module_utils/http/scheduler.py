@@ -7,7 +7,9 @@ out by all of a client's senders together.
 ``ordered_map(function, items, workers)`` runs ``function`` on ``workers`` threads: a thread takes the next item as
 soon as it finished its last one, whatever the others are doing, and the results are yielded in the items' order
 (a slow item holds back only the yielding, never the other threads, up to ``WINDOW_PER_WORKER`` items a thread
-ahead of the consumer, which keeps memory flat).
+ahead of the consumer, which keeps memory flat). ``ordered_steps`` does the same for a function that returns steps
+(steps.py: an exchange written as a generator, NacClient.fire_intent_steps), ``workers`` of them in flight on one
+thread's event loop (steps.Loop): the whole-network status batch, whose requests would otherwise cost a thread each.
 
 ``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (every
 ``429`` and ``503``: retry_policy.refusal) pauses every sender of the client until the time it names (one shared pause),
@@ -35,6 +37,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     quota,
     refusal,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Loop, Sleep, run
 
 RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last Throttle.WINDOW seconds count)
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
@@ -113,6 +116,10 @@ class Throttle:
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
+        run(self.enter_steps())
+
+    def enter_steps(self):
+        """``enter`` as steps (steps.py): each wait a steps.Sleep (under the loop, a timer), never holding the lock."""
         if self._calm:
             if self._first_sent is None:
                 self._first_sent = self._clock()
@@ -136,7 +143,7 @@ class Throttle:
                     wait = min(start - now, self.SLICE)  # a new pace meanwhile re-spaces the requests waiting
                 else:
                     wait = until - now
-            self._sleep(wait)
+            yield Sleep(wait, self._sleep)
             slept_to, mark = until, now + wait
 
     def _paced(self, now):
@@ -153,13 +160,15 @@ class Throttle:
         self._next_start = start + self.gap
         return start
 
-    def send(self, send, *args):
-        """``send(*args)`` once the gate lets it through: (what it returned, the clock when it was sent). A send
-        that raises leaves the gate here; a reply is told to ``answered``."""
-        self.enter()
+    def send_steps(self, send, *args):
+        """Steps (steps.py): ``send(*args)`` (steps) once the gate lets it through: (what it returned, the clock when
+        it was sent). Until the first refusal the gate holds nothing back and is passed at once; after it, each wait
+        at the gate is a steps.Sleep (under the loop, a timer: the other requests go on). A send that raises leaves
+        the gate here; a reply is told to ``answered``."""
+        yield from self.enter_steps()
         started = self._clock()
         try:
-            return send(*args), started
+            return (yield from send(*args)), started
         except BaseException:
             self.leave()
             raise
@@ -308,6 +317,74 @@ def ordered_map(function, items, workers):
     raises, no new item is started and the exception propagates; when the consumer stops early, the threads end
     after their current item."""
     return _OrderedMap(function, iter(items), workers).results()
+
+
+def ordered_steps(function, items, workers):
+    """``ordered_map`` for a ``function`` that returns steps (steps.py, as NacClient.fire_intent_steps does): up to
+    ``workers`` of them at once, all in the caller's thread on one steps.Loop (its sockets watched by one selector;
+    a wait that blocks, such as a rate limit's pause, on a helper thread), driven by completions, yielding in the
+    items' order with the same window ahead of the consumer. When one raises, no new item is started, the others
+    are closed (their connections with them) and the exception propagates; so when the consumer stops early."""
+    return _OrderedSteps(function, iter(items), workers).results()
+
+
+class _OrderedSteps:
+    def __init__(self, function, items, workers):
+        self.function, self.items, self.workers = function, items, max(1, workers)
+        self.ahead = WINDOW_PER_WORKER * self.workers
+        self.done = {}
+        self.taken = self.yielded = self.running = 0
+        self.over = False
+        self.failure = None
+        self.loop = None
+
+    def _start(self):
+        """Start items while fewer than ``workers`` run and the window ahead of the consumer has room."""
+        while not self.over and self.running < self.workers and self.taken - self.yielded < self.ahead:
+            try:
+                item = next(self.items)
+            except StopIteration:
+                self.over = True
+                return
+            index = self.taken
+            self.taken += 1
+            self.running += 1
+            try:
+                steps = self.function(item)
+            except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
+                self._finished(index, None, exc)
+                return
+            self.loop.start(steps, lambda result, error, index=index: self._finished(index, result, error))
+
+    def _finished(self, index, result, error):
+        self.running -= 1
+        if error is not None:
+            if self.failure is None:
+                self.failure = error
+            self.over = True
+            return
+        self.done[index] = result
+        self._start()  # at once: the connection just given back carries the next request, in this same turn
+
+    def results(self):
+        self.loop = Loop(self.workers)
+        try:
+            self._start()
+            while True:
+                if self.failure is not None:
+                    raise self.failure
+                if self.yielded in self.done:
+                    result = self.done.pop(self.yielded)
+                    self.yielded += 1
+                    self._start()
+                    yield result
+                elif self.running:
+                    self.loop.turn()
+                else:
+                    return
+        finally:
+            self.over = True
+            self.loop.close()
 
 
 class _OrderedMap:

@@ -65,6 +65,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     unreachable,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import RECOVERED, Outage, Unreachable
 
 MIB = 1024 * 1024
@@ -148,11 +149,15 @@ class Transport:
         return self._succeeded.is_set()
 
     def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
-        """Send one request, retried as the policy says; return the last reply read (a reply.Reply, whatever its
-        status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply is decoded (as it
-        arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when the reply may
-        be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that is less
-        than max_reply_mb.
+        """``exchange_steps`` driven in this thread (steps.run): the last reply read."""
+        return run(self.exchange_steps(method, path, body, write, decoder, limit))
+
+    def exchange_steps(self, method, path, body=None, write=False, decoder=None, limit=None):
+        """Steps (steps.py): send one request, retried as the policy says; return the last reply read (a
+        reply.Reply, whatever its status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply
+        is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why)
+        when the reply may be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb),
+        where that is less than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
@@ -169,9 +174,11 @@ class Transport:
         while True:
             delay = None
             last = attempt >= self.max_retries
-            sent_at = self._waited(self._outage.before_send, method, path, sent=False)
+            sent_at = yield from self._waited(self._outage.before_send_steps, method, path, False)
             try:
-                reply, started = self.throttle.send(self._send, method, path, body, decoder, limit, fresh)
+                reply, started = yield from self.throttle.send_steps(
+                    self._send_steps, method, path, body, decoder, limit, fresh
+                )
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
                 if broke_unanswered(exc):  # its next attempt goes out on a new connection (the idle ones may be
@@ -180,7 +187,7 @@ class Transport:
                         self._fresh_writes = error.stale = True  # looked up at once (apply)
                 if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None
-                waited = self._wait_out(exc, error, sent_at, method, path)
+                waited = yield from self._wait_out(exc, error, sent_at, method, path)
                 if waited == RECOVERED or (waited and not error.outcome_unknown):
                     continue  # the service answers again: send it (again) at once, the retries untouched
                 if last:
@@ -199,7 +206,7 @@ class Transport:
                     return reply
                 delay = retry_after(reply.headers.get("Retry-After"))
             attempt += 1
-            self._sleep(delay if delay is not None else backoff(attempt))
+            yield Sleep(delay if delay is not None else backoff(attempt), self._sleep)
 
     def limit_waiting(self, seconds, why):
         """A context in which waiting for an unreachable service ends once nothing has answered for
@@ -207,18 +214,22 @@ class Transport:
         return self._outage.limit_waiting(seconds, why)
 
     def _wait_out(self, exc, error, sent_at, method, path):
-        """After a failed attempt: when it shows the service unreachable, wait for the service (unreachable.py).
+        """Steps: after a failed attempt, when it shows the service unreachable, wait for the service (unreachable.py).
         None when there is nothing to wait out, else what the wait ended with (unreachable.UP or RECOVERED)."""
         reason = unreachable(exc)
         if reason is None:
             return None
-        return self._waited(self._outage.after_failure, method, path, error.outcome_unknown, reason, sent_at)
+        return (
+            yield from self._waited(
+                self._outage.after_failure_steps, method, path, error.outcome_unknown, reason, sent_at
+            )
+        )
 
     def _waited(self, wait, method, path, sent, *args):
-        """``wait(*args)``, an Unreachable turned into the NacConnectionError of ``method path`` (``sent``: the
-        attempt was sent and failed, else it never was)."""
+        """Steps: ``wait(*args)`` (steps), an Unreachable turned into the NacConnectionError of ``method path``
+        (``sent``: the attempt was sent and failed, else it never was)."""
         try:
-            return wait(*args)
+            return (yield from wait(*args))
         except Unreachable as gone:
             seconds = ("%.0f" if gone.seconds >= 10 else "%.1f") % gone.seconds
             text = "The NAC API at %s could not be reached for %s s (%s): %s %s %s, as %s. See %s." % (
@@ -245,12 +256,12 @@ class Transport:
             return unreachable(exc) or "the connection broke off"
         return None
 
-    def _send(self, method, path, body, decoder=None, list_limit=None, fresh=False):
-        """One exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the reply read
-        as it arrives, each read given only what is left of the deadline, so that a reply that drips in slowly ends as
-        a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not followed (a
-        POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or, for a
-        list that ``decoder`` read as it arrived, its items.
+    def _send_steps(self, method, path, body, decoder=None, list_limit=None, fresh=False):
+        """Steps: one exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the
+        reply read as it arrives, each read given only what is left of the deadline, so that a reply that drips in
+        slowly ends as a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not
+        followed (a POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read,
+        or, for a list that ``decoder`` read as it arrived, its items.
 
         A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
         at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried).
@@ -259,7 +270,7 @@ class Transport:
         limit, why = self.max_reply_mb * MIB, None
         if list_limit is not None and list_limit[0] < limit:
             limit, why = list_limit
-        answer = self.wire.send(method, path, body, deadline, fresh=fresh)
+        answer = yield from self.wire.send_steps(method, path, body, deadline, fresh=fresh)
         announced = (answer.headers.get("Content-Length") or "").strip()
         if announced.isdigit() and announced.isascii() and int(announced) > limit:
             answer.close()
@@ -269,7 +280,10 @@ class Transport:
         streamed = decoder.reader(answer) if decoder is not None and method == "GET" else None
         size = 0
         try:
-            for chunk in answer.chunks(deadline, limit):
+            while True:
+                chunk = yield from answer.read_steps(deadline, limit)
+                if chunk is None:
+                    break
                 size += len(chunk)
                 if size > limit:
                     answer.close()

@@ -2,7 +2,8 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Riding out a service that cannot be reached at all (no Ansible imports; I/O only through the callables
-given): one ``Outage`` per client, shared by its threads.
+given): one ``Outage`` per client, shared by its threads (and by its event loop's requests: each wait is a
+steps.Blocking, on a helper thread of its own).
 
 A restart of the service refuses every connection for a while; a hung one answers nothing. Each request
 alone would spend its own retries on that and fail. Instead, the first request that finds the service
@@ -31,6 +32,8 @@ import contextlib
 import random
 import threading
 import time
+
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking
 
 DOWN, GAVE_UP = "down", "gave up"
 UP, RECOVERED = "up", "recovered"  # what a wait ended with: answered at the first probe, or after an outage
@@ -116,6 +119,17 @@ class Outage:
         else:
             self._lead(episode)
         return self._clock()
+
+    def before_send_steps(self):
+        """``before_send`` as steps (steps.py): with no outage under way, the clock at once; else the wait is a
+        steps.Blocking (under the loop, a helper thread of its own, a waiter as a thread is today)."""
+        if self._episode is None:
+            return self._clock()
+        return (yield Blocking(self.before_send))
+
+    def after_failure_steps(self, reason, sent_at):
+        """``after_failure`` as steps (steps.py): a steps.Blocking."""
+        return (yield Blocking(self.after_failure, reason, sent_at))
 
     def after_failure(self, reason, sent_at):
         """An attempt sent at ``sent_at`` found the service unreachable (``reason``). Returns None when this is

@@ -37,6 +37,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text i
     server_reason,
     shown,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import (
     HAS_REQUESTS,
     MIB,
@@ -96,12 +97,16 @@ class NacClient(Transport):
         return self.throttle.refusals
 
     def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
-        """Send one request (transport.Transport.exchange, retried as the policy says; ``limit`` as it takes it)
-        and return its JSON (None for an empty body; a JSON array as a pagination.Page, which keeps the reply's
-        headers, address and size for the next page). A reply that is not a success is raised as the NacError
-        ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for the message
-        of a refusal."""
-        reply = self.exchange(method, path, body=body, write=write, decoder=decoder, limit=limit)
+        """``request_steps`` driven in this thread (steps.run)."""
+        return run(self.request_steps(method, path, body, write, decoder, needs, limit))
+
+    def request_steps(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
+        """Steps (http/steps.py): send one request (transport.Transport.exchange_steps, retried as the policy says;
+        ``limit`` as it takes it) and return its JSON (None for an empty body; a JSON array as a pagination.Page,
+        which keeps the reply's headers, address and size for the next page). A reply that is not a success is raised
+        as the NacError ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for
+        the message of a refusal."""
+        reply = yield from self.exchange_steps(method, path, body=body, write=write, decoder=decoder, limit=limit)
         if reply.status_code >= 300:
             error = self.http_error(method, path, reply, write=write, attempts=reply.attempts, needs=needs)
             error.refused = reply.refused
@@ -140,10 +145,14 @@ class NacClient(Transport):
 
     def fire_intent(self, target_id, tag=DOT1X_INTENT):
         """POST /api/intent/<tag>/fire with ``additionalPayload`` {json: true}: a read, retried."""
+        return run(self.fire_intent_steps(target_id, tag))
+
+    def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
+        """``fire_intent`` as steps (http/steps.py): many of them run at once by scheduler.ordered_steps."""
         path = "/api/intent/%s/fire" % tag
         needs = INTENT_ACCESS_NEEDED % (tag, INTENT_NAMES[tag]) if tag in INTENT_NAMES else None
         body = {"targetId": target_id, "additionalPayload": {"json": True}}
-        reply = self.request("POST", path, body=body, needs=needs)
+        reply = yield from self.request_steps("POST", path, body=body, needs=needs)
         if not isinstance(reply, dict):
             raise self._shape_error(
                 "POST", path, "expected a JSON object for target %s, got %s" % (target_id, json_type(reply))

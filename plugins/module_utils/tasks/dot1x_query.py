@@ -15,7 +15,6 @@ __metaclass__ = type
 
 import collections
 import itertools
-import threading
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacConfigError, NacError
@@ -26,7 +25,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
     check_number,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import DOT1X_INTENT, DOT1X_INTENT_NAMES
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     by_hostname,
@@ -292,10 +291,9 @@ def query(client, targets, concurrency, refused=None, progress=None):
     """
     refused = [] if refused is None else refused
     progress = progress or Progress()
-    lock = threading.Lock()
 
-    def one(target):
-        entry = answer(target)
+    def one(target):  # steps (http/steps.py): the queries run on one event loop (scheduler.ordered_steps)
+        entry = yield from answer(target)
         progress.step(failed="error" in entry)
         return entry
 
@@ -303,15 +301,15 @@ def query(client, targets, concurrency, refused=None, progress=None):
         if refused:
             return error_entry(target, NOT_QUERIED)
         try:
-            return shape(target, client.fire_intent(target.id, DOT1X_INTENT), getattr(client, "secrets", ()))
+            reply = yield from client.fire_intent_steps(target.id, DOT1X_INTENT)
+            return shape(target, reply, getattr(client, "secrets", ()))
         except NacAuthError as error:
-            with lock:
-                refused.append(error)
+            refused.append(error)
             return error_entry(target, error.message)
         except NacError as failure:
             return error_entry(target, failure.message)
 
-    return ordered_map(one, targets, concurrency)
+    return ordered_steps(one, targets, concurrency)
 
 
 def query_all(client, targets, concurrency, progress=None):

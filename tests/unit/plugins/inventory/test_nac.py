@@ -389,14 +389,14 @@ def test_credentials_refused_while_querying_fail_the_inventory(emulator, tmp_pat
     """A 403 on one status query is the same for every device: no half inventory with error groups."""
     from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacAuthError, NacClient
 
-    fire = NacClient.fire_intent
+    fire = NacClient.fire_intent_steps  # (the status batch's queries, steps on one event loop)
 
     def refuse_the_third(client, target_id, *args, **kwargs):
         if target_id == 3:
             raise NacAuthError("Access refused (HTTP 403) to POST /api/intent/dot1x_status/fire: the account needs ...")
-        return fire(client, target_id, *args, **kwargs)
+        return (yield from fire(client, target_id, *args, **kwargs))
 
-    monkeypatch.setattr(NacClient, "fire_intent", refuse_the_third)
+    monkeypatch.setattr(NacClient, "fire_intent_steps", refuse_the_third)
     with pytest.raises(AnsibleParserError, match=r"Access refused \(HTTP 403\)"):
         parse(source(tmp_path, api_url=emulator.url, api_key=ADMIN_KEY, dot1x_status="true", concurrency=1))
     assert emulator.request_counts()[FIRE] == 2  # devices 1 and 2 were answered, nothing after the refusal

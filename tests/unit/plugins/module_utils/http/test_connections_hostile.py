@@ -202,8 +202,8 @@ def test_a_read_that_broke_unanswered_on_a_kept_alive_connection_goes_again_on_a
     (other idle connections may be closing too), and it is answered there."""
     server = scripted(lambda method, number: None if number == 2 else reply(LIST))
     client = client_of(server.url, unreachable_timeout=0)
-    fresh, send = [], client.wire.send
-    client.wire.send = lambda *args, **kwargs: fresh.append(kwargs.get("fresh", False)) or send(*args, **kwargs)
+    fresh, send = [], client.wire.send_steps  # (what the transport drives: steps.py)
+    client.wire.send_steps = lambda *args, **kwargs: fresh.append(kwargs.get("fresh", False)) or send(*args, **kwargs)
     listed = [dict(id=1, hostname="cam-01")]
     assert client.request("GET", "/api/device") == client.request("GET", "/api/device") == listed
     assert fresh == [False, False, True] and server.count("GET") == 3

@@ -551,16 +551,16 @@ def test_every_worker_observes_the_pause_a_refusal_names(limited, monkeypatch):
     """4 workers firing against a bucket of 4: after a 429 (Retry-After 1) no worker sends anything for 1 s (before:
     each refused worker slept on its own while the others kept sending and being refused)."""
     sends, lock = [], threading.Lock()
-    real_send = NacClient._send
+    real_send = NacClient._send_steps
 
     def send(self, *args, **kwargs):
         started = time.monotonic()
-        reply = real_send(self, *args, **kwargs)
+        reply = yield from real_send(self, *args, **kwargs)
         with lock:
             sends.append((started, time.monotonic(), reply.status_code))
         return reply
 
-    monkeypatch.setattr(NacClient, "_send", send)
+    monkeypatch.setattr(NacClient, "_send_steps", send)
     limited.rate_limit(rate=2.0, burst=4, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
     try:

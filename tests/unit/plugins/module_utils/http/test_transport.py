@@ -23,7 +23,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http import connections
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, steps
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConfigError,
@@ -429,10 +429,10 @@ def server(local_http):
 
 @pytest.fixture
 def deadline_waits(monkeypatch):
-    """The waits of this thread for a connection's socket (connections._wait): what was left of the deadline for
-    each (below TIMEOUT), and whether it waited to write (True) or to read."""
+    """The waits of this thread for a connection's socket (steps._wait, steps.run's): what was left of the deadline
+    for each (below TIMEOUT), and whether it waited to write (True) or to read."""
     calls = []
-    original = connections._wait
+    original = steps._wait
     me = threading.current_thread()
 
     def recorded(sock, writing, deadline):
@@ -440,7 +440,7 @@ def deadline_waits(monkeypatch):
             calls.append((deadline - time.monotonic(), writing))
         return original(sock, writing, deadline)
 
-    monkeypatch.setattr(connections, "_wait", recorded)
+    monkeypatch.setattr(steps, "_wait", recorded)
     return calls
 
 
@@ -510,6 +510,8 @@ def test_a_reply_without_a_body_costs_no_read_after_its_head(server, deadline_wa
 def test_a_reply_of_many_reads_is_read_whole_each_read_within_the_deadline(server, deadline_waits, socket_reads):
     client = NacClient(server, api_key=KEY, timeout=TIMEOUT, max_retries=0)
     expected = ["x%d" % n for n in range(100000)]
+    assert client.request("GET", "/api/small") == [{"tag": "dot1x_status"}]  # the connection opened
+    del deadline_waits[:], socket_reads[:]
     assert client.request("GET", "/api/large") == expected
     assert len(socket_reads) > 2  # the head, then more than one read of the body
     # the head waited for, then a wait wherever nothing had come yet: each given only what is left
