@@ -15,11 +15,11 @@ Against the emulator in a process of its own (bench_compare.EmulatorProcess, its
    bucket; a fixed window; DRF's throttle; 429 without Retry-After; a 503 storm with reset connections; a penalty
    box; a server closing kept-alive connections just after each reply): per shape, the status of its devices and a
    bulk creation of as many new ones (``--rate-kinds``: both by default) at each ``--rate-concurrency``, against
-   the emulator's limiter
-   (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate) and against a reference
-   client that paces at the true rate, the refusals the emulator sent, the devices in error, and duplicates
-   (hostnames listed twice; the emulator allows them here, so that a creation sent twice would show). Each case
-   runs in a child process, killed after ``--timeout-factor`` times its ideal (at least ``--case-timeout``).
+   the emulator's limiter (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate)
+   and against a reference client that paces at the true rate, the refusals the emulator sent, the devices in
+   error, and duplicates (hostnames listed twice; the emulator allows them here, so that a creation sent twice
+   would show). Each case runs in a child process, killed after ``--timeout-factor`` times its ideal (at least
+   ``--case-timeout``).
 3. bulk: the creation of ``--bulk`` devices at ``--bulk-concurrency`` by aiohttp and by module_utils
    (ensure_devices.ensure_devices), on a reset emulator each time: wall, requests.
 
