@@ -30,7 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     quota,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
@@ -190,20 +190,19 @@ def sent_through_the_gate(throttle, clock, outcome):
     (the connection never made)."""
 
     def send():
-        clock.now += 0.003
+        yield Sleep(0.003, clock.sleep)
         if outcome == "answered":
             return Reply(200, {})
         exc = requests.exceptions.ConnectionError("connection reset by peer")
         exc.nac_sent, exc.nac_replied = outcome != "unsent", False
         raise exc
-        yield  # a generator, as every send's steps are
 
     try:
-        reply, started = run(throttle.send_steps(send))
+        answer = run(throttle.send_steps(send))
     except requests.exceptions.ConnectionError:
         return None
-    assert throttle.answered(reply, started, []) is False
-    return started
+    assert throttle.answered(answer[0], answer[1], []) is False
+    return answer[1]
 
 
 def test_a_request_reset_after_it_was_written_counts_as_admitted_one_never_sent_does_not():
