@@ -14,11 +14,12 @@ Against the emulator in a process of its own (bench_compare.EmulatorProcess, its
 2. rate limits of every shape (SHAPES: nginx ``limit_req`` without and with burst, answering 429 or 503; a token
    bucket; a fixed window; DRF's throttle; 429 without Retry-After; a 503 storm with reset connections; a penalty
    box; a server closing kept-alive connections just after each reply): per shape, the status of its devices and a
-   bulk creation of as many new ones at each ``--rate-concurrency``, against the emulator's limiter
-   (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate) and against a reference
-   client that paces at the true rate, the refusals the emulator sent, the devices in error, and duplicates
-   (hostnames listed twice; the emulator allows them here, so that a creation sent twice would show). Each case
-   runs in a child process, killed after ``--timeout-factor`` times its ideal (at least ``--case-timeout``).
+   bulk creation of as many new ones (``--rate-kinds``: both by default) at each ``--rate-concurrency``, against
+   the emulator's limiter (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate)
+   and against a reference client that paces at the true rate, the refusals the emulator sent, the devices in
+   error, and duplicates (hostnames listed twice; the emulator allows them here, so that a creation sent twice
+   would show). Each case runs in a child process, killed after ``--timeout-factor`` times its ideal (at least
+   ``--case-timeout``).
 3. bulk: the creation of ``--bulk`` devices at ``--bulk-concurrency`` by aiohttp and by module_utils
    (ensure_devices.ensure_devices), on a reset emulator each time: wall, requests.
 
@@ -416,7 +417,7 @@ def rate_table(args):
         emulator_config["allow_duplicate_hostnames"] = True  # a creation sent twice shows as a duplicate
         print("  %s: %s; %d devices" % (shape.name, shape.text, count))
         with EmulatorProcess(emulator_config, args.rate_latency) as emulator:
-            for kind in ("status", "bulk"):
+            for kind in args.rate_kinds:
                 ideal = count / shape.rate if shape.rate else None
                 timeout = max(args.case_timeout, args.timeout_factor * (ideal or 10.0))
                 paced, refused, sent, dupl = case(
@@ -536,6 +537,9 @@ def main():
     parser.add_argument("--scale", type=float, default=1.0, help="the devices of every shape's cases, times this")
     parser.add_argument("--rate-latency", type=float, default=0.02)
     parser.add_argument("--rate-concurrency", type=int, nargs="+", default=[8, 32, 128])
+    parser.add_argument(
+        "--rate-kinds", nargs="+", default=["status", "bulk"], choices=["status", "bulk"], help="the rate table's cases"
+    )
     parser.add_argument("--pace-concurrency", type=int, default=32)
     parser.add_argument("--bulk", type=int, default=1000)
     parser.add_argument("--bulk-concurrency", type=int, default=32)

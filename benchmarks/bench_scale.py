@@ -43,6 +43,11 @@ BIN = os.path.dirname(sys.executable)
 MB = 1024.0 * 1024.0
 FLOOR = os.path.join(ROOT, "benchmarks", "inventory_floor.sh")
 
+# The hosts of an inventory's output, counted in a process of its own: parsed here, the whole inventory would stay
+# in this process's memory, and Linux reports a child's peak RSS as at least its parent's at the fork (the peak of
+# every later run would be this process's).
+COUNT_HOSTS = "import json, sys; print(len(json.load(open(sys.argv[1]))['_meta']['hostvars']))"
+
 # The bare client: one GET of the whole list, .json(), optionally every record written as a line of JSON.
 BARE_LIST = r"""
 import json, sys, requests
@@ -132,8 +137,7 @@ class Scale:
                     [command[0], "-i", FLOOR, "--list", "--output", outputs[1]], env=floor_env, cwd=self.workdir
                 )
             for output in outputs:
-                with open(output) as handle:
-                    hosts = len(json.load(handle)["_meta"]["hostvars"])
+                hosts = int(subprocess.check_output([sys.executable, "-c", COUNT_HOSTS, output]))
                 if hosts != devices:
                     raise SystemExit("the inventory %s lacks hosts: %d of %d" % (output, hosts, devices))
             if floor:

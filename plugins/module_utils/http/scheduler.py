@@ -34,6 +34,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     REFUSAL_PAUSE,
     RETRY_AFTER_CAP,
     UNSAID,
+    broke_unanswered,
+    never_sent,
     quota,
     refusal,
 )
@@ -164,13 +166,14 @@ class Throttle:
         """Steps (steps.py): ``send(*args)`` (steps) once the gate lets it through: (what it returned, the clock when
         it was sent). Until the first refusal the gate holds nothing back and is passed at once; after it, each wait
         at the gate is a steps.Sleep (under the loop, a timer: the other requests go on). A send that raises leaves
-        the gate here; a reply is told to ``answered``."""
+        the gate here (a request written whole that broke before any byte of its reply as sent at ``started``: as
+        far as can be told, it passed the limiter); a reply is told to ``answered``."""
         yield from self.enter_steps()
         started = self._clock()
         try:
             return (yield from send(*args)), started
-        except BaseException:
-            self.leave()
+        except BaseException as exc:
+            self.leave(started=started if broke_unanswered(exc) and not never_sent(exc) else None)
             raise
 
     def answered(self, reply, started, paused):
@@ -202,13 +205,22 @@ class Throttle:
 
     def leave(self, refused_for=None, took=None, started=None, stated=None):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
-        Retry-After; every sender pauses), or answered in ``took`` seconds (None: it failed without a reply), its
-        reply stating the quota ``stated`` (retry_policy.Quota, or None)."""
+        Retry-After; every sender pauses), or answered in ``took`` seconds, its reply stating the quota ``stated``
+        (retry_policy.Quota, or None), or failed without a reply (``took`` None): written whole and broken before
+        any byte of its reply when ``started`` is given, else not sent or not known to be.
+
+        A request broken unanswered after it was written counts as admitted, sent at ``started``: a limiter in
+        front of a server that drops some connections (a 503 storm's resets) has let it through and spent a
+        request of its rate on it, so the rate admitted is counted with it. A reset made in front of the limiter
+        instead overstates that rate by the share of requests reset, which the pace's BELOW absorbs up to a
+        tenth; a further refusal lowers the pace again."""
         now = self._clock()
         if refused_for is None:
             if took is not None:
                 self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
                 self._admitted.append(now - took)
+            elif started is not None:
+                self._admitted.append(started)
             if stated is not None and (stated.remaining == 0 or stated != self._quota):
                 with self._lock:
                     self._heed(stated, now)

@@ -9,10 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import threading
 import time
 
 import pytest
+import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
@@ -28,6 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     quota,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
@@ -176,6 +179,43 @@ def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
         throttle.enter()
         starts.append(clock.now)
     assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
+
+
+Reply = collections.namedtuple("Reply", "status_code headers")
+
+
+def sent_through_the_gate(throttle, clock, outcome):
+    """One request through ``send_steps`` as the transport sends it, 3 ms after the last: answered (200),
+    ``reset`` (written whole, broken before any byte of its reply, as connections.Wire marks it) or ``unsent``
+    (the connection never made)."""
+
+    def send():
+        yield Sleep(0.003, clock.sleep)
+        if outcome == "answered":
+            return Reply(200, {})
+        exc = requests.exceptions.ConnectionError("connection reset by peer")
+        exc.nac_sent, exc.nac_replied = outcome != "unsent", False
+        raise exc
+
+    try:
+        answer = run(throttle.send_steps(send))
+    except requests.exceptions.ConnectionError:
+        return None
+    assert throttle.answered(answer[0], answer[1], []) is False
+    return answer[1]
+
+
+def test_a_request_reset_after_it_was_written_counts_as_admitted_one_never_sent_does_not():
+    """A 503 storm: a limiter in front of a server that drops some connections let the reset requests through and
+    spent its rate on them. Eight answered, two reset after they were written and one never sent, then a refusal
+    asking 2 s: the pace is BELOW ten a second (the answered and the reset), not BELOW eight."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    for outcome in ["answered"] * 4 + ["reset", "unsent"] + ["answered"] * 4 + ["reset"]:
+        sent_through_the_gate(throttle, clock, outcome)
+    throttle.leave(refused_for=2.0, started=clock.now + 0.003)
+    throttle.enter()
+    assert throttle.rate == pytest.approx(10 * Throttle.BELOW)
 
 
 def refused_as_nginx_does():
@@ -619,6 +659,8 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
     assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
     assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
+    assert "whose connection broke before any byte of its reply counts as admitted" in section
+    assert "which the %d %% below absorbs up to a tenth" % round((1 - Throttle.BELOW) * 100) in section
     assert "doubled after each pause's time (half a second after pauses of a second or less)" in section
     assert Throttle.PROBE_FAST == 2.0 and Throttle.WINDOW / 2.0 == 0.5
     assert "after two pauses' time (at least 2 s)" in section and Throttle.HALVING_PAUSES == 2

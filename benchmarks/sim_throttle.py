@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The rate-limit cases of bench_engine.py (issue 33) in simulated time: the collection's own Throttle
+(http/scheduler.py) in front of the emulator's own limiter (tests/emulator/nac_emu/ratelimit.py), with no sockets
+and no sleeping, so that a change to the pacing can be tried on every shape, concurrency and phase in seconds.
+
+Each case is the status batch of bench_engine's SHAPES (the same limits, devices and resets): ``--concurrency``
+workers each take the next device and send it through the Throttle as the transport does (``send_steps``, then
+``answered`` with the reply; each steps.Sleep moves the simulated clock on); the limiter answers ``--latency``
+later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
+network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
+order, as they do a threaded server. A refused device is sent again after the pause; a reset (the storm's share of
+requests, counted by the limiter, never answered) raises what the wire raises for a request written whole and
+broken before any byte of its reply, and is sent again at once. A quota the limiter states on its replies (the
+``kong`` shape) is read as the transport reads it (retry_policy.quota).
+
+It prints, per shape and concurrency, the time over the ideal (devices / rate): the median [min-max] over
+``--seeds`` runs, each starting at another phase of the clock second (a fixed window's). The figures follow the
+measured ones of bench_engine's rate table closely (the API guide's rate-limit section), but they are a model:
+a claim about speed is measured with bench_engine.py.
+
+    .venv/bin/python benchmarks/sim_throttle.py [--shapes token window ...] [--concurrency 8 32 128] [--seeds 7]
+        [--scale 1] [--latency 0.02] [--cost 0.0002] [--jitter 0.0002]
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import collections
+import heapq
+import itertools
+import random
+import statistics
+
+import requests
+from bench_dot1x_status import COLLECTIONS  # noqa: F401 (sys.path)
+from bench_engine import RATE_TARGET, SHAPE_TARGET, SHAPES
+
+from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
+from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep
+from ansible_collections.netaccess.nac.tests.emulator.nac_emu.ratelimit import RateLimit
+
+Reply = collections.namedtuple("Reply", "status_code headers")  # what Throttle.answered reads of a reply
+
+
+class Simulation:
+    """One case in simulated time: ``run()`` returns (seconds, refusals, resets)."""
+
+    def __init__(self, shape, concurrency, args, seed):
+        self.shape, self.concurrency, self.args = shape, concurrency, args
+        self.random = random.Random(seed)
+        self.now = self.random.random()  # the phase of the clock second the case starts at
+        self.limiter = RateLimit(shape.limit, clock=self.clock)
+        self.throttle = Throttle(self.clock, self._never)
+        self.resets = (shape.faults or {}).get("rate", 0.0)
+        self.devices = iter(range(int(shape.devices * args.scale)))
+        self.busy = 0.0  # the client's CPU is busy sending until then
+        self.refused = self.reset = 0
+
+    def clock(self):
+        return self.now
+
+    @staticmethod
+    def _never(_seconds):
+        raise AssertionError("the simulation moves its clock itself: nothing sleeps")
+
+    def way(self):
+        """One way of the network: half the latency, and up to --jitter more."""
+        return Sleep(self.args.latency / 2.0 + self.random.random() * self.args.jitter)
+
+    def exchange(self):
+        """One request's steps, sent through the Throttle's gate (its ``send_steps``): the way there, the limiter's
+        answer (a reset: an exception as the wire raises it), the way back."""
+        yield self.way()
+        if self.random.random() < self.resets:
+            self.limiter.admit()  # counted by the limiter, reset before it is processed
+            yield self.way()
+            exc = requests.exceptions.ConnectionError("reset by the simulated server")
+            exc.nac_sent, exc.nac_replied = True, False  # what connections.Wire sets on a reset after the write
+            raise exc
+        refusal, stated = self.limiter.admit_stating()
+        yield self.way()
+        if refusal is None:
+            return Reply(200, dict(stated))
+        return Reply(refusal[0], dict(refusal[3]))
+
+    def worker(self):
+        """A worker's steps (each a steps.Sleep): the next device, until it is answered."""
+        for _device in self.devices:
+            paused = []  # the pauses of this request's refusals, as transport.Transport keeps them
+            while True:
+                slot = max(self.now, self.busy)  # the client's CPU: each send's clock is read in turn
+                self.busy = slot + self.args.cost
+                yield Sleep(slot - self.now)
+                try:
+                    reply, started = yield from self.throttle.send_steps(self.exchange)
+                except requests.exceptions.ConnectionError:
+                    self.reset += 1
+                    continue  # sent again at once, as the transport sends a read that broke
+                if not self.throttle.answered(reply, started, paused):
+                    break
+                self.refused += 1
+
+    def run(self):
+        start, order, waiting = self.now, itertools.count(), []
+        for _worker in range(self.concurrency):
+            heapq.heappush(waiting, (self.now, next(order), self.worker()))
+        while waiting:
+            self.now, _order, worker = heapq.heappop(waiting)
+            for sleep in worker:
+                heapq.heappush(waiting, (self.now + max(sleep.seconds, 0.0), next(order), worker))
+                break
+        return self.now - start, self.refused, self.reset
+
+
+def main():
+    names = [shape.name for shape in SHAPES if shape.rate]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", nargs="+", default=names, choices=names)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32, 128])
+    parser.add_argument("--scale", type=float, default=1.0, help="the devices of every shape's case, times this")
+    parser.add_argument("--seeds", type=int, default=7, help="runs a case, each at another phase")
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds from a send to its answer")
+    parser.add_argument("--cost", type=float, default=0.0002, help="the client's CPU seconds a send")
+    parser.add_argument("--jitter", type=float, default=0.0002, help="seconds at most added to each way")
+    args = parser.parse_args()
+    print("time over the ideal (devices / rate), median [min-max] of %d runs; refusals, resets (median)" % args.seeds)
+    print("  %-9s %s" % ("shape", "".join("%-32s" % ("concurrency %d" % c) for c in args.concurrency)))
+    for shape in (shape for shape in SHAPES if shape.name in args.shapes):
+        ideal, cells = int(shape.devices * args.scale) / float(shape.rate), []
+        for concurrency in args.concurrency:
+            runs = [Simulation(shape, concurrency, args, seed).run() for seed in range(args.seeds)]
+            ratios = sorted(seconds / ideal for seconds, _refused, _reset in runs)
+            refused = statistics.median(run[1] for run in runs)
+            reset = statistics.median(run[2] for run in runs)
+            cells.append(
+                "%.2f [%.2f-%.2f] %4d %3d" % (statistics.median(ratios), ratios[0], ratios[-1], refused, reset)
+            )
+        target = SHAPE_TARGET.get(shape.name, RATE_TARGET)
+        print("  %-9s %s (target %.2fx)" % (shape.name, "".join("%-32s" % cell for cell in cells), target), flush=True)
+
+
+if __name__ == "__main__":
+    main()
