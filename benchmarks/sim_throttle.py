@@ -12,8 +12,8 @@ workers each take the next device and send it through the Throttle as the transp
 later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
 network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
 order, as they do a threaded server. A refused device is sent again after the pause; a reset (the storm's share of
-requests, counted by the limiter, never answered) raises what the wire raises for a request written whole and
-broken before any byte of its reply, and is sent again at once. A quota the limiter states on its replies (the
+requests, counted by the limiter, never answered) raises what the wire raises for a request that went out and
+broke before any byte of its reply, and is sent again at once. A quota the limiter states on its replies (the
 ``kong`` shape) is read as the transport reads it (retry_policy.quota).
 
 It prints, per shape and concurrency, the time over the ideal (devices / rate): the median [min-max] over

@@ -166,8 +166,8 @@ class Throttle:
         """Steps (steps.py): ``send(*args)`` (steps) once the gate lets it through: (what it returned, the clock when
         it was sent). Until the first refusal the gate holds nothing back and is passed at once; after it, each wait
         at the gate is a steps.Sleep (under the loop, a timer: the other requests go on). A send that raises leaves
-        the gate here (a request written whole that broke before any byte of its reply as sent at ``started``: as
-        far as can be told, it passed the limiter); a reply is told to ``answered``."""
+        the gate here (a request that went out, any of its bytes written, and broke before any byte of its reply as
+        sent at ``started``: as far as can be told, it passed the limiter); a reply is told to ``answered``."""
         yield from self.enter_steps()
         started = self._clock()
         try:
@@ -206,10 +206,10 @@ class Throttle:
     def leave(self, refused_for=None, took=None, started=None, stated=None):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
         Retry-After; every sender pauses), or answered in ``took`` seconds, its reply stating the quota ``stated``
-        (retry_policy.Quota, or None), or failed without a reply (``took`` None): written whole and broken before
-        any byte of its reply when ``started`` is given, else not sent or not known to be.
+        (retry_policy.Quota, or None), or failed without a reply (``took`` None): sent (any of its bytes written)
+        and broken before any byte of its reply when ``started`` is given, else not sent or not known to be.
 
-        A request broken unanswered after it was written counts as admitted, sent at ``started``: a limiter in
+        A request broken unanswered after it went out counts as admitted, sent at ``started``: a limiter in
         front of a server that drops some connections (a 503 storm's resets) has let it through and spent a
         request of its rate on it, so the rate admitted is counted with it. A reset made in front of the limiter
         instead overstates that rate by the share of requests reset, which the pace's BELOW absorbs up to a

@@ -186,7 +186,7 @@ Reply = collections.namedtuple("Reply", "status_code headers")
 
 def sent_through_the_gate(throttle, clock, outcome):
     """One request through ``send_steps`` as the transport sends it, 3 ms after the last: answered (200),
-    ``reset`` (written whole, broken before any byte of its reply, as connections.Wire marks it) or ``unsent``
+    ``reset`` (written, broken before any byte of its reply, as connections.Wire marks it) or ``unsent``
     (the connection never made)."""
 
     def send():
