@@ -49,7 +49,7 @@ class Simulation:
     """One case in simulated time: ``run()`` returns (seconds, refusals, resets)."""
 
     def __init__(self, shape, concurrency, args, seed):
-        self.shape, self.concurrency, self.args = shape, concurrency, args
+        self.concurrency, self.args = concurrency, args
         self.random = random.Random(seed)
         self.now = self.random.random()  # the phase of the clock second the case starts at
         self.limiter = RateLimit(shape.limit, clock=self.clock)
