@@ -254,6 +254,14 @@ SHAPES = (
         dict(rate=0.1, modes=["reset"]),
     ),
     Shape(
+        "stormfront",
+        "the same storm, its resets made in front of the limiter (a load balancer): never counted by it",
+        50,
+        500,
+        dict(shape="token", rate=50, burst=50, status=503, retry_after=2),
+        dict(rate=0.1, modes=["reset"], in_front=True),
+    ),
+    Shape(
         "penalty",
         "penalty box: over 10 a second, everything refused 30 s, Retry-After 30",
         10,

@@ -12,8 +12,9 @@ workers each take the next device and send it through the Throttle as the transp
 later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
 network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
 order, as they do a threaded server. A refused device is sent again after the pause; a reset (the storm's share of
-requests, counted by the limiter, never answered) raises what the wire raises for a request that went out and
-broke before any byte of its reply, and is sent again at once. A quota the limiter states on its replies (the
+requests, never answered: admitted and counted by the limiter, or never seen by it when the shape's faults are
+``in_front``) raises what the wire raises for a request that went out and broke before any byte of its reply, and
+is sent again at once. A quota the limiter states on its replies (the
 ``kong`` shape) is read as the transport reads it (retry_policy.quota).
 
 It prints, per shape and concurrency, the time over the ideal (devices / rate): the median [min-max] over
@@ -55,6 +56,7 @@ class Simulation:
         self.limiter = RateLimit(shape.limit, clock=self.clock)
         self.throttle = Throttle(self.clock, self._never)
         self.resets = (shape.faults or {}).get("rate", 0.0)
+        self.in_front = (shape.faults or {}).get("in_front", False)  # resets in front of the limiter, or behind it
         self.devices = iter(range(int(shape.devices * args.scale)))
         self.busy = 0.0  # the client's CPU is busy sending until then
         self.refused = self.reset = 0
@@ -72,19 +74,19 @@ class Simulation:
 
     def exchange(self):
         """One request's steps, sent through the Throttle's gate (its ``send_steps``): the way there, the limiter's
-        answer (a reset: an exception as the wire raises it), the way back."""
+        answer (a reset: an exception as the wire raises it), the way back. As in the emulator, a reset in front of
+        the limiter never reaches it; one behind it is drawn for a request it admitted (and counted)."""
         yield self.way()
-        if self.random.random() < self.resets:
-            self.limiter.admit()  # counted by the limiter, reset before it is processed
-            yield self.way()
-            exc = requests.exceptions.ConnectionError("reset by the simulated server")
-            exc.nac_sent, exc.nac_replied = True, False  # what connections.Wire sets on a reset after the write
-            raise exc
-        refusal, stated = self.limiter.admit_stating()
+        refusal, stated = None, ()
+        if not (self.in_front and self.random.random() < self.resets):
+            refusal, stated = self.limiter.admit_stating()
+            if refusal is not None or self.in_front or self.random.random() >= self.resets:
+                yield self.way()
+                return Reply(200, dict(stated)) if refusal is None else Reply(refusal[0], dict(refusal[3]))
         yield self.way()
-        if refusal is None:
-            return Reply(200, dict(stated))
-        return Reply(refusal[0], dict(refusal[3]))
+        exc = requests.exceptions.ConnectionError("reset by the simulated server")
+        exc.nac_sent, exc.nac_replied = True, False  # what connections.Wire sets on a reset after the write
+        raise exc
 
     def worker(self):
         """A worker's steps (each a steps.Sleep): the next device, until it is answered."""
@@ -127,7 +129,7 @@ def main():
     parser.add_argument("--jitter", type=float, default=0.0002, help="seconds at most added to each way")
     args = parser.parse_args()
     print("time over the ideal (devices / rate), median [min-max] of %d runs; refusals, resets (median)" % args.seeds)
-    print("  %-9s %s" % ("shape", "".join("%-32s" % ("concurrency %d" % c) for c in args.concurrency)))
+    print("  %-10s %s" % ("shape", "".join("%-32s" % ("concurrency %d" % c) for c in args.concurrency)))
     for shape in (shape for shape in SHAPES if shape.name in args.shapes):
         ideal, cells = int(shape.devices * args.scale) / float(shape.rate), []
         for concurrency in args.concurrency:
@@ -139,7 +141,7 @@ def main():
                 "%.2f [%.2f-%.2f] %4d %3d" % (statistics.median(ratios), ratios[0], ratios[-1], refused, reset)
             )
         target = SHAPE_TARGET.get(shape.name, RATE_TARGET)
-        print("  %-9s %s (target %.2fx)" % (shape.name, "".join("%-32s" % cell for cell in cells), target), flush=True)
+        print("  %-10s %s (target %.2fx)" % (shape.name, "".join("%-32s" % cell for cell in cells), target), flush=True)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,14 @@ FAULT_OPTIONS = (
             help="commit_drop and commit_500 lose the reply at once and commit SECONDS later (default 0: at once)",
         ),
     ),
+    (
+        "--fault-in-front",
+        "in_front",
+        dict(
+            action="store_true",
+            help="draw faults in front of the rate limiter: a faulty request never reaches it (default: behind it)",
+        ),
+    ),
 )
 
 

@@ -28,6 +28,7 @@ FAULT_DEFAULTS = {
     "only": None,
     "limit": None,
     "commit_delay": 0.0,
+    "in_front": False,
 }
 FAULT_ONLY_RE = re.compile(r"^[A-Z]+ /\S*$")
 GATEWAY_HTML = (
@@ -69,6 +70,8 @@ def fault_settings(current, changes):
         problems["limit"] = "must be null (no limit) or a whole number of faults, 0 or more"
     if not is_number(settings["commit_delay"]) or settings["commit_delay"] < 0:
         problems["commit_delay"] = "must be a number of seconds, 0 or more"
+    if not isinstance(settings["in_front"], bool):
+        problems["in_front"] = "must be true (faults in front of the rate limiter) or false (behind it)"
     return settings, problems
 
 
@@ -164,6 +167,11 @@ class Faults:
     def commit_delay(self):
         with self.lock:
             return self.settings["commit_delay"]
+
+    def in_front(self):
+        """Whether faults are drawn in front of the rate limiter (a faulty request never reaches it)."""
+        with self.lock:
+            return self.settings["in_front"]
 
     def later(self, action):
         """Run ``action`` (a late commit) ``commit_delay`` seconds from now in its own thread; counted in

@@ -128,8 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if emulator.model.framing_mode != "none":  # hostile framing (framing.py): the request it answers
                     self.framed = (self.command, path, body)
                 after = emulator.api_request_counted()
-                refusal, stated = emulator.model.rate_limit.admit_stating()  # in front of the faults
-                fault = None if refusal else emulator.model.faults.draw(self.command, path)
+                refusal, stated, fault = self._limit_and_fault(path)
                 if emulator.latency > 0:
                     self._delay(emulator.latency)
                 reply = refusal or self._api(fault, path, query, body)
@@ -152,6 +151,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = dispatch
     framed = None
+
+    def _limit_and_fault(self, path):
+        """(the limiter's refusal or None, its stated headers, the fault drawn or None): by default the limiter
+        is in front of the faults (a refused request draws none); with the fault setting ``in_front`` the faults
+        are in front of it (a faulty request never reaches it: not counted, not refused)."""
+        model = self.server.emulator.model
+        front = model.faults.in_front()
+        fault = model.faults.draw(self.command, path) if front else None
+        refusal, stated = (None, ()) if fault else model.rate_limit.admit_stating()
+        if not front and not refusal:
+            fault = model.faults.draw(self.command, path)
+        return refusal, stated, fault
 
     def _abort(self):
         """Close the connection with a TCP RST (SO_LINGER 0), no reply."""

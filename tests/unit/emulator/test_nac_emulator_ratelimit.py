@@ -273,6 +273,28 @@ def test_a_server_closing_kept_alive_connections_just_after_each_reply():
 
 
 @pytest.mark.parametrize(
+    "in_front, expected", [(False, ["reset", "reset", 429, 429]), (True, ["reset", "reset", 200, 200])]
+)
+def test_faults_behind_the_limiter_spend_its_rate_faults_in_front_of_it_never_reach_it(in_front, expected):
+    """A bucket of 2 that refills once in 1,000 s, and the next 2 requests reset. Behind it (the default), the
+    resets were admitted and spent the bucket: the next two are refused. In front of it (a load balancer), the
+    resets never reached it: the next two are admitted."""
+    with Emulator(complete_config(None)).start() as emulator:
+        emulator.rate_limit(rate=0.001, burst=2, retry_after=1)
+        emulator.faults(rate=1, modes=["reset"], limit=2, in_front=in_front)
+        headers = {"Authorization": "Bearer " + ADMIN_KEY}
+        seen = []
+        for _attempt in range(4):
+            try:
+                seen.append(requests.get(emulator.url + "/api/intent", headers=headers, timeout=10).status_code)
+            except requests.exceptions.ConnectionError:
+                seen.append("reset")
+        counts = emulator.rate_limit()
+    assert seen == expected
+    assert (counts["admitted"], counts["refused"]) == ((2, 2) if not in_front else (2, 0))
+
+
+@pytest.mark.parametrize(
     "settings, bad",
     [({"shape": "bucket"}, "shape"), ({"status": 500}, "status"), ({"close_after": -1}, "close_after")],
 )

@@ -93,7 +93,12 @@ def test_defaults_are_the_plain_emulator(emu, api):
     assert len(reply.json()) == 4 and "Link" not in reply.headers and "X-Total-Count" not in reply.headers
     assert reply.headers["Content-Length"] == str(len(reply.content))
     snapshot = emu.faults()
-    assert (snapshot["only"], snapshot["limit"], snapshot["commit_delay"]) == (None, None, 0.0)
+    assert (snapshot["only"], snapshot["limit"], snapshot["commit_delay"], snapshot["in_front"]) == (
+        None,
+        None,
+        0.0,
+        False,
+    )
     assert emu.outage_state() == {"state": "none", "outages": 0, "unanswered": 0}
 
 
@@ -510,6 +515,8 @@ def test_fault_limit_stops_injecting(emu, api):
         ({"limit": 1.0}, "limit"),
         ({"commit_delay": -1}, "commit_delay"),
         ({"commit_delay": "1"}, "commit_delay"),
+        ({"in_front": 1}, "in_front"),
+        ({"in_front": "yes"}, "in_front"),
     ],
 )
 def test_bad_fault_scope_settings_are_refused(emu, api, body, bad):
@@ -724,6 +731,7 @@ def test_cli_variant_flags(tmp_path):
         "POST /api/device",
         "--fault-limit",
         "4",
+        "--fault-in-front",
         "--page-foreign-url",
         "http://127.0.0.2:1",
     )
@@ -741,7 +749,12 @@ def test_cli_variant_flags(tmp_path):
             **UNCONFIRMED_OFF,
         }
         faults = requests.get(url + "/_emulator/faults", timeout=5).json()
-        assert (faults["only"], faults["limit"], faults["commit_delay"]) == (["POST /api/device"], 4, 0.5)
+        assert (faults["only"], faults["limit"], faults["commit_delay"], faults["in_front"]) == (
+            ["POST /api/device"],
+            4,
+            0.5,
+            True,
+        )
         assert Api(url).get("/api/device").headers["Content-Range"] == "items 0-1/8"
     finally:
         process.terminate()

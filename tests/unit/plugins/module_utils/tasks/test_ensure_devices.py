@@ -28,6 +28,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     select,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation_body
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
@@ -806,6 +807,34 @@ def test_creations_sent_on_connections_the_server_was_closing_are_sent_again_at_
     assert emulator.request_counts()["POST /api/device"] == 60
     names = [r["hostname"] for r in client.list_devices() if r["hostname"].startswith("closing-")]
     assert sorted(names) == sorted(set(names)) and len(names) == 60
+
+
+@pytest.mark.parametrize("in_front", [False, True], ids=["resets-behind-the-limiter", "resets-in-front-of-it"])
+def test_a_503_storm_creates_every_device_once_and_reads_every_status(emulator_for, in_front):
+    """A 503 storm: a token bucket answering 503 with Retry-After, and 10 % of the requests reset (TCP RST, no reply).
+    The resets come from behind the limiter, which admitted and counted them, or from in front of it (a load
+    balancer), which it never saw. Either way a bulk creates every device once and a status batch reads every one,
+    with no error; the limiter's count tells which server was played."""
+    emulator, _unused = emulator_for()
+    client = NacClient(emulator.url, api_key="nac-demo-admin-key", pool_size=8)
+    try:
+        emulator.settings(allow_duplicate_hostnames=True)  # a creation sent twice would show as a duplicate
+        emulator.rate_limit(rate=50, burst=10, status=503, retry_after=1)
+        emulator.faults(rate=0.1, modes=["reset"], seed=33, in_front=in_front)
+        specs = device_specs([spec("storm-%02d" % n, group="Workstations", profile="Workstation") for n in range(30)])
+        outcomes = ensure_devices(specs, client.list_devices, client.create_device, concurrency=8, settle_timeout=2)
+        report = dot1x_status(client, all_devices=True, concurrency=8)
+        resets, limit = emulator.faults(rate=0)["injected"]["reset"], emulator.rate_limit(rate=0)
+        answered = sum(emulator.request_counts().values()) - limit["refused"] - resets
+        records = client.list_devices()
+    finally:
+        client.close()
+    assert [o.state for o in outcomes] == [CREATED] * 30, [o.error for o in outcomes if o.error]
+    names = [record["hostname"] for record in records if record["hostname"].startswith("storm-")]
+    assert sorted(names) == sorted(set(names)) and len(names) == 30
+    assert len(report.results) == len(records) and not [entry for entry in report.results if entry.get("error")]
+    assert resets and limit["refused"]  # (the storm happened)
+    assert limit["admitted"] == answered + (0 if in_front else resets)
 
 
 def test_server_refusals_carry_the_servers_reason(emulator_for):
