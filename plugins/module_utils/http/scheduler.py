@@ -58,10 +58,12 @@ class Throttle:
     refused, times BELOW; each further refusal again (multiplicative decrease). A refused probe falls back to the
     pace that held its probe period (``good_rate``) instead, the rate admitted being only the pace probed towards: a
     count that straddles the start of a fixed window, or takes in a refilled burst, overstates what the service
-    admits, a pace that held does not. The task's first refusal, when it names no Retry-After, is read as the rate
-    they were admitted at instead: their count over the time they were sent in, at least a request's time (a limiter
-    that admits one of eight requests sent at once admits one a round trip). Nothing admitted: the pace refused,
-    times BELOW (not paced until something is).
+    admits, a pace that held does not. A refilled burst may let a pace a little too fast hold its probe period,
+    though: a probe halfway up refused (``_halving``) goes back no faster than the rate admitted since the last
+    pause ended (``_sustained``), which is then the rate probed towards. The task's first refusal, when it names no
+    Retry-After, is read as the rate they were admitted at instead: their count over the time they were sent in, at
+    least a request's time (a limiter that admits one of eight requests sent at once admits one a round trip).
+    Nothing admitted: the pace refused, times BELOW (not paced until something is).
 
     While nothing is refused the pace is probed faster: doubled (PROBE_FAST) after the pause last asked (half a
     ``WINDOW`` after a pause of a ``WINDOW`` or less) as long as no pace was refused, then halfway to the rate
@@ -104,6 +106,8 @@ class Throttle:
         self._refused_sent = None  # when the first refused request of the pause was sent: the pace is set at its end
         self._first_sent = None  # when the task's first request was sent
         self._changed = None  # when the pace last changed (or the last pause ended)
+        self._resumed = None  # when the last pause ended (the pace was set from a refusal)
+        self._halving = False  # the last refusal came while probing halfway up to a pace refused before
         self._epoch = 0  # counts the paces set (and the pauses begun): a start given at an older one is taken again
         self._started = self._started_then = 0  # requests started at the pace in all, and when it last changed
         self._admitted = collections.deque(maxlen=RECENT)  # send times of requests answered (in answer order)
@@ -232,6 +236,7 @@ class Throttle:
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
                 self._epoch += 1
                 self._refused_sent = started
+                self._halving = self.refused_rate is not None  # a pace was refused before: probed halfway up
                 self.refused_rate = self.rate
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
                     self.good_rate = None  # a pace that held was refused: the service admits less now
@@ -272,8 +277,8 @@ class Throttle:
 
     def _set_pace(self, now):
         """The pause is over: the pace from the requests admitted before the refused one (lock held)."""
-        sent, changed = self._refused_sent, self._changed or self._first_sent
-        self._refused_sent, self._changed = None, now
+        sent, changed, resumed = self._refused_sent, self._changed or self._first_sent, self._resumed
+        self._refused_sent, self._changed, self._resumed = None, now, now
         if self._unsaid:  # no Retry-After: the rate admitted since the pace last changed (at least a request's time)
             since = max(sent - self.WINDOW, changed if changed is not None else sent)
             span = max(sent - since, self._took or 0.0, 1e-3)
@@ -288,13 +293,26 @@ class Throttle:
             rate = self.refused_rate
         else:
             return  # nothing admitted yet: not paced until a refusal tells a rate
-        self.ceiling = rate
+        sustained = self._sustained(resumed, sent)
+        self.ceiling = rate = rate if sustained is None else min(rate, sustained)
         if self._unsaid and self.refused_rate is None:  # a rate admitted while sending faster: probed towards, not
             self.refused_rate = rate  # doubled past (a window's count, when a pause was asked, may be a part of it)
         # a probe refused: back to the pace that held (the rate admitted, which may count a burst or two fixed
         # windows, is only probed towards); else below the rate admitted
-        rate = max(self.good_rate or rate * self.BELOW, self.MIN_RATE)
+        pace = self.good_rate or rate * self.BELOW
+        rate = max(pace if sustained is None else min(pace, rate), self.MIN_RATE)
         self._pace_at(rate if self.quota_rate is None else min(rate, self.quota_rate), now)
+
+    def _sustained(self, resumed, sent):
+        """The rate admitted from the end of the last pause to the refused request's send (lock held), when the
+        refusal came while probing halfway up and that was over a WINDOW ago, else None. A burst refilled during
+        the pause inflates a second's count, and may let a pace a little too fast hold a probe period: over the
+        longer time it weighs less."""
+        if not self._halving or resumed is None or sent - resumed <= self.WINDOW:
+            return None
+        if len(self._admitted) >= RECENT and self._admitted[0] >= resumed:  # not all remembered: no estimate
+            return None
+        return sum(1 for at in list(self._admitted) if resumed <= at < sent) / (sent - resumed)
 
     def _target(self):
         """The pace probed towards: the pace refused, or the rate admitted when the pace was set, when lower."""
