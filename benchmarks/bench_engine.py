@@ -289,8 +289,9 @@ def run_case(url, kind, count, concurrency, rate=0.0):
         result = paced_case(url, kind[5:], count, concurrency, rate)
     elif kind == "status":
         report = module_status(url, concurrency)
-        errors = sum(1 for entry in report.results if entry.get("error"))
-        result = dict(errors=errors, results=len(report.results), summary=report.summary)
+        failed = [entry["error"] for entry in report.results if entry.get("error")]
+        result = dict(errors=len(failed), results=len(report.results), summary=report.summary)
+        result["first_error"] = failed[0] if failed else None
     else:
         nac = client_for(url, concurrency)
         try:
@@ -299,6 +300,7 @@ def run_case(url, kind, count, concurrency, rate=0.0):
             nac.close()
         result = dict(summary(outcomes))
         result["errors"] = result.get("failures", 0)
+        result["first_error"] = next((outcome.error for outcome in outcomes if outcome.error), None)
     result["wall"] = time.perf_counter() - start
     print(json.dumps(result))
 
@@ -462,6 +464,8 @@ def show_case(shape, kind, concurrency, result, ideal, reference, refused, dupli
             verdict,
         )
     )
+    if result.get("first_error"):  # what the first device in error was told, to tell a pace from a retry budget
+        print("  %-8s first error: %s" % ("", result["first_error"][:300]))
     sys.stdout.flush()
 
 
