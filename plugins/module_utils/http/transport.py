@@ -160,8 +160,10 @@ class Transport:
         where that is less than max_reply_mb.
 
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
-        was not processed (WRITE_RETRYABLE_STATUS, a connection never made). While the service cannot be
-        reached at all, the request waits for it (unreachable.py) without spending its retries."""
+        was not processed (WRITE_RETRYABLE_STATUS, a connection never made). A read that broke before any byte of
+        its reply on a kept-alive connection (the server was closing it) is sent again at once on a new one, without
+        spending its retries. While the service cannot be reached at all, the request waits for it (unreachable.py)
+        without spending its retries."""
         if write and self.read_only:
             raise ReadOnlyViolation(
                 "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
@@ -181,12 +183,17 @@ class Transport:
                 )
             except requests.exceptions.RequestException as exc:
                 error = self.connection_error(method, path, exc)
+                # broke before any byte of its reply on a kept-alive connection: the server was closing it
+                closing = broke_unanswered(exc) and getattr(exc, "nac_reused", False)
+                again = closing and not fresh  # a read: sent again at once, once, on a new connection (below)
                 if broke_unanswered(exc):  # its next attempt goes out on a new connection (the idle ones may be
                     fresh = True  # closing too); a write's: whether it was processed stays the list's to decide
-                    if write and getattr(exc, "nac_reused", False):  # a kept-alive connection the server was closing
-                        self._fresh_writes = error.stale = True  # looked up at once (apply)
+                    if write and closing:  # the server was closing it: looked up at once (apply)
+                        self._fresh_writes = error.stale = True
                 if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None
+                if again:  # a read on a connection the server was closing: sent again at once on a new one, its
+                    continue  # retries untouched, as a browser or Go's client does
                 waited = yield from self._wait_out(exc, error, sent_at, method, path)
                 if waited == RECOVERED or (waited and not error.outcome_unknown):
                     continue  # the service answers again: send it (again) at once, the retries untouched

@@ -392,6 +392,21 @@ def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connection
     assert client.wire.fresh_sends == 2 and len(transport.sent) == 5  # each write since on a new connection
 
 
+def test_a_read_broken_on_a_connection_the_server_was_closing_goes_again_at_once_without_spending_retries():
+    """With no retries at all: a read that broke before any byte of its reply on a kept-alive connection is sent
+    again at once on a new one (a server closing it just after its previous reply never read it); one that broke
+    so on a new connection spends a retry, as any connection error does, and fails here."""
+    listed = [dict(id=1, hostname="cam-01")]
+    client, transport, sleeps = make_client(broken(True), (200, listed), broken(False), max_retries=0)
+    assert client.list_devices() == listed and sleeps == [] and len(transport.sent) == 2
+    assert client.wire.fresh_sends == 1  # the second attempt, on a new connection
+    with pytest.raises(NacConnectionError) as raised:
+        client.list_devices()
+    assert raised.value.stale is False and len(transport.sent) == 3
+    with pytest.raises(NacConnectionError):  # a new connection that broke the same way again: no second free send
+        make_client(broken(True), broken(True), (200, listed), max_retries=0)[0].list_devices()
+
+
 def test_retry_after_is_honoured_and_capped():
     client, transport, sleeps = make_client(
         (429, "", {"Retry-After": "2"}), (429, "", {"Retry-After": "3600"}), (200, [])
