@@ -193,7 +193,7 @@ class Transport:
                 if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
                     raise error from None
                 if again:  # a read on a connection the server was closing: sent again at once on a new one, its
-                    continue  # retries untouched, as a browser or Go's client does
+                    continue  # retries untouched, as a browser or Go's client does with a request safe to repeat
                 waited = yield from self._wait_out(exc, error, sent_at, method, path)
                 if waited == RECOVERED or (waited and not error.outcome_unknown):
                     continue  # the service answers again: send it (again) at once, the retries untouched
