@@ -27,8 +27,9 @@ SHELL := bash
 .SILENT:
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := help
-# Stages share the staged copy and its tests/output: never run them in parallel.
-.NOTPARALLEL:
+# `make test` runs its stages side by side (TEST_JOBS at once, make -j): each ansible-test stage works in a
+# copy of the installed collection of its own ($(STAGE)/<version>-<stage>), with an emulator on a port of its own.
+TEST_JOBS ?= 3
 
 # The matrix: ansible-core release and Python of each version tested. The first is the newest: its
 # ansible-core is the one pinned in requirements-dev.txt, and .venv (the developer toolchain) is its
@@ -51,6 +52,17 @@ VENV ?= $(CURDIR)/.venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 VENV_STAMP := $(VENV)/.requirements-dev-python$(PYTHON_$(NEWEST)).stamp
+# The versions that were tested, pinned: every virtual environment is installed with -c its constraints file
+# (constraints/*.txt, written by `make lock`), so that a fresh clone builds what CI tested and a release
+# elsewhere changes nothing until someone runs `make lock` on purpose. LOCKED=0 (make test-latest) takes the
+# newest releases that the requirement files allow instead. The users' install (requirements.txt) stays a range.
+LOCKED ?= 1
+LOCK_$(NEWEST) := constraints/dev.txt
+$(foreach v,$(filter-out $(NEWEST),$(MATRIX)),$(eval LOCK_$(v) := constraints/core-$(v).txt))
+pin = $(if $(filter 1,$(LOCKED)),-c $(1))
+# What the tests import besides ansible-core: the collection's own requirements and the test requirements
+# (installed here, pinned, so that ansible-test's --requirements finds them and resolves nothing afresh).
+TEST_REQUIREMENTS := -r requirements.txt -r tests/unit/requirements.txt -r tests/integration/requirements.txt
 # The virtual environment of each version of the matrix, and the stamp file that says it is complete.
 VENV_$(NEWEST) := $(VENV)
 STAMP_$(NEWEST) := $(VENV_STAMP)
@@ -72,7 +84,8 @@ DOCS_STAMP := $(DOCS_VENV)/.requirements-docs.stamp
 
 TMPROOT := $(patsubst %/,%,$(or $(TMPDIR),/tmp))
 STAGE ?= $(TMPROOT)/netaccess-nac-$(shell printf '%s' '$(CURDIR)' | sha1sum | cut -c1-8)
-COLL := $(STAGE)/ansible_collections/netaccess/nac
+COLL_PATH := ansible_collections/netaccess/nac
+COLL := $(STAGE)/$(COLL_PATH)
 BUILD_DIR := $(CURDIR)/build
 DOCS_DIR := $(BUILD_DIR)/docs
 # Each stage's status and time (stages.tsv) and each version's ansible-test results: read by the summary.
@@ -118,6 +131,7 @@ endef
 
 
 .PHONY: help pythons venv venvs build lint docs sanity units integration test test-matrix test-next demo bench soak clean distclean env changelog
+.PHONY: check smoke browser lock test-latest
 .PHONY: $(foreach v,$(MATRIX),venv-$(v) sanity-$(v) units-$(v) integration-$(v) test-$(v))
 
 help:
@@ -167,7 +181,7 @@ venvs: $(foreach v,$(MATRIX),$(STAMP_$(v)))
 
 # .venv: the newest ansible-core and the developer toolchain. A .venv of another Python (an older
 # checkout's) is made afresh, with the other versions' environments inside it.
-$(VENV_STAMP): requirements-dev.txt
+$(VENV_STAMP): requirements-dev.txt requirements.txt $(LOCK_$(NEWEST))
 	$(call stage_start,venv,$(NEWEST),ansible-core $(CORE_$(NEWEST)) / Python $(PYTHON_$(NEWEST)) and the toolchain)
 	python=$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "the developer toolchain and ansible-core $(CORE_$(NEWEST))")
 	if [[ -x "$(PY)" ]] && ! "$(PY)" -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, "$(PYTHON_$(NEWEST))".split("."))))'; then
@@ -180,7 +194,7 @@ $(VENV_STAMP): requirements-dev.txt
 	else
 		echo "    requirements-dev.txt changed: updating $(VENV)"
 	fi
-	"$(PY)" -m pip install --quiet -r requirements-dev.txt 2>&1 | $(PIP_FILTER)
+	"$(PY)" -m pip install --quiet -r requirements-dev.txt $(TEST_REQUIREMENTS) $(call pin,$(LOCK_$(NEWEST))) 2>&1 | $(PIP_FILTER)
 	$(call java_fallback,$(PY))
 	touch "$@"
 	$(call stage_end,venv)
@@ -196,12 +210,12 @@ endef
 # The other versions: ansible-core and what the tests import (requests; ansible-test units installs
 # its own requirements, --requirements). Named after the release, so a new pin makes a new one.
 define version_venv
-$(STAMP_$(1)): requirements-dev.txt | $(VENV_STAMP)
+$(STAMP_$(1)): requirements-dev.txt requirements.txt $(LOCK_$(1))
 	$$(call stage_start,venv,$(1),ansible-core $(CORE_$(1)) / Python $(PYTHON_$(1)) in $(VENV_$(1)))
 	python=$$$$(tests/tools/find_python.sh $(PYTHON_$(1)) "ansible-core $(CORE_$(1))")
 	rm -rf "$(VENV_$(1))"
 	"$$$$python" -m venv "$(VENV_$(1))"
-	"$(VENV_$(1))/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(1))" "$$$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $$(PIP_FILTER)
+	"$(VENV_$(1))/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(1))" $(TEST_REQUIREMENTS) $$(call pin,$(LOCK_$(1))) 2>&1 | $$(PIP_FILTER)
 	$$(call java_fallback,$(VENV_$(1))/bin/python)
 	touch "$$@"
 	$$(call stage_end,venv)
@@ -267,10 +281,11 @@ lint: build
 # The documentation toolchain: on top of the developer toolchain of .venv, or in .venv/docs with the
 # ansible-core, antsibull-docs and requests that requirements-dev.txt pins (not the rest of it).
 DOCS_PINS = $$(grep -E '^(ansible-core|antsibull-docs|requests)==' requirements-dev.txt)
-$(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(if $(TOOLCHAIN),| $(VENV_STAMP))
+$(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(LOCK_$(NEWEST)) $(if $(TOOLCHAIN),| $(VENV_STAMP))
 	$(call stage_start,docs-toolchain,$(NEWEST),Sphinx and antsibull-docs (requirements-docs.txt)$(if $(TOOLCHAIN),, with ansible-core in $(DOCS_VENV): about 190 MB, up to a minute; not the test toolchain))
 	$(if $(TOOLCHAIN),,rm -rf "$(DOCS_VENV)"; "$$(tests/tools/find_python.sh $(PYTHON_$(NEWEST)) "the documentation toolchain")" -m venv "$(DOCS_VENV)")
-	"$(DOCS_VENV)/bin/python" -m pip install --quiet $(if $(TOOLCHAIN),,$(DOCS_PINS)) -r requirements-docs.txt 2>&1 | $(PIP_FILTER)
+	"$(DOCS_VENV)/bin/python" -m pip install --quiet $(if $(TOOLCHAIN),,$(DOCS_PINS)) -r requirements-docs.txt \
+		$(call pin,$(LOCK_$(NEWEST))) 2>&1 | $(PIP_FILTER)
 	touch "$@"
 	$(call stage_end,docs-toolchain)
 
@@ -310,38 +325,111 @@ docs: $(if $(TOOLCHAIN),build) $(DOCS_STAMP)
 # sanity-V, units-V, integration-V: ansible-test of version V (its virtual environment first on PATH)
 # in the installed copy; tests/tools/ansible_test_stage.sh keeps the results in $(RESULTS)/V/<stage>.
 # The emulator runs with the same interpreter as the tests.
+# Each stage copies the installed collection to $(STAGE)/<version>-<stage> first and works there, so that stages
+# run side by side (ansible-test writes into the copy's tests/output).
 define version_stages
 $(foreach stage,sanity units integration,
-$(stage)-$(1): build $(STAMP_$(1))
+$(stage)-$(1): build $(STAMP_$(1)) $(if $(filter integration,$(stage)),browser)
 	$$(call stage_start,$(stage),$(1),ansible-core $(CORE_$(1)) / Python $(PYTHON_$(1)))
-	PATH="$(VENV_$(1))/bin:$$$$PATH" PYTHON="$(VENV_$(1))/bin/python" \
-		tests/tools/ansible_test_stage.sh $(stage) "$(COLL)" $(PYTHON_$(1)) "$(RESULTS)/$(1)/$(stage)" 2>&1 | $$(FILTER)
+	$$(call stage_copy,$(1)-$(stage))
+	PATH="$(VENV_$(1))/bin:$$$$PATH" PYTHON="$(VENV_$(1))/bin/python" ANSIBLE_COLLECTIONS_PATH="$(STAGE)/$(1)-$(stage)" \
+		NAC_TEST_FORM="$$(INTEGRATION_FORM_$(1))" tests/tools/ansible_test_stage.sh $(stage) \
+		"$(STAGE)/$(1)-$(stage)/$(COLL_PATH)" $(PYTHON_$(1)) "$(RESULTS)/$(1)/$(stage)" 2>&1 | $$(FILTER)
 	$$(call stage_end,$(stage))
 )
 test-$(1): sanity-$(1) units-$(1) integration-$(1)
 endef
+
+# $(call stage_copy,NAME): a copy of the installed collection in $(STAGE)/NAME, made afresh.
+define stage_copy
+rm -rf "$(STAGE)/$(1)"
+mkdir -p "$(STAGE)/$(1)/ansible_collections/netaccess"
+cp -a "$(COLL)" "$(STAGE)/$(1)/$(COLL_PATH)"
+endef
+
+# Debian's chromium, for the integration target html_report, installed once before the integration stages
+# start side by side (two apt-get runs at once would fight over dpkg's lock).
+browser:
+	tests/tools/install_chromium.sh || echo "WARNING: Chromium is missing: the integration target html_report will fail" >&2
 $(foreach v,$(MATRIX),$(eval $(call version_stages,$(v))))
 
 sanity: sanity-$(NEWEST)
 units: units-$(NEWEST)
 integration: integration-$(NEWEST)
 
-# The stages of `make test`, in order: the newest version's complete suite first, then the others.
-TEST_STAGES := venv build lint docs sanity-$(NEWEST) units-$(NEWEST) integration-$(NEWEST) \
-	$(foreach v,$(filter-out $(NEWEST),$(MATRIX)),venv-$(v) sanity-$(v) units-$(v) integration-$(v))
+# The stages of `make test`, the longest first: make -j starts them in this order, TEST_JOBS at once, each as
+# soon as its prerequisites are done. The integration stages wait most of their time on emulators and browsers,
+# so they run beside the stages that keep the processors busy (sanity, units, lint, docs).
+TEST_STAGES := integration-$(NEWEST) $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),integration-$(v)) \
+	lint sanity-$(NEWEST) $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),sanity-$(v)) \
+	docs $(foreach v,$(MATRIX),units-$(v))
+
+# The integration targets on the versions between the newest and the oldest run in their short form: every
+# entry point once, the long cases left to 2.21 and 2.16 (each target's long cases are named in its own files,
+# where nac_test_form is read). INTEGRATION_FORM_<version> may say long.
+INTEGRATION_FORM_$(NEWEST) ?= long
+INTEGRATION_FORM_$(lastword $(MATRIX)) ?= long
+$(foreach v,$(MATRIX),$(eval INTEGRATION_FORM_$(v) ?= short))
 
 # Every stage runs even when an earlier one failed (make -k; a stage whose prerequisite failed is
-# reported as not run), so that one failure does not hide the state of the other versions. The summary
-# (tests/tools/test_summary.py) prints each version's counts and stage times and ends with the line
-# "tests: N passed, N failed, N skipped"; the exit status is 1 when anything failed or did not run.
+# reported as not run), so that one failure does not hide the state of the other versions. Stages run side
+# by side, their output kept together per stage (--output-sync). The summary (tests/tools/test_summary.py)
+# prints each version's counts and stage times, the ten slowest integration targets and unit tests, and ends
+# with the line "tests: N passed, N failed, N skipped"; the exit status is 1 when anything failed or did not run.
 test: pythons
 	rm -rf "$(RESULTS)"
 	rc=0
-	$(MAKE) --no-print-directory -k $(TEST_STAGES) || rc=$$?
-	echo "==> summary"
+	started=$$SECONDS
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_STAGES) || rc=$$?
+	echo "==> summary ($$(( SECONDS - started )) s in all, $(TEST_JOBS) stages at a time)"
 	python3 tests/tools/test_summary.py "$(RESULTS)" \
 		$(foreach v,$(MATRIX),--version $(v)=venv+$(if $(filter $(v),$(NEWEST)),build+lint+docs+)sanity+units+integration) || rc=1
 	exit $$rc
+
+# The check to run before pushing (CONTRIBUTING.md), a few minutes: lint, the unit tests on the newest
+# ansible-core and the integration target smoke_modules (every module once, through the emulator).
+check: pythons
+	rm -rf "$(RESULTS)"
+	rc=0
+	started=$$SECONDS
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target lint units-$(NEWEST) smoke || rc=$$?
+	echo "==> summary ($$(( SECONDS - started )) s in all)"
+	python3 tests/tools/test_summary.py "$(RESULTS)" --label check \
+		--version $(NEWEST)=venv+build+lint+units+smoke || rc=1
+	exit $$rc
+
+smoke: build $(VENV_STAMP)
+	$(call stage_start,smoke,$(NEWEST),the integration target smoke_modules on ansible-core $(CORE_$(NEWEST)))
+	$(call stage_copy,$(NEWEST)-smoke)
+	ANSIBLE_COLLECTIONS_PATH="$(STAGE)/$(NEWEST)-smoke" PYTHON="$(PY)" \
+		tests/tools/ansible_test_stage.sh integration "$(STAGE)/$(NEWEST)-smoke/$(COLL_PATH)" $(PYTHON_$(NEWEST)) \
+		"$(RESULTS)/$(NEWEST)/smoke" smoke_modules 2>&1 | $(FILTER)
+	$(call stage_end,smoke)
+
+# The constraints files, written afresh from the newest releases that the requirement files allow but for the
+# holds of constraints/hold.txt (tests/tools/lock.py, a throw-away virtual environment each): run it on purpose,
+# then `make test`, then commit constraints/. `make test-latest` shows the drift, holds included.
+LOCK_ARGS_$(NEWEST) := -r requirements-dev.txt -r requirements-docs.txt $(TEST_REQUIREMENTS)
+$(foreach v,$(filter-out $(NEWEST),$(MATRIX)),$(eval LOCK_ARGS_$(v) := ansible-core==$(CORE_$(v)) $(TEST_REQUIREMENTS)))
+define lock_each
+$(foreach v,$(MATRIX),
+python3 tests/tools/lock.py $(1) --python "$$(tests/tools/find_python.sh $(PYTHON_$(v)) "make lock")" \
+	--out $(LOCK_$(v)) -- $(LOCK_ARGS_$(v)) $(2) 2>&1 | $(PIP_FILTER)
+)
+endef
+lock:
+	echo "==> lock: the newest releases the requirement files allow, into constraints/"
+	$(call lock_each,,-c constraints/hold.txt)
+
+# What the newest releases would change, and whether lint and the unit tests pass on them: reports, never
+# fails (as test-next does for ansible-core). A drift here is a `make lock` to do on purpose, not a red build.
+test-latest:
+	echo "==> test-latest: the newest releases the requirement files allow, against constraints/"
+	$(call lock_each,--drift) || true
+	rc=0
+	$(MAKE) --no-print-directory -k LOCKED=0 VENV="$(VENV)/latest" STAGE="$(STAGE)-latest" \
+		RESULTS="$(BUILD_DIR)/test-results-latest" lint units || rc=$$?
+	if [[ $$rc -eq 0 ]]; then echo "test-latest: PASS"; else echo "test-latest: FAIL (not part of make test: it does not fail the build)"; fi
 
 # The newest pre-release of ansible-core (pip install --pre: a beta or release candidate when there is
 # one, else the newest release), in its own virtual environment, on the installed copy of the
@@ -382,7 +470,7 @@ $(foreach stage,units integration,$(eval $(call next_stage,$(stage))))
 
 # make demo, make env and make build: ansible-core and requests, nothing else, unless .venv has the toolchain;
 # on the newest Python of LIGHT_PYTHONS found (make demo LIGHT_PYTHONS=3.11 picks one).
-$(VENV)/light/.installed: requirements-dev.txt
+$(VENV)/light/.installed: requirements-dev.txt requirements.txt $(LOCK_$(NEWEST)) $(LOCK_2.19)
 	$(call stage_start,venv,$(NEWEST),ansible-core and requests in $(VENV)/light)
 	python=""
 	for version in $(LIGHT_PYTHONS); do
@@ -395,13 +483,13 @@ $(VENV)/light/.installed: requirements-dev.txt
 		exit 1
 	fi
 	version=$$("$$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-	core=$(CORE_$(NEWEST))
-	if [[ "$$version" == 3.11 ]]; then core=$(CORE_2.19); fi
+	core=$(CORE_$(NEWEST)) lock=$(LOCK_$(NEWEST))
+	if [[ "$$version" == 3.11 ]]; then core=$(CORE_2.19) lock=$(LOCK_2.19); fi
 	echo "    Python $$version ($$python), ansible-core $$core"
 	rm -rf "$(VENV)/light"
 	"$$python" -m venv "$(VENV)/light"
-	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$$core" \
-		"$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
+	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$$core" -r requirements.txt \
+		$(if $(filter 1,$(LOCKED)),-c "$$lock") 2>&1 | $(PIP_FILTER)
 	touch "$@"
 	$(call stage_end,venv)
 

@@ -3,13 +3,15 @@
 # the ansible-test on PATH (the Makefile puts the virtual environment of one ansible-core first), and keep
 # its results, because every ansible-core version writes to the same COLLECTION_DIR/tests/output.
 #
-# usage: ansible_test_stage.sh STAGE COLLECTION_DIR PYTHON_VERSION RESULTS_DIR
+# usage: ansible_test_stage.sh STAGE COLLECTION_DIR PYTHON_VERSION RESULTS_DIR [INTEGRATION_ARGS...]
 #
 #   STAGE           sanity, units or integration
 #   COLLECTION_DIR  the installed copy (.../ansible_collections/netaccess/nac), shared by every version
 #   PYTHON_VERSION  X.Y, passed to ansible-test as --python (the interpreter of that virtual environment)
 #   RESULTS_DIR     where the stage's junit files and data files are copied (RESULTS_DIR/junit, /data) with a line
-#                   naming the ansible-core and Python (RESULTS_DIR/version)
+#                   naming the ansible-core and Python (RESULTS_DIR/version); integration also writes each
+#                   target's seconds there (RESULTS_DIR/targets.tsv: target, seconds), for the summary
+#   INTEGRATION_ARGS  more arguments for run_integration.sh (integration only), e.g. NAC_TEST_FORM=short
 #
 # tests/output is emptied first, so what is copied is this stage's own. sanity writes a junit file per
 # sanity test (--junit); units, pytest's junit file; integration, ansible-test's data file (the targets
@@ -17,14 +19,15 @@
 # ansible-test's. Environment: PYTHON (the emulator's interpreter, see run_integration.sh).
 set -euo pipefail
 
-if [[ $# -ne 4 ]]; then
-    echo "usage: $0 sanity|units|integration COLLECTION_DIR PYTHON_VERSION RESULTS_DIR" >&2
+if [[ $# -lt 4 ]]; then
+    echo "usage: $0 sanity|units|integration COLLECTION_DIR PYTHON_VERSION RESULTS_DIR [INTEGRATION_ARGS...]" >&2
     exit 2
 fi
 stage="$1"
 coll="$(cd "$2" && pwd -P)"
 python_version="$3"
 results="$4"
+shift 4
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 
 ansible_test="$(command -v ansible-test)"
@@ -65,6 +68,20 @@ sanity_progress() {
     done
 }
 
+integration_times() {
+    # Passes ansible-test integration's output through and writes, at each "Running TARGET integration test ..."
+    # line and at the end, the seconds of the target before it to targets.tsv.
+    local line target="" began=${SECONDS} pattern='^Running ([A-Za-z0-9_]+) integration test'
+    while IFS= read -r line; do
+        if [[ "${line}" =~ ${pattern} ]]; then
+            [[ -z "${target}" ]] || printf '%s\t%d\n' "${target}" "$(( SECONDS - began ))" >>"${results}/targets.tsv"
+            target="${BASH_REMATCH[1]}" began=${SECONDS}
+        fi
+        printf '%s\n' "${line}"
+    done
+    [[ -z "${target}" ]] || printf '%s\t%d\n' "${target}" "$(( SECONDS - began ))" >>"${results}/targets.tsv"
+}
+
 rm -rf "${coll}/tests/output" "${results}"
 mkdir -p "${results}"
 # What ran: "ansible-core 2.21.5 / Python 3.13.0", for the summary.
@@ -81,7 +98,8 @@ case "${stage}" in
         (cd "${coll}" && ansible-test units --local --python "${python_version}" --requirements) || rc=$?
         ;;
     integration)
-        TEST_PYTHON_VERSION="${python_version}" "${here}/run_integration.sh" "${coll}" --continue-on-error || rc=$?
+        (TEST_PYTHON_VERSION="${python_version}" "${here}/run_integration.sh" "${coll}" --continue-on-error "$@" 2>&1 \
+            | integration_times) || rc=$?
         ;;
     *)
         echo "unknown stage: ${stage} (sanity, units or integration)" >&2

@@ -12,7 +12,10 @@
 #
 # Environment: PYTHON (interpreter for the emulator, default python3),
 # TEST_PYTHON_VERSION (--python for ansible-test, default 3.11; ansible-test
-# comes from PATH), NAC_TEST_* to override the test credentials below.
+# comes from PATH), NAC_TEST_* to override the test credentials below, and
+# NAC_TEST_FORM: long (the default: every case) or short (every entry point,
+# without the cases a target names as long), written to the targets as
+# nac_test_form (ansible-test passes them no environment variable of ours).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -44,6 +47,11 @@ api_key_nopriv="${NAC_TEST_API_KEY_NOPRIV:-nac-demo-nopriv-key}"
 username="${NAC_TEST_USERNAME:-svc-ansible}"
 password="${NAC_TEST_PASSWORD:-nac-demo-password}"
 tenant="${NAC_TEST_TENANT:-nac-demo-tenant}"
+form="${NAC_TEST_FORM:-long}"
+if [[ "${form}" != long && "${form}" != short ]]; then
+    echo "NAC_TEST_FORM is '${form}': long or short" >&2
+    exit 2
+fi
 
 emulator_args=(--quiet)
 if [[ -f "${emulator_config}" ]]; then
@@ -73,11 +81,11 @@ emulator_start "${python}" "${emulator}" "${emulator_args[@]}"
 
 # The file holds credentials: readable by the owner only.
 (umask 077 && "${python}" - "${vars_file}" "${EMULATOR_URL}" "${api_key}" "${api_key_noaccess}" "${api_key_nopriv}" \
-    "${username}" "${password}" "${tenant}" <<'PY'
+    "${username}" "${password}" "${tenant}" "${form}" <<'PY'
 import json
 import sys
 
-path, url, key, key_noaccess, key_nopriv, username, password, tenant = sys.argv[1:]
+path, url, key, key_noaccess, key_nopriv, username, password, tenant, form = sys.argv[1:]
 values = {
     "nac_api_url": url,
     "nac_emulator_url": url,
@@ -87,6 +95,7 @@ values = {
     "nac_username": username,
     "nac_password": password,
     "nac_tenant": tenant,
+    "nac_test_form": form,
 }
 with open(path, "w", encoding="utf-8") as handle:
     handle.write("---\n# Written by tests/tools/run_integration.sh for one run; do not commit.\n")

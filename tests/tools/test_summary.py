@@ -13,6 +13,8 @@ RESULTS_DIR is what the Makefile left in build/test-results:
   V/sanity/junit/*.xml      one junit file per sanity test (ansible-test sanity --junit)
   V/units/junit/*.xml       pytest's junit file (ansible-test units)
   V/integration/data/*.json the targets that passed (ansible-test integration)
+  V/integration/targets.tsv each target's seconds (tests/tools/ansible_test_stage.sh)
+  V/smoke/...               the integration target smoke_modules alone (`make check`), as integration
 
 Each --version names a version of the matrix and the stages expected of it (venv may be absent: an up
 to date environment is not made again). A stage that is expected but did not run (its prerequisite
@@ -21,7 +23,9 @@ targets are those of --targets (tests/integration/targets of this repository by 
 disabled or unsupported: one that did not pass counts as failed.
 
 The last line reads ``WORD: N passed, N failed, N skipped`` (WORD is "tests" unless --label says
-otherwise), over every sanity test, unit test case and integration target of every version. The exit
+otherwise), over every sanity test, unit test case and integration target of every version. Before it come
+the stage times (stages run side by side: their sum is more than the wall time) and the ten slowest
+integration targets and unit tests, by name, so that a slow change is seen the day it lands. The exit
 status is 1 when anything failed or did not run.
 """
 
@@ -37,9 +41,11 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_TARGETS = os.path.join(HERE, os.pardir, "integration", "targets")
-TEST_STAGES = ("sanity", "units", "integration")
+TEST_STAGES = ("sanity", "units", "integration", "smoke")
 # Columns of the time table; the docs toolchain's install is counted with the venv.
-TIME_COLUMNS = ("venv", "build", "lint", "docs", "sanity", "units", "integration")
+TIME_COLUMNS = ("venv", "build", "lint", "docs", "sanity", "units", "integration", "smoke")
+SMOKE_TARGETS = ["smoke_modules"]
+SLOWEST = 10
 SKIP_ALIASES = ("disabled", "unsupported", "hidden")
 
 Counts = collections.namedtuple("Counts", "passed failed skipped")
@@ -116,11 +122,47 @@ def stage_counts(results, version, stage, targets):
         counts = junit_counts(sorted(glob.glob(os.path.join(stage_dir, "junit", "python*-units.xml"))))
     else:
         passed = integration_passed(stage_dir)
-        missing = [name for name in targets if name not in passed]
+        missing = [name for name in (SMOKE_TARGETS if stage == "smoke" else targets) if name not in passed]
         counts = Counts(len(passed), len(missing), 0)
         if missing and os.path.isdir(stage_dir):
             notes.append("not passed: %s" % ", ".join(missing))
     return counts, notes
+
+
+def slowest_targets(results):
+    """The slowest integration targets of every version: [(seconds, "version target")], slowest first."""
+    found = []
+    for path in glob.glob(os.path.join(results, "*", "*", "targets.tsv")):
+        version = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                target, _tab, seconds = line.rstrip("\n").partition("\t")
+                if seconds.isdigit():
+                    found.append((int(seconds), "%s %s" % (version, target)))
+    return sorted(found, reverse=True)[:SLOWEST]
+
+
+def slowest_tests(results):
+    """The slowest unit tests of every version, from pytest's junit files: [(seconds, "version test")]."""
+    found = []
+    for path in glob.glob(os.path.join(results, "*", "units", "junit", "python*-units.xml")):
+        version = os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(path))))
+        for case in ET.parse(path).getroot().iter("testcase"):
+            name = "%s::%s" % (case.get("classname", ""), case.get("name", ""))
+            found.append((float(case.get("time") or 0), "%s %s" % (version, name)))
+    return sorted(found, reverse=True)[:SLOWEST]
+
+
+def print_slowest(results):
+    for title, rows, unit in (
+        ("slowest integration targets", slowest_targets(results), "%5d s"),
+        ("slowest unit tests", slowest_tests(results), "%5.1f s"),
+    ):
+        if rows:
+            print("%s:" % title)
+            for seconds, name in rows:
+                print("  " + unit % seconds + "  " + name)
+            print()
 
 
 def describe(results, version):
@@ -205,14 +247,15 @@ def main(argv):
 
     # Stage times: every stage that ran, per version, then the sum.
     print()
-    print('stage times in seconds (a venv that was up to date is not made again: "-"):')
-    header = "  %-8s" % "version" + "".join("%13s" % column for column in TIME_COLUMNS) + "%9s" % "total"
+    print('stage times in seconds (a venv that was up to date is not made again: "-"; stages run side by side):')
+    columns = [column for column in TIME_COLUMNS if any(column in times for _version, times in rows)]
+    header = "  %-8s" % "version" + "".join("%13s" % column for column in columns) + "%9s" % "total"
     print(header)
     grand = 0
     for version, times in rows:
         cells = []
         version_total = 0
-        for column in TIME_COLUMNS:
+        for column in columns:
             if column not in times:
                 cells.append("")
             elif times[column] is None:
@@ -222,8 +265,9 @@ def main(argv):
                 version_total += times[column]
         grand += version_total
         print("  %-8s" % version + "".join("%13s" % cell for cell in cells) + "%9d" % version_total)
-    print("  total: %d s (%d min %02d s)" % (grand, grand // 60, grand % 60))
+    print("  sum of the stages: %d s (%d min %02d s)" % (grand, grand // 60, grand % 60))
     print()
+    print_slowest(args.results)
     if bad_versions:
         print("FAILED on %s" % ", ".join(bad_versions))
     else:

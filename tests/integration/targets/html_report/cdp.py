@@ -3,10 +3,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Headless Chromium driven through the DevTools protocol on a pipe (--remote-debugging-pipe: commands on the
 browser's file descriptor 3, replies and events on its 4, each a JSON text ended by a NUL byte): standard library
-only, no port, no websocket. Browser.open() opens a file in a tab of a browser context of its own, whose requests go
-to a recording proxy, and Page.problems() lists what a page must never do: send a request (a Network event of any
-URL but the page's own, or one at the proxy), break its Content-Security-Policy, throw, log an error or a warning,
-or open a dialog (alert() from an injected value)."""
+only, no port, no websocket. Browser.open() opens a file in a tab of a browser context of its own, and
+Page.problems() lists what a page must never do: send a request, break its Content-Security-Policy, throw, log an
+error or a warning, or open a dialog (alert() from an injected value).
+
+A page's requests are counted where the page makes them: the DevTools Fetch domain pauses every request of the
+page's own target (and of any worker or frame it starts, attached to automatically), lets the page's own file
+load, and fails and records every other request. The browser's own background traffic (Chromium asks Google's
+services whatever the flags, and what it asks changes with its version) belongs to no page target: it goes to a
+recording proxy, so it never reaches the network, and is not counted as the page's. A page request cannot hide
+there either: every request of the page's targets is paused before it leaves."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -57,7 +63,7 @@ def find_chromium():
 
 class Recorder:
     """An HTTP proxy on the loopback that answers every request 404 and records it: the browser's only way out
-    (--proxy-server, loopback included), so a request that the DevTools events would miss is counted here."""
+    (--proxy-server, loopback included), so that nothing the browser asks reaches the network."""
 
     def __init__(self):
         self.requests = []
@@ -92,9 +98,9 @@ class Recorder:
 
 
 class Browser:
-    """One headless Chromium with a profile of its own (removed by close()), whose requests go to recording
-    proxies instead of the network: each page's to its own (Page.recorder), the browser's own background
-    requests (Chromium still asks a few Google services, even with the flags above) to ``self.background``."""
+    """One headless Chromium with a profile of its own (removed by close()), whose requests go to a recording
+    proxy instead of the network (``self.background``: Chromium still asks a few Google services, even with the
+    flags above); each page's requests are paused and judged in ``_judge`` (see the module's docstring)."""
 
     def __init__(self, timeout=30.0):
         self.timeout = timeout
@@ -122,6 +128,11 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events = []
+        # Each page's session and the sessions of the targets it started: {session: the page's own URL}.
+        self.allowed = {}
+        # The requests each page's targets tried and were refused: {page session: ["GET http://..."]}.
+        self.blocked = {}
+        self.page_of = {}
         self.version = self.call("Browser.getVersion")["product"]
 
     def call(self, method, params=None, session=None):
@@ -167,10 +178,41 @@ class Browser:
             self._buffer += chunk
         message, self._buffer = self._buffer.split(b"\0", 1)
         message = json.loads(message.decode("utf-8"))
-        if message.get("method") == "Page.javascriptDialogOpening":
+        method, session = message.get("method"), message.get("sessionId")
+        if method == "Page.javascriptDialogOpening":
             # A dialog blocks its page: closed at once (its reply is not awaited); problems() reports it.
-            self._send("Page.handleJavaScriptDialog", dict(accept=True), message.get("sessionId"))
+            self._send("Page.handleJavaScriptDialog", dict(accept=True), session)
+        elif method == "Fetch.requestPaused":
+            self._judge(session, message["params"])
+        elif method == "Target.attachedToTarget" and session in self.page_of:
+            self._watch_child(session, message["params"]["sessionId"])
         return message
+
+    def watch(self, session, url):
+        """Pause every request of the page ``session`` (and of the targets it starts): its own ``url`` goes on."""
+        self.page_of[session] = session
+        self.allowed[session] = url
+        self.blocked[session] = []
+        self.call("Fetch.enable", dict(patterns=[dict(urlPattern="*")]), session)
+        self.call("Target.setAutoAttach", dict(autoAttach=True, waitForDebuggerOnStart=True, flatten=True), session)
+
+    def _watch_child(self, parent, child):
+        """Watch a worker or frame that a page started as the page itself (replies not awaited)."""
+        page = self.page_of[parent]
+        self.page_of[child] = page
+        self._send("Fetch.enable", dict(patterns=[dict(urlPattern="*")]), child)
+        self._send("Target.setAutoAttach", dict(autoAttach=True, waitForDebuggerOnStart=True, flatten=True), child)
+        self._send("Runtime.runIfWaitingForDebugger", None, child)
+
+    def _judge(self, session, params):
+        """Let a paused request of a page go on when it is the page's own file; fail and record any other."""
+        page = self.page_of.get(session, session)
+        request = params["request"]
+        if request["url"] == self.allowed.get(page):
+            self._send("Fetch.continueRequest", dict(requestId=params["requestId"]), session)
+            return
+        self.blocked.setdefault(page, []).append("%s %s" % (request["method"], request["url"]))
+        self._send("Fetch.failRequest", dict(requestId=params["requestId"], errorReason="BlockedByClient"), session)
 
     def _stderr(self):
         self.log.seek(0)
@@ -200,18 +242,18 @@ class Browser:
 
 
 class Page:
-    """A tab that loaded one file, in a browser context of its own whose every request goes to its own recording
-    proxy; ``problems()`` lists what it did that a report page must never do."""
+    """A tab that loaded one file, in a browser context of its own whose every request is paused and judged
+    (Browser.watch); ``problems()`` lists what it did that a report page must never do."""
 
     def __init__(self, browser, path, width, height):
         self.browser = browser
         self.url = "file://" + os.path.abspath(path)
-        self.recorder = Recorder()
         context = browser.call(
-            "Target.createBrowserContext", dict(proxyServer=self.recorder.url, proxyBypassList="<-loopback>")
+            "Target.createBrowserContext", dict(proxyServer=browser.background.url, proxyBypassList="<-loopback>")
         )["browserContextId"]
         target = browser.call("Target.createTarget", dict(url="about:blank", browserContextId=context))["targetId"]
         self.session = browser.call("Target.attachToTarget", dict(targetId=target, flatten=True))["sessionId"]
+        browser.watch(self.session, self.url)
         for domain in ("Page", "Runtime", "Network", "Log"):
             self.call(domain + ".enable")
         self.call(
@@ -243,10 +285,10 @@ class Page:
         """Every request other than the page's own, policy violation, exception, error or warning, dialog."""
         self.js("0")  # lets the events of the last action arrive first
         found = ["policy violation: %s" % v for v in self.js("window.__violations") or []]
-        found += ["request through the proxy: %s" % request for request in self.recorder.requests]
+        found += ["request blocked: %s" % request for request in self.browser.blocked.get(self.session, [])]
         for event in self.browser.events[self.first_event :]:
             method, params = event["method"], event.get("params", {})
-            if event.get("sessionId") != self.session:
+            if self.browser.page_of.get(event.get("sessionId")) != self.session:
                 continue
             if method == "Network.requestWillBeSent" and params["request"]["url"] != self.url:
                 found.append("request: %s %s" % (params["request"]["method"], params["request"]["url"]))
@@ -261,7 +303,9 @@ class Page:
         return found
 
     def close(self):
-        self.recorder.close()
+        """Forget the page's sessions (the browser context stays until the browser closes)."""
+        for session in [s for s, page in self.browser.page_of.items() if page == self.session]:
+            self.browser.page_of.pop(session, None)
 
     def screenshot(self, path):
         """The whole page as a PNG file."""

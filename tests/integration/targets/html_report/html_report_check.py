@@ -656,8 +656,8 @@ def check_the_checks(browser, workdir, good_page):
     unguarded = good.replace("Content-Security-Policy", "X-Nothing", 1)
     found = problems_of(browser, broken, unguarded.replace("<main>", '<main><img src="http://leak.invalid/x.png">', 1))
     expect(
-        any(p.startswith("request through the proxy: GET http://leak.invalid/") for p in found),
-        "without the policy, the request reaches the recording proxy, not the network",
+        any(p.startswith("request blocked: GET http://leak.invalid/") for p in found),
+        "without the policy, the page's request is caught and blocked before it leaves, not sent to the network",
         found,
     )
     found = problems_of(browser, broken, good.replace('"use strict";', '"use strict"; alert(1);', 1))
