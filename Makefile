@@ -210,7 +210,8 @@ endef
 # The other versions: ansible-core and what the tests import (requests; ansible-test units installs
 # its own requirements, --requirements). Named after the release, so a new pin makes a new one.
 define version_venv
-$(STAMP_$(1)): requirements-dev.txt requirements.txt $(LOCK_$(1))
+# After .venv (order only): .venv is made afresh, with what is inside it, when its Python changed.
+$(STAMP_$(1)): requirements-dev.txt requirements.txt $(LOCK_$(1)) | $(VENV_STAMP)
 	$$(call stage_start,venv,$(1),ansible-core $(CORE_$(1)) / Python $(PYTHON_$(1)) in $(VENV_$(1)))
 	python=$$$$(tests/tools/find_python.sh $(PYTHON_$(1)) "ansible-core $(CORE_$(1))")
 	rm -rf "$(VENV_$(1))"
