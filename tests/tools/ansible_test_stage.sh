@@ -55,6 +55,22 @@ PY
     fi
 }
 
+first_run_state() {
+    # What ansible-test makes for the user on its first run, made here once, under a lock: stages run side by side
+    # (make test), and two first runs at once both make its SSH key pair, the second stopping on ssh-keygen's
+    # question whether to overwrite the first's. The same command and file names as ansible-test's (core_ci.py).
+    local dir="${HOME}/.ansible/test"
+    mkdir -p "${dir}"
+    (
+        flock 9
+        if [[ ! -f "${dir}/id_rsa" || ! -f "${dir}/id_rsa.pub" ]]; then
+            rm -f "${dir}/id_rsa" "${dir}/id_rsa.pub"
+            ssh-keygen -m PEM -q -t rsa -N '' -f "${dir}/id_rsa"
+            sed -i -E 's/(BEGIN|END) PRIVATE KEY/\1 RSA PRIVATE KEY/' "${dir}/id_rsa"
+        fi
+    ) 9>"${dir}/.first-run.lock"
+}
+
 sanity_progress() {
     # ansible-test sanity's "Running sanity test "pylint" on Python 3.13" as a progress line with the seconds since
     # the stage started, "    sanity test pylint on Python 3.13 (48 s)", and without its blank lines.
@@ -84,6 +100,7 @@ integration_times() {
 
 rm -rf "${coll}/tests/output" "${results}"
 mkdir -p "${results}"
+first_run_state
 # What ran: "ansible-core 2.21.5 / Python 3.13.0", for the summary.
 "${test_python}" -c 'import platform, sys; from ansible.release import __version__ as v; print("ansible-core %s / Python %s" % (v, platform.python_version()))' \
     >"${results}/version"
@@ -92,7 +109,12 @@ case "${stage}" in
     sanity)
         get_pip_standin
         started=${SECONDS}
-        (cd "${coll}" && ansible-test sanity --local --python "${python_version}" --junit 2>&1 | sanity_progress) || rc=$?
+        # One sanity run per Python at a time: ansible-test makes the virtual environments of its sanity tests in
+        # ~/.ansible/test/venv, named by Python and requirements, which two versions on one Python may share.
+        (
+            flock 9
+            cd "${coll}" && ansible-test sanity --local --python "${python_version}" --junit 2>&1 | sanity_progress
+        ) 9>"${HOME}/.ansible/test/.sanity-python${python_version}.lock" || rc=$?
         ;;
     units)
         (cd "${coll}" && ansible-test units --local --python "${python_version}" --requirements) || rc=$?

@@ -692,7 +692,8 @@ def main():
             }
             check_page(browser, first, "802.1x re-check", RECHECKED, None, shots, listed)
             check_changes(browser, second, shots)
-            for count in (28, 20000):
+            # The short form (NAC_TEST_FORM, from runme.sh) leaves out the large page: the browser's work, not ours.
+            for count in (28,) if os.environ.get("NAC_TEST_FORM") == "short" else (28, 20000):
                 check_fleet(browser, workdir, count, shots)
     except (Failed, cdp.BrowserError) as failure:
         print("FAILED - %s" % failure)
