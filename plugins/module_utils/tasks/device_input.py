@@ -142,7 +142,7 @@ def file_devices(path, keys=DEVICE_KEYS, read=None):
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data.lstrip("\ufeff")
     except UnicodeDecodeError as error:
         raise InvalidRequest(
-            "the devices file %s is not UTF-8 text (byte %d): save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
+            "the devices file %s is not UTF-8 text (at byte offset %d): save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
             % (path, error.start)
         ) from None
     if str(path).lower().endswith((".csv", ".txt")):

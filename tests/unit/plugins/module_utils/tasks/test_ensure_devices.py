@@ -936,3 +936,16 @@ def test_hostname_lists_are_checked_item_by_item():
         "Invalid hostname, nothing was sent: hostname[1] must be one name (a string), got a list: ['a']; "
         "hostname[2] 'b c' contains whitespace or a control character, which a hostname cannot have"
     )
+
+
+def test_plan_with_fail_on_drift_fails_naming_each_field_and_keeps_the_id():
+    outcomes = plan(device_specs([spec("cam-01", profile="Intercom", group="Printers")]), RECORDS, fail_on_drift=True)
+    assert outcomes[0].state == FAILED and not outcomes[0].changed and outcomes[0].warnings == []
+    assert outcomes[0].id == 1
+    assert outcomes[0].error.startswith("device cam-01 (id 1) differs from the request: group is ")
+    assert "profile is Camera, not Intercom" in outcomes[0].error and "(fail_on_drift)" in outcomes[0].error
+
+
+def test_plan_with_fail_on_drift_leaves_a_device_that_matches():
+    outcomes = plan(device_specs([dict(hostname="cam-01")]), RECORDS, fail_on_drift=True)
+    assert outcomes[0].state == EXISTING and outcomes[0].error is None
