@@ -34,7 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     stored_text,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import DONE, FAILED, PENDING, Action, apply
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation, name_stored_form
 
 # The verbs of a plan: CREATE is carried out by the operation device_creation.creation; LEAVE is nothing to do.
 # A deletion would be one more verb and its operation (docs/docsite/rst/developing.rst).
@@ -252,6 +252,8 @@ class Outcome(Action):
     def __init__(self, spec, verb=None):
         super(Outcome, self).__init__(spec["hostname"], verb)
         self.spec = spec
+        self.stored_before = set()  # ids listed under a probable stored form of its name when planned
+        self.stored_after = []  # listed devices under such a form that appeared since (device_creation)
 
     @property
     def hostname(self):
@@ -303,11 +305,12 @@ def plan(specs, records, stored_names=GUARD, fail_on_drift=False):
                 )
         elif similar:
             outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
-        elif stored_names == GUARD:
+        else:
             stored = [
                 (record, relation) for key, relation in stored_forms(spec["hostname"]) for record in index.get(key, ())
             ]
-            if stored:
+            outcome.stored_before = set(record["id"] for record, _relation in stored)
+            if stored and stored_names == GUARD:
                 names = " or ".join(sorted(set(quoted(record["hostname"]) for record, _relation in stored)))
                 outcome.fail(STORED_NOT_CREATED % (stored_text(stored), names, spec["hostname"]))
         outcomes.append(outcome)
@@ -363,7 +366,10 @@ def ensure_devices(
         warn(repeated)
     outcomes = plan(specs, records, stored_names, fail_on_drift)
     _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
-    return apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
+    outcomes = apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
+    for outcome in outcomes:
+        name_stored_form(outcome)
+    return outcomes
 
 
 def _check_complete(pending):
