@@ -80,9 +80,9 @@ options:
       - An item that is not such a mapping (a bare name such as C(cam-01)), that has a key of no option (C(mac),
         or C(hostname:cam-01) written without a space after the colon, which YAML reads as one key) or no
         C(hostname) is refused before any request, naming the item by its index and what to write instead.
-      - Also taken as text that spells such a list in YAML or JSON, as an AWX survey answer arrives, for example
-        C([{"hostname": "cam-01", "group": "Cameras", "profile": "Camera"}]). Text that spells no list fails the task in
-        one line naming O(devices) and the shape expected.
+      - 'Also taken as text that spells such a list in YAML or JSON, as an AWX survey answer arrives, for example
+        C([{"hostname": "cam-01", "group": "Cameras", "profile": "Camera"}]). Text that spells no list fails the task
+        in one line naming O(devices) and the shape expected.'
       - A hostname, MAC or IP address requested for two items is an error, reported before any request.
       - An item that fails does not stop the others; the task fails when any item failed, and still
         returns every item's result (in RV(devices); its message counts them and names the first failures).
