@@ -80,6 +80,9 @@ options:
       - An item that is not such a mapping (a bare name such as C(cam-01)), that has a key of no option (C(mac),
         or C(hostname:cam-01) written without a space after the colon, which YAML reads as one key) or no
         C(hostname) is refused before any request, naming the item by its index and what to write instead.
+      - 'Also taken as text that spells such a list in YAML or JSON, as an AWX survey answer arrives, for example
+        C([{"hostname": "cam-01", "group": "Cameras", "profile": "Camera"}]). Text that spells no list fails the task
+        in one line naming O(devices) and the shape expected.'
       - A hostname, MAC or IP address requested for two items is an error, reported before any request.
       - An item that fails does not stop the others; the task fails when any item failed, and still
         returns every item's result (in RV(devices); its message counts them and names the first failures).
@@ -154,6 +157,15 @@ options:
     type: str
     choices: [guard, exact]
     default: guard
+  fail_on_drift:
+    description:
+      - Whether a device that exists but differs from the request fails its item (an audit), naming the device,
+        its id and each field that differs (group, profile, MACs or IPs, where the listed record shows them and
+        the request gives them).
+      - V(false) (the default) only warns about such a device. Either way nothing is changed, since the API cannot
+        update a device.
+    type: bool
+    default: false
 notes:
   - How hostnames are compared (O(hostname), and each item's C(hostname) in O(devices)). A listed device has a
     requested hostname when both are the same name, that is canonically equivalent Unicode (their NFC forms are
@@ -334,6 +346,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.control
 from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.module import NacModule, TaskFailed
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import check_concurrency, settle_seconds
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import is_one_of
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_input import text_devices
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     EXACT,
     GUARD,
@@ -355,6 +368,16 @@ DEVICE_OPTIONS = dict(
 )
 
 
+def read_devices_text(params):
+    """Read ``devices`` given as text (an AWX survey answer, YAML or JSON) as the list it spells; raise ValueError
+    naming the option when the text spells no list."""
+    if isinstance(params.get("devices"), (str, bytes)):
+        try:
+            params["devices"] = text_devices(params["devices"], "devices")
+        except InvalidRequest as error:
+            raise ValueError(str(error)) from None
+
+
 def ensure(nac):
     params = nac.params
     concurrency = check_concurrency(params["concurrency"])
@@ -371,6 +394,7 @@ def ensure(nac):
             concurrency,
             nac.check_mode,
             stored_names=params["stored_names"],
+            fail_on_drift=params["fail_on_drift"],
             settle_timeout=settle_timeout,
             max_resends=nac.client.max_retries,
             should_stop=controller_watch(),
@@ -408,11 +432,13 @@ def main():
             concurrency=dict(type="int", default=8),
             settle_timeout=dict(type="float"),
             stored_names=dict(type="str", default=GUARD, choices=[GUARD, EXACT]),
+            fail_on_drift=dict(type="bool", default=False),
             **DEVICE_OPTIONS,
         ),
         mutually_exclusive=[("devices", key) for key in DEVICE_OPTIONS],
         required_one_of=[("hostname", "devices")],
         argument_hint=lambda params: item_problems(params.get("devices"), list(DEVICE_OPTIONS)),
+        prepare=read_devices_text,
         pool_size=lambda params: max(params["concurrency"], 8),
     ).run(ensure)
 

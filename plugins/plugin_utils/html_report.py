@@ -58,6 +58,8 @@ COLUMNS = [
     ("Since the last report", "change", "text"),
 ]
 OPTIONAL = ("group", "profile", "macs", "ips", "change")
+# The columns whose words never break inside (statuses, names of groups and profiles, MAC and IP addresses).
+WORD_COLUMNS = ("expected_status", "status", "auth_method", "group", "profile", "macs", "ips")
 # What a device of ``devices`` given as a host's variables from the inventory has, each as nac_<name>.
 HOST_VARIABLES = ("id", "hostname", "group", "profile", "macs", "ips")
 # The table of the devices not at their expected status: these of the columns, when shown.
@@ -108,15 +110,15 @@ padding:6px 12px;cursor:pointer}#changes button b{font-size:18px;margin-right:6p
 ul.names{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:6px}
 ul.names li{background:#e8f5ee;border:1px solid #bfe3cd;border-radius:4px;padding:2px 8px;overflow-wrap:anywhere}
 table{width:100%;border-collapse:separate;border-spacing:0}
-th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
+th,td{text-align:left;padding:5px 6px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 .scroll{overflow:auto;max-height:75vh;border:1px solid var(--line);border-radius:6px}
-th{background:#f7f9fb;font-size:13px;color:var(--dim);white-space:nowrap;position:sticky;top:0;z-index:1}
-th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
+th{background:#f7f9fb;font-size:13px;color:var(--dim);position:sticky;top:0;z-index:1}
+th button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer;text-align:left}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
-td{overflow-wrap:break-word}
+td{overflow-wrap:anywhere;font-size:13px}td.w{overflow-wrap:normal}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 tr.no td{background:#fdf1f1}tr.wait td{background:#fdf6e7}
-td.mark+td{white-space:nowrap}td.mark{width:2em;font-weight:700}
+td.mark+td{min-width:7em}td.mark{width:2em;font-weight:700}
 tr.yes td.mark{color:var(--good)}tr.no td.mark{color:var(--bad)}
 tr.wait td.mark{color:var(--wait)}
 .tools,.pager{display:none;gap:12px;align-items:center;flex-wrap:wrap;margin:0 0 12px}
@@ -147,6 +149,8 @@ SCRIPT = """
   var marks = {"reached": ["yes", "\\u2713", "At its expected status"],
     "in progress": ["wait", "\\u2026", "In progress: not yet at its expected status"],
     "failed": ["no", "\\u2717", "Not at its expected status"]};
+  // The columns of words that never break inside a word (html_report.WORD_COLUMNS).
+  var WORDS = ["expected_status", "status", "auth_method", "group", "profile", "macs", "ips"];
   var status = null, change = null, matched = [];
   // What filtering reads, once: the words of a row.
   var texts = rows.map(function (row) { return row.join("\\u0001").toLowerCase(); });
@@ -228,6 +232,7 @@ SCRIPT = """
           cell.textContent = mark[1];
         } else {
           if (this.heads[column].getAttribute("data-type") === "number") { cell.className = "num"; }
+          else if (WORDS.indexOf(key) >= 0) { cell.className = "w"; }
           cell.textContent = row[at[key]];
         }
         line.appendChild(cell);
@@ -534,6 +539,14 @@ def _changes(changes, previous):
     )
 
 
+def _cell_class(key, kind):
+    """A number's cell is ``num``; a cell of words that must not break inside a word (a status, a MAC or IP
+    address) ``w``; any other (a hostname, a message) may break anywhere, so that every column fits at 1280 px."""
+    if kind == "number":
+        return ' class="num"'
+    return ' class="w"' if key in WORD_COLUMNS else ""
+
+
 def _heads(columns):
     return '<th aria-sort="none" data-key="mark">At</th>' + "".join(
         '<th data-key="%s" data-type="%s" aria-sort="none"><button type="button">%s</button></th>' % (key, kind, title)
@@ -542,9 +555,7 @@ def _heads(columns):
 
 
 def _row(row, columns):
-    cells = "".join(
-        "<td%s>%s</td>" % (' class="num"' if kind == "number" else "", text(row[key])) for _title, key, kind in columns
-    )
+    cells = "".join("<td%s>%s</td>" % (_cell_class(key, kind), text(row[key])) for _title, key, kind in columns)
     mark = MARKS[row["outcome"]]
     return '<tr class="%s"><td class="mark" title="%s">%s</td>%s</tr>' % (mark[0], mark[1], mark[2], cells)
 

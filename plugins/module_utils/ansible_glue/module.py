@@ -85,13 +85,20 @@ class _AnsibleModule(AnsibleModule):
 
     client_forms = ()  # the client's own (NacClient.secrets: the Basic token, a proxy's credentials), once it exists
 
-    def __init__(self, argument_hint=None, **kwargs):
+    def __init__(self, argument_hint=None, prepare=None, **kwargs):
         self._argument_hint = argument_hint
+        self._prepare = prepare
         super(_AnsibleModule, self).__init__(**kwargs)
         self._argument_hint = None  # the parameters are read: later failures are the module's own
 
     def _load_params(self):
         super(_AnsibleModule, self)._load_params()
+        if self._prepare is not None:  # parameters given as text (a survey answer) read before Ansible checks them
+            try:
+                self._prepare(self.params)
+            except ValueError as error:
+                self._argument_hint = None
+                self.fail_json(msg=str(error))
         if self._argument_hint is not None:  # what is wrong with the parameters as given, in the module's words
             self._argument_hint = self._argument_hint(self.params) or None
 
@@ -196,13 +203,15 @@ class NacModule:
     talks to the service through ``nac.client`` (read-only in check mode) and reports each change
     with ``nac.change()``. ``argument_hint(params)``: a message saying what is wrong with the parameters as given
     (before Ansible checks them), shown instead of Ansible's when Ansible refuses them; None when it sees nothing.
+    ``prepare(params)``: changes the parameters as given before Ansible checks them (text read as the list it
+    spells); a ValueError it raises fails the task with its message.
     """
 
-    def __init__(self, argument_spec=None, read_only=False, pool_size=16, argument_hint=None, **kwargs):
+    def __init__(self, argument_spec=None, read_only=False, pool_size=16, argument_hint=None, prepare=None, **kwargs):
         spec = connection_argument_spec()
         spec.update(argument_spec or {})
         kwargs.setdefault("supports_check_mode", True)
-        self.ansible = _AnsibleModule(argument_spec=spec, argument_hint=argument_hint, **kwargs)
+        self.ansible = _AnsibleModule(argument_spec=spec, argument_hint=argument_hint, prepare=prepare, **kwargs)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
         self.params = self.ansible.params

@@ -15,9 +15,14 @@ __metaclass__ = type
 import collections
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import hostname_key, index_by_hostname
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
+    hostname_key,
+    index_by_hostname,
+    stored_forms,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     CONFIRMED,
+    FAILED,
     MISSING,
     Answer,
     Operation,
@@ -123,9 +128,39 @@ def _index(records):
     return Listed(index_by_hostname(records), by_id)
 
 
+STORED_UNIDENTIFIED = (
+    "POST /api/device was answered as a success without a device id, and the device list does not show {name}, "
+    "but it lists {stored} (id {id}), a device that was not listed before this creation: probably this very device, "
+    "stored under another name than the one sent. The next run would not find {name} and would create another "
+    "device: use the stored name {stored} as the hostname"
+)
+
+
 def _same_hostname(outcome, index):
-    """The listed devices that have the outcome's hostname."""
-    return index.by_hostname.get(hostname_key(outcome.hostname), [])
+    """The listed devices that have the outcome's hostname; when there are none, the outcome keeps (``stored_after``)
+    the listed devices under a probable stored form of its name that were not listed when it was planned."""
+    found = index.by_hostname.get(hostname_key(outcome.hostname), [])
+    if not found:
+        before = getattr(outcome, "stored_before", ())
+        outcome.stored_after = [
+            record
+            for key, _relation in stored_forms(outcome.hostname)
+            for record in index.by_hostname.get(key, ())
+            if record["id"] not in before
+        ]
+    return found
+
+
+def name_stored_form(outcome):
+    """Say, of a creation answered without an id and never listed under its name, the device that appeared under a
+    probable stored form of its name, as a creation answered with an id is told (STORED_OTHERWISE)."""
+    stored = getattr(outcome, "stored_after", None)
+    if outcome.state == FAILED and outcome.answered and outcome.written_id is None and stored:
+        outcome.error = STORED_UNIDENTIFIED.format(
+            name=outcome.hostname,
+            stored=" or ".join(sorted(set(quoted(record["hostname"]) for record in stored))),
+            id=", ".join(str(record["id"]) for record in stored),
+        )
 
 
 def _confirmed(outcome, index):

@@ -56,6 +56,7 @@ SOURCE_DEFAULTS = dict(hostname=None, interval=60.0, concurrency=8, initial=Fals
 # The source's own options that fall back to an environment variable (as the connection options do).
 SOURCE_ENVIRONMENT = dict(interval="NAC_WATCH_INTERVAL")
 FIRST_ROUND = object()  # ``known`` value of a device listed at the first round whose status is not known yet
+CHANGES_NAMED = 3  # devices that changed named by the log line of a round, before a count of the others
 
 Round = collections.namedtuple("Round", "events known warnings")
 
@@ -210,8 +211,8 @@ def detect(known, results, initial=False):
 
 
 def round_summary(number, result, seconds):
-    """The log line of one round: how many devices have which status, the changes and the errors (no credential:
-    only counts, statuses and the number of the round)."""
+    """The log line of one round: how many devices have which status, the changes (the first few devices by name)
+    and the errors (no credential: counts, statuses, hostnames and the number of the round)."""
     errors = [event["nac_dot1x_error"] for event in result.events if "nac_dot1x_error" in event]
     if any(not error["devices"] for error in errors):
         return "round %d failed after %.2f s (the warning says why); polling goes on" % (number, seconds)
@@ -221,17 +222,36 @@ def round_summary(number, result, seconds):
         entry["status"] for ident, entry in result.known.items() if isinstance(entry, dict) and ident not in unqueried
     )
     devices = sum(statuses.values()) + len(failed)
-    changes = len(result.events) - len(errors)
-    return "round %d: %d device%s in %.2f s (%s), %d status change%s%s" % (
+    changed = [event["nac_dot1x"] for event in result.events if "nac_dot1x" in event]
+    return "round %d: %d device%s in %.2f s (%s), %d status change%s%s%s" % (
         number,
         devices,
         "" if devices == 1 else "s",
         seconds,
         ", ".join("%s %d" % (shown(status), count) for status, count in sorted(statuses.items())) or "no status",
-        changes,
-        "" if changes == 1 else "s",
+        len(changed),
+        "" if len(changed) == 1 else "s",
+        changes_named(changed),
         ", %d could not be queried" % len(failed) if failed else "",
     )
+
+
+def changes_named(changed, limit=CHANGES_NAMED):
+    """`` (cam-01 UNAUTHENTICATED -> AUTHENTICATED, ... and N more)``: the first ``limit`` devices that changed, by
+    name (shown safely), then how many more; empty when none did."""
+    if not changed:
+        return ""
+    named = [
+        "%s %s-> %s"
+        % (
+            shown(change["hostname"], 80),
+            "" if change["previous_status"] is None else "%s " % shown(change["previous_status"], 40),
+            shown(change["status"], 40),
+        )
+        for change in changed[:limit]
+    ]
+    more = " and %d more" % (len(changed) - limit) if len(changed) > limit else ""
+    return " (%s%s)" % (", ".join(named), more)
 
 
 def change_event(entry, previous_status):

@@ -34,7 +34,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     stored_text,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import DONE, FAILED, PENDING, Action, apply
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation, name_stored_form
 
 # The verbs of a plan: CREATE is carried out by the operation device_creation.creation; LEAVE is nothing to do.
 # A deletion would be one more verb and its operation (docs/docsite/rst/developing.rst).
@@ -126,10 +126,10 @@ def device_spec(item):
     return spec, problems
 
 
-def item_problems(items, keys, name="devices"):
+def item_problems(items, keys, name="devices", strict=False):
     """What is wrong with the items of the bulk option ``name`` as given (before Ansible reads them as mappings of
     ``keys``), naming each item by its index and what to write instead; None when nothing is (what Ansible reads
-    as a mapping, a JSON or ``key=value`` string, passes)."""
+    as a mapping, a JSON or ``key=value`` string, passes unless ``strict``: then only a mapping is a device)."""
     if not isinstance(items, list):
         return None
     problems = []
@@ -137,7 +137,7 @@ def item_problems(items, keys, name="devices"):
         where = "%s[%d]" % (name, index)
         if isinstance(item, dict):
             problems.extend("%s %s" % (where, problem) for problem in _key_problems(item, keys))
-        elif not (isinstance(item, str) and (item.lstrip().startswith("{") or "=" in item)):
+        elif strict or not (isinstance(item, str) and (item.lstrip().startswith("{") or "=" in item)):
             problems.append("%s is %s, not a device" % (where, _described(item)))
     if not problems:
         return None
@@ -179,16 +179,17 @@ def _described(item):
     return "a %s (%s)" % ("list" if isinstance(item, list) else type(item).__name__, quoted(str(item), 80))
 
 
-def device_specs(items, name="devices"):
+def device_specs(items, name="devices", labels=None):
     """Validate every item before anything is sent; raise InvalidRequest listing all problems.
 
     A hostname (the same name: hostnames.hostname_key), MAC or IP requested for two items is a problem
-    too: it could only ever create one of them.
+    too: it could only ever create one of them. ``labels`` name the items instead of ``name[index]`` (a file's
+    lines).
     """
     specs, problems, seen = [], [], {}
     for index, item in enumerate(items):
         spec, item_problems = device_spec(item)
-        where = "%s[%d]" % (name, index) if name else ""
+        where = labels[index] if labels else "%s[%d]" % (name, index) if name else ""
         if hostname_problem(spec["hostname"]) is None:
             where = "%s (%s)" % (where, spec["hostname"]) if where else spec["hostname"]
             values = [("hostname", hostname_key(spec["hostname"]), spec["hostname"])]
@@ -251,6 +252,8 @@ class Outcome(Action):
     def __init__(self, spec, verb=None):
         super(Outcome, self).__init__(spec["hostname"], verb)
         self.spec = spec
+        self.stored_before = set()  # ids listed under a probable stored form of its name when planned
+        self.stored_after = []  # listed devices under such a form that appeared since (device_creation)
 
     @property
     def hostname(self):
@@ -268,7 +271,7 @@ class Outcome(Action):
         return entry
 
 
-def plan(specs, records, stored_names=GUARD):
+def plan(specs, records, stored_names=GUARD, fail_on_drift=False):
     """One action per spec against the device list (pure): LEAVE an existing device, CREATE a missing one
     (pending until applied), or fail.
 
@@ -276,7 +279,9 @@ def plan(specs, records, stored_names=GUARD):
     matches only by a looser rule (a lookalike) is never taken for it: a device to create whose name has
     a lookalike fails, unwritten, naming it with its id; an existing one gets a warning naming it. With
     ``stored_names`` GUARD, a device to create whose probable stored form is listed (hostnames.stored_forms:
-    its first DNS label, without or with a trailing dot) fails, unwritten, naming it with its id.
+    its first DNS label, without or with a trailing dot) fails, unwritten, naming it with its id. With
+    ``fail_on_drift``, an existing device that visibly differs from its spec fails naming each field, instead of
+    getting a warning.
     """
     index = index_by_hostname(records)
     alike = lookalikes(records, [spec["hostname"] for spec in specs])
@@ -292,7 +297,7 @@ def plan(specs, records, stored_names=GUARD):
                 % (len(found), spec["hostname"], ", ".join(str(r["id"]) for r in found))
             )
         elif found:
-            _existing(outcome, found[0])
+            _existing(outcome, found[0], fail_on_drift)
             if similar:
                 outcome.warnings.append(
                     "%s: it is not %s (id %s), which exists"
@@ -300,21 +305,29 @@ def plan(specs, records, stored_names=GUARD):
                 )
         elif similar:
             outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
-        elif stored_names == GUARD:
+        else:
             stored = [
                 (record, relation) for key, relation in stored_forms(spec["hostname"]) for record in index.get(key, ())
             ]
-            if stored:
+            outcome.stored_before = set(record["id"] for record, _relation in stored)
+            if stored and stored_names == GUARD:
                 names = " or ".join(sorted(set(quoted(record["hostname"]) for record, _relation in stored)))
                 outcome.fail(STORED_NOT_CREATED % (stored_text(stored), names, spec["hostname"]))
         outcomes.append(outcome)
     return outcomes
 
 
-def _existing(outcome, record):
+def _existing(outcome, record, fail_on_drift=False):
     outcome.verb, outcome.state, outcome.id, outcome.record = LEAVE, EXISTING, record["id"], record
     differ = differences(outcome.spec, record)
-    if differ:
+    if differ and fail_on_drift:
+        outcome.fail(
+            "device %s (id %s) differs from the request: %s (fail_on_drift). Nothing was changed: the API cannot "
+            "update a device, change it in the NAC itself or change the request"
+            % (quoted(record["hostname"]), record["id"], "; ".join(differ))
+        )
+        outcome.id, outcome.record = record["id"], record
+    elif differ:
         outcome.warnings.append(
             "device %s (id %s) exists but differs from the request: %s. Nothing was "
             "changed: the API cannot update a device, change it in the NAC itself"
@@ -323,7 +336,15 @@ def _existing(outcome, record):
 
 
 def ensure_devices(
-    specs, list_devices, create, concurrency=8, check_mode=False, warn=None, stored_names=GUARD, **settling
+    specs,
+    list_devices,
+    create,
+    concurrency=8,
+    check_mode=False,
+    warn=None,
+    stored_names=GUARD,
+    fail_on_drift=False,
+    **settling,
 ):
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
@@ -335,7 +356,7 @@ def ensure_devices(
     Every creation is decided from the server's state, never guessed from an error: the apply engine
     (apply.apply), given ``concurrency``, ``check_mode`` and ``settling``, its other arguments of the same
     names (``settle_timeout``, ``max_resends``, ``should_stop``, ``clock``, ``sleep``). ``warn(message)`` is
-    told of ids the list shows for several devices. ``stored_names``: see ``plan``.
+    told of ids the list shows for several devices. ``stored_names`` and ``fail_on_drift``: see ``plan``.
     """
     if not specs:
         return []
@@ -343,9 +364,12 @@ def ensure_devices(
     repeated = repeated_ids_warning(repeated_ids(records))
     if repeated and warn is not None:
         warn(repeated)
-    outcomes = plan(specs, records, stored_names)
+    outcomes = plan(specs, records, stored_names, fail_on_drift)
     _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
-    return apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
+    outcomes = apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
+    for outcome in outcomes:
+        name_stored_form(outcome)
+    return outcomes
 
 
 def _check_complete(pending):

@@ -41,7 +41,8 @@ description:
   - A device whose status flips back and forth gives an event at every change.
   - "The source logs (logger C(netaccess.nac.dot1x_status), level INFO, shown by ansible-rulebook also without
     C(-v)) one line when it starts and one per round: C(round 3: 5 devices in 0.21 s (AUTHENTICATED 4,
-    UNAUTHENTICATED 1), 1 status change); errors and warnings at level WARNING."
+    UNAUTHENTICATED 1), 1 status change (cam-01 AUTHENTICATED -> UNAUTHENTICATED)), naming the first 3 devices
+    that changed and counting the others (C(... and 7 more)); errors and warnings at level WARNING."
   - "A server string that could be a Jinja template (one with a brace, such as C({{ lookup('pipe', ...) }})), or
     that becomes one once normalised (NFKC: full-width braces) or decoded the obvious ways (C(urldecode),
     C(b64decode), HTML entities, C(\\u) escapes), is never run by the playbook that the event reaches through

@@ -93,7 +93,8 @@ def job(root, workdir, job_id, inputs, python):
     extravars = dict(
         awx_job_id=job_id,
         tower_job_id=job_id,
-        nac_devices=DEVICES,
+        # A survey answer (a question of type Textarea) arrives as text: the devices as YAML, one a line.
+        nac_devices="".join("- %s\n" % json.dumps(device) for device in DEVICES),
         nac_report_path=reports,
         nac_wait_timeout=30,
     )

@@ -265,14 +265,28 @@ def test_round_summary_counts_statuses_changes_and_failures():
     )
     line = round_summary(2, Round(events, known, []), 0.125)
     assert (
-        line
-        == "round 2: 3 devices in 0.12 s (AUTHENTICATED 1, UNAUTHENTICATED 1), 1 status change, 1 could not be queried"
+        line == "round 2: 3 devices in 0.12 s (AUTHENTICATED 1, UNAUTHENTICATED 1), 1 status change"
+        " (dev-2 AUTHENTICATED -> UNAUTHENTICATED), 1 could not be queried"
     )
     assert round_summary(1, Round(*first, warnings=[]), 0.5) == (
         "round 1: 3 devices in 0.50 s (AUTHENTICATED 2, UNAUTHENTICATED 1), 0 status changes"
     )
     failed = Round([{"nac_dot1x_error": {"message": "refused", "devices": []}}], known, [])
     assert round_summary(3, failed, 1.0) == "round 3 failed after 1.00 s (the warning says why); polling goes on"
+
+
+def test_round_summary_names_the_first_devices_that_changed_then_counts_the_others():
+    first = detect(None, [entry(ident, "UNAUTHENTICATED") for ident in range(1, 6)])
+    results = [entry(ident, "AUTHENTICATED") for ident in range(1, 6)] + [entry(6, "AUTHENTICATED", "new\x1b[2J")]
+    events, known = detect(first[1], results)
+    assert round_summary(2, Round(events, known, []), 1.0) == (
+        "round 2: 6 devices in 1.00 s (AUTHENTICATED 6), 6 status changes (dev-1 UNAUTHENTICATED -> AUTHENTICATED,"
+        " dev-2 UNAUTHENTICATED -> AUTHENTICATED, dev-3 UNAUTHENTICATED -> AUTHENTICATED and 3 more)"
+    )
+    events, known = detect(known, [entry(6, "UNAUTHENTICATED", "new\x1b[2J")])
+    assert round_summary(3, Round(events, known, []), 1.0).endswith(
+        "1 status change (new\\x1b[2J AUTHENTICATED -> UNAUTHENTICATED)"
+    )
 
 
 def test_options_arguments_win_over_the_environment_and_strings_are_parsed():

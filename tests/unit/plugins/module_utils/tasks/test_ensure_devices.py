@@ -31,6 +31,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creatio
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
+    EXACT,
     EXISTING,
     FAILED,
     InvalidRequest,
@@ -936,3 +937,43 @@ def test_hostname_lists_are_checked_item_by_item():
         "Invalid hostname, nothing was sent: hostname[1] must be one name (a string), got a list: ['a']; "
         "hostname[2] 'b c' contains whitespace or a control character, which a hostname cannot have"
     )
+
+
+def test_plan_with_fail_on_drift_fails_naming_each_field_and_keeps_the_id():
+    outcomes = plan(device_specs([spec("cam-01", profile="Intercom", group="Printers")]), RECORDS, fail_on_drift=True)
+    assert outcomes[0].state == FAILED and not outcomes[0].changed and outcomes[0].warnings == []
+    assert outcomes[0].id == 1
+    assert outcomes[0].error.startswith("device cam-01 (id 1) differs from the request: group is ")
+    assert "profile is Camera, not Intercom" in outcomes[0].error and "(fail_on_drift)" in outcomes[0].error
+
+
+def test_plan_with_fail_on_drift_leaves_a_device_that_matches():
+    outcomes = plan(device_specs([dict(hostname="cam-01")]), RECORDS, fail_on_drift=True)
+    assert outcomes[0].state == EXISTING and outcomes[0].error is None
+
+
+class FirstLabelNoId(Scripted):
+    """A server that stores the first DNS label of a name and answers a creation without an id."""
+
+    def _commit(self, body):
+        return super(FirstLabelNoId, self)._commit(dict(body, hostname=body["hostname"].split(".")[0]))
+
+
+def test_a_creation_without_id_stored_under_its_first_label_names_that_device():
+    server = FirstLabelNoId(RECORDS, reply="no-id")
+    outcomes = server.ensure(device_specs([spec("nn-01.lab.example")]), settle_timeout=1)
+    assert outcomes[0].state == FAILED
+    assert outcomes[0].error.startswith(
+        "POST /api/device was answered as a success without a device id, and the device list does not show "
+        "nn-01.lab.example, but it lists nn-01 (id %d), a device that was not listed before this creation"
+        % server.named("nn-01")[0]
+    )
+    assert outcomes[0].error.endswith("use the stored name nn-01 as the hostname")
+
+
+def test_a_device_under_the_first_label_listed_before_is_not_taken_for_the_new_one():
+    server = FirstLabelNoId(RECORDS + [dict(id=77, hostname="nn-02")], reply="no-id")
+    outcomes = server.ensure(device_specs([spec("nn-02.lab.example")]), settle_timeout=1, stored_names=EXACT)
+    new = [ident for ident in server.named("nn-02") if ident != 77]
+    assert outcomes[0].state == FAILED and "(id 77)" not in outcomes[0].error and len(new) == 1
+    assert "but it lists nn-02 (id %d), a device that was not listed before" % new[0] in outcomes[0].error
