@@ -27,7 +27,8 @@ MODE = 0o600
 
 
 def check_dest(dest):
-    """Raise NacConfigError when ``dest`` cannot be an export's file: a directory, or a symbolic link."""
+    """Raise NacConfigError when ``dest`` cannot be an export's file: a directory, a symbolic link, or a path in a
+    directory that does not exist."""
     if os.path.islink(dest):
         raise NacConfigError(
             "dest %s is a symbolic link: give the path of the file itself (a link is never replaced nor followed, "
@@ -35,6 +36,9 @@ def check_dest(dest):
         )
     if os.path.isdir(dest):
         raise NacConfigError("dest %s is a directory: it must be the path of a file" % dest)
+    directory = os.path.dirname(os.path.abspath(dest))
+    if not os.path.isdir(directory):
+        raise NacConfigError("dest %s cannot be written: its directory %s does not exist" % (dest, directory))
 
 
 def unwritable(dest, error):

@@ -35,6 +35,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     repeated_ids,
     repeated_ids_warning,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import check_dest
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_file import ResultFile
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
     Tally,
@@ -122,6 +123,8 @@ def dot1x_status(
     """
     hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
+    if dest is not None:
+        check_dest(dest)  # before any request
     if check_access:
         require_access(client)
     refusals = client.refusals
