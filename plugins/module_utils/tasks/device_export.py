@@ -104,6 +104,21 @@ def line_keeper(form):
     return keep
 
 
+def id_keeper():
+    """The ``keep`` of a JSON Lines DeviceFile that holds each device's id and hostname alone (a status query's
+    targets, dot1x_query.ListedTargets), as ``line_keeper`` keeps the records it makes Lines of."""
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    def keep(item):
+        if isinstance(item, dict):
+            ident, hostname = item.get("id"), item.get("hostname")
+            if isinstance(ident, int) and not isinstance(ident, bool) and isinstance(hostname, str):
+                return Line(ident, hostname, encode(dict(id=ident, hostname=hostname)))
+        return item
+
+    return keep
+
+
 class IdSet:
     """The ids of a list seen so far, compactly: a bit each for ids from 0 below BITMAP_IDS (a bytearray as long as
     the largest such id needs, grown by doubling: 125 KB for ids up to a million), a set for any other id."""
@@ -201,10 +216,10 @@ class DeviceFile:
     client.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
     removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
 
-    def __init__(self, dest, form, check_mode=False):
+    def __init__(self, dest, form, check_mode=False, keep=None):
         self.dest, self.form, self.check_mode = dest, form, check_mode
         self.ending = ENDINGS[form]
-        self.keep = line_keeper(form)
+        self.keep = keep or line_keeper(form)
         self.decoder = DeviceDecoder(self)
         self.changed = False
         handle, self.temporary = temporary_file(dest, ".nac_devices.", check_mode)  # mode 0600

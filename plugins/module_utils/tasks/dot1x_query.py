@@ -15,6 +15,9 @@ __metaclass__ = type
 
 import collections
 import itertools
+import json
+import os
+import tempfile
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacConfigError, NacError
@@ -36,6 +39,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     repeated_ids_warning,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import check_dest
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import DeviceFile, id_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_file import ResultFile
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
     Tally,
@@ -128,10 +132,14 @@ def dot1x_status(
     if check_access:
         require_access(client)
     refusals = client.refusals
-    targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
     if dest is not None:
         timing = (wait_for, wait_timeout, wait_interval, clock, sleep)
-        return exported(client, targets, warnings, concurrency, timing, progress, (dest, format, check_mode), refusals)
+        if all_devices:
+            targets = ListedTargets(client)
+        else:
+            targets = HeldTargets(*resolve(client.list_devices(compact=True), device_id, hostname))
+        return exported(client, targets, concurrency, timing, progress, (dest, format, check_mode), refusals)
+    targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
     results, refused = poll(
         client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep, progress=progress
     )
@@ -143,13 +151,15 @@ def dot1x_status(
     return Report(results, summarize(results), warnings, failure, client.refusals - refusals)
 
 
-def exported(client, targets, warnings, concurrency, timing, progress, output, refusals):
-    """``dot1x_status`` with ``dest``: the Report of the ``targets`` queried into the file ``output`` (dest, format,
-    check mode), written whole before the task fails (some targets failed or were late) or stops (BatchStopped)."""
+def exported(client, targets, concurrency, timing, progress, output, refusals):
+    """``dot1x_status`` with ``dest``: the Report of the ``targets`` (HeldTargets, ListedTargets) queried into the
+    file ``output`` (dest, format, check mode), written whole before the task fails (some targets failed or were
+    late) or stops (BatchStopped)."""
     wait_for, wait_timeout = timing[0], timing[1]
     tally = Tally(wait_for, where="dest")
-    with ResultFile(*output) as sink:
-        refused = stream_poll(client, targets, sink, tally, concurrency, *timing, progress=progress)
+    warnings = list(targets.warnings)
+    with targets, ResultFile(*output) as sink:
+        refused = stream_poll(client, targets, sink, tally, concurrency, timing, progress=progress)
         if progress is not None:
             progress.finish()
         export = export_result(sink, sink.commit(), tally)
@@ -329,42 +339,33 @@ def poll(
     return results, None
 
 
-def stream_poll(
-    client,
-    targets,
-    sink,
-    tally,
-    concurrency,
-    wait_for=None,
-    wait_timeout=300,
-    wait_interval=5.0,
-    clock=time.monotonic,
-    sleep=time.sleep,
-    progress=None,
-):
+def stream_poll(client, targets, sink, tally, concurrency, timing, progress=None):
     """``poll`` into ``sink`` (a dot1x_file.ResultFile), counted in ``tally`` (a dot1x_results.Tally), without
-    holding the entries: the NacAuthError that stopped the polling, or None.
+    holding the entries nor the targets: the NacAuthError that stopped the polling, or None.
 
-    The first round writes every target's entry in the targets' order as it is answered; with ``wait_for``, the
-    entries of the targets without that status yet (an error counts as not yet) are held with where their lines
-    are, the later rounds query those alone, as ``poll`` does, and their last entries replace their lines once at
-    the end (ResultFile.rewrite). Every target is counted in ``tally`` with its last entry."""
+    ``targets`` (HeldTargets or ListedTargets) are read once, in order, as they are queried; ``timing`` is
+    (wait_for, wait_timeout, wait_interval, clock, sleep). The first round writes every target's entry in the
+    targets' order as it is answered; a target whose id an earlier one has (``targets.repeated``) gets that answer.
+    With ``wait_for``, the entries of the targets without that status yet (an error counts as not yet) are held
+    with where their lines are, the later rounds query those alone, as ``poll`` does, and their last entries
+    replace their lines once at the end (ResultFile.rewrite). Every target is counted with its last entry."""
+    wait_for, wait_timeout, wait_interval, clock, sleep = timing
     progress = progress or Progress()
-    refused, copies, held = [], shared_ids(targets), {}
-    progress.phase("queried", len(targets) - len(copies) - sum(1 for target in targets if target.error is not None))
-    chosen = (target for index, target in enumerate(targets) if target.error is None and index not in copies)
-    answers = query(client, chosen, concurrency, refused, progress)
+    refused, held, copies, firsts = [], {}, {}, {}  # copies: {index: index of the target whose answer it shares}
+    progress.phase("queried", targets.queried)
+    mine, theirs = itertools.tee(targets)  # tee holds only the targets between the query's feed and this loop
+    answers = query(client, _fired(theirs, targets.repeated), concurrency, refused, progress)
     deadline, started = clock() + wait_timeout, clock()
-    firsts = dict((first, None) for first in copies.values())  # the answers that targets with the same id share
-    for index, target in enumerate(targets):
+    for index, target in enumerate(mine):
         if target.error is not None:
             entry = error_entry(target, target.error)
-        elif index in copies:
-            entry = copy_entry(firsts[copies[index]], target)
+        elif target.id in firsts:
+            copies[index] = firsts[target.id][0]
+            entry = copy_entry(firsts[target.id][1], target)
         else:
             entry = next(answers)
-        if index in firsts:
-            firsts[index] = entry
+            if target.id in targets.repeated:
+                firsts[target.id] = (index, entry)
         span = sink.write(entry)
         if wait_for and target.error is None and not reached(entry, wait_for) and not refused:
             held[index] = [entry, span]
@@ -373,7 +374,6 @@ def stream_poll(
     if not refused and wait_for:
         wait_rounds(
             client,
-            targets,
             held,
             copies,
             concurrency,
@@ -388,11 +388,74 @@ def stream_poll(
     return refused[0] if refused else None
 
 
-def wait_rounds(client, targets, held, copies, concurrency, timing, started, refused, progress):
+def _fired(targets, repeated):
+    """The targets that are queried: not an error, and the first of those with a repeated id."""
+    fired = set()
+    for target in targets:
+        if target.error is None and target.id not in fired:
+            if target.id in repeated:
+                fired.add(target.id)
+            yield target
+
+
+class HeldTargets:
+    """A list of Targets (``resolve``'s), as ``stream_poll`` reads them: ``repeated``, the ids that several targets
+    share, and ``queried``, how many are queried (one a distinct id)."""
+
+    def __init__(self, targets, warnings=()):
+        self.targets, self.warnings = targets, warnings
+        counts = collections.Counter(target.id for target in targets if target.error is None)
+        self.repeated = set(ident for ident, count in counts.items() if count > 1)
+        self.queried = len(counts)
+
+    def __iter__(self):
+        return iter(self.targets)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
+
+
+class ListedTargets(HeldTargets):
+    """Every listed device as a Target, read from a temporary file (device_export.DeviceFile, an id and a hostname
+    a line, in a directory of its own in the system's temporary directory) that the device list is written to as it
+    is read, with every check of the list: the targets of ``all_devices`` in memory that does not grow with the
+    number of devices."""
+
+    def __init__(self, client):  # pylint: disable=super-init-not-called
+        self.directory = tempfile.mkdtemp(prefix=".nac_dot1x.")  # mode 0700, this task's own
+        try:
+            self.export = DeviceFile(os.path.join(self.directory, "targets"), "jsonl", keep=id_keeper())
+            client.list_devices(into=self.export)
+            repeated = self.export.repeated_ids()
+        except BaseException:
+            self.__exit__()
+            raise
+        self.warnings = [warning for warning in (repeated_ids_warning(repeated),) if warning]
+        self.repeated = set(repeated)
+        self.queried = len(self.export) - sum(len(shared) - 1 for shared in repeated.values())
+
+    def __iter__(self):
+        self.export.flushed()
+        with open(self.export.temporary, encoding="utf-8") as handle:
+            for line in handle:
+                record = json.loads(line)
+                yield Target(record["id"], record["hostname"], None)
+
+    def __exit__(self, *exc_info):
+        if getattr(self, "export", None) is not None:
+            self.export.close()
+        os.rmdir(self.directory)
+
+
+def wait_rounds(client, held, copies, concurrency, timing, started, refused, progress):
     """The rounds of ``stream_poll`` after its first: ``held`` ({index: [entry, span]}) updated until every held
-    target has ``wait_for`` (timing: wait_for, deadline, wait_interval, clock, sleep) or the deadline passed."""
+    target has ``wait_for`` (timing: wait_for, deadline, wait_interval, clock, sleep) or the deadline passed;
+    ``copies`` ({index: index}): the targets that share another's answer."""
     wait_for, deadline, wait_interval, clock, sleep = timing
-    queried, rounds = len(targets) - len(copies), 1
+    rounds, queried = 1, len(held) - sum(1 for index in held if index in copies)
     while True:
         pending = [i for i in sorted(held) if i not in copies and not reached(held[i][0], wait_for)]
         now = clock()
@@ -409,11 +472,12 @@ def wait_rounds(client, targets, held, copies, concurrency, timing, started, ref
         if pause > 0:
             sleep(pause)
         started = clock()
-        for index, entry in zip(pending, query(client, (targets[i] for i in pending), concurrency, refused, progress)):
+        chosen = (Target(held[i][0]["id"], held[i][0]["hostname"], None) for i in pending)
+        for index, entry in zip(pending, query(client, chosen, concurrency, refused, progress)):
             held[index][0] = entry
         for index, first in copies.items():
             if index in held and first in held:
-                held[index][0] = copy_entry(held[first][0], targets[index])
+                held[index][0] = copy_entry(held[first][0], Target(None, held[index][0]["hostname"], None))
         if refused:
             return
 

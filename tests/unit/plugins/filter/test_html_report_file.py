@@ -14,19 +14,46 @@ import os
 
 import pytest
 from ansible.errors import AnsibleError
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
 
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
-from ansible_collections.netaccess.nac.tests.unit.plugins.filter.test_html_report import (
-    DataLoader,
-    Templar,
-    render,
-    trust_as_template,
-    untrusted,
-)
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.tasks.test_dot1x_query import (
-    CONNECTING,
-    fake_client,
-)
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
+
+try:
+    from ansible.template import trust_as_template
+except ImportError:  # ansible-core before 2.19 trusts every template, and every variable that is not unsafe
+    from ansible.utils.unsafe_proxy import wrap_var as untrusted
+
+    def trust_as_template(template):
+        return template
+
+else:  # since 2.19 a variable is never a template unless trusted
+
+    def untrusted(value):
+        return value
+
+
+CONNECTING = dict(status="CONNECTING", authMethod=None, username=None, message="Authentication in progress")
+RECORDS = [dict(id=1, hostname="cam-01"), dict(id=2, hostname="Printer-01"), dict(id=3, hostname="dup-host")]
+RECORDS.append(dict(id=4, hostname="DUP-HOST"))
+
+
+def fake_client(scripts):
+    return FakeClient(
+        RECORDS,
+        scripts,
+        default_reply=lambda ident: dict(status="AUTHENTICATED", authMethod="EAP-TLS", username="u%d" % ident),
+        compact_only=True,
+    )
+
+
+def render(value, **options):
+    """The page, made by the filter through Ansible's templar (the file's values are data, never templates)."""
+    arguments = "".join(", %s=%s" % (name, name) for name in options)
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(value=value, **options)))
+    return templar.template(trust_as_template("{{ value | netaccess.nac.html_report(%s) }}" % arguments[2:]))
+
 
 HOSTILE = dict(
     status="{{ lookup('pipe', 'id') }}", authMethod="<script>x</script>", username="=1+1", message="a\nb\x1b[31m"
@@ -36,7 +63,7 @@ WHEN = "2026-12-07 04:00:00 UTC"
 
 
 def query(tmp_path=None, form="jsonl"):
-    client = fake_client(scripts=dict((k, list(v)) for k, v in SCRIPTS.items()))
+    client = fake_client(dict((k, list(v)) for k, v in SCRIPTS.items()))
     options = dict(device_id=[1, 2, 3, 4, 42])
     if tmp_path is not None:
         options.update(dest=str(tmp_path / ("s." + form)), format=form)

@@ -14,6 +14,7 @@ import csv
 import json
 import os
 import stat
+import tempfile
 
 import pytest
 
@@ -27,13 +28,43 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks import dot1x_q
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import put_in_place
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_file import RESULT_COLUMNS, ResultFile
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import BatchStopped, dot1x_status
-from ansible_collections.netaccess.nac.tests.unit.plugins.module_utils.tasks.test_dot1x_query import (
-    CONNECTING,
-    REJECTED,
-    FakeClock,
-    authenticated,
-    fake_client,
-)
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
+
+CONNECTING = dict(status="CONNECTING", authMethod=None, username=None, message="Authentication in progress")
+REJECTED = dict(status="UNAUTHENTICATED", authMethod=None, username=None, message="Certificate rejected")
+RECORDS = [
+    dict(id=1, hostname="cam-01"),
+    dict(id=2, hostname="Printer-01"),
+    dict(id=3, hostname="dup-host"),
+    dict(id=4, hostname="DUP-HOST"),
+    dict(id=5, hostname="ws-01"),
+]
+
+
+def authenticated(device_id):
+    return dict(status="AUTHENTICATED", authMethod="EAP-TLS", username="user%d" % device_id, message=None)
+
+
+def fake_client(records=None, scripts=None, **kwargs):
+    """A status query's fake client (as test_dot1x_query's): RECORDS unless told, each id's replies from
+    ``scripts``, AUTHENTICATED for the others."""
+    records = RECORDS if records is None else records
+    return FakeClient(records, scripts, default_reply=authenticated, compact_only=True, **kwargs)
+
+
+class FakeClock:
+    """clock() and sleep() of the wait loop: sleeping advances the time, nothing waits."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert seconds > 0
+        self.now += seconds
+
 
 FLAKY = NacConnectionError("No reply from the NAC API at http://nac within 30s", outcome_unknown=True)
 BROKEN = NacHTTPError("The NAC API refused POST /api/intent/dot1x_status/fire with HTTP 502.")
@@ -211,3 +242,28 @@ def test_an_unknown_format_is_named(tmp_path):
     with pytest.raises(NacConfigError, match="format must be one of jsonl, csv, got xml"):
         ResultFile(str(tmp_path / "s"), "xml")
     assert dot1x_query.ResultFile is ResultFile
+
+
+def test_the_targets_of_every_device_go_through_a_private_file_that_is_removed(tmp_path, monkeypatch):
+    system = tmp_path / "system"
+    system.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system))
+    seen = []
+    real = dot1x_query.stream_poll
+
+    def watched(client, targets, *args, **kwargs):
+        seen.append(sorted(os.listdir(str(system))))
+        seen.append(stat.S_IMODE(os.stat(targets.directory).st_mode))
+        return real(client, targets, *args, **kwargs)
+
+    monkeypatch.setattr(dot1x_query, "stream_poll", watched)
+    report = dot1x_status(fake_client(records=MANY), all_devices=True, dest=str(tmp_path / "s.jsonl"))
+    assert len(seen[0]) == 1 and seen[0][0].startswith(".nac_dot1x.") and seen[1] == 0o700
+    assert os.listdir(str(system)) == [] and report.export["written"] == len(MANY)
+    with pytest.raises(NacAuthError):
+        dot1x_status(fake_client(intents=()), all_devices=True, dest=str(tmp_path / "s.jsonl"))
+    failing = fake_client(records=MANY)
+    failing.list_error = NacHTTPError("The NAC API refused GET /api/device with HTTP 502.")
+    with pytest.raises(NacHTTPError):
+        dot1x_status(failing, all_devices=True, dest=str(tmp_path / "s.jsonl"))
+    assert os.listdir(str(system)) == []
