@@ -107,6 +107,14 @@ options:
       - Omitted or empty, the page says that there is nothing to compare with. A record that is not one is
         ignored, and the page says so.
     type: str
+  previous_size:
+    description:
+      - The size in bytes of the file of O(previous), as C(ansible.builtin.stat) gives it. A record larger than a
+        record of this report's devices can be (1 MiB and 4 KiB a device) is refused unread, and the page says so
+        (a file that is not a record, or was tampered with); read it with C(ansible.builtin.slurp) only when it is
+        not larger, as the role P(netaccess.nac.device_onboarding#role) does. O(previous) past that bound is refused
+        the same way.
+    type: int
   in_progress:
     description:
       - The statuses that mean that the authentication is still under way (compared ignoring case). The API does

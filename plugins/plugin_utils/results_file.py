@@ -30,13 +30,17 @@ LINE_LIMIT = 1 << 20  # bytes of one line: a result entry is far smaller; a long
 def read_results(path, expected_status):
     """The result entries of the file ``path``, each with ``expected_status``, as a list; ValueError naming the file
     and what is wrong with it."""
+    given = "expects a list of devices or the path of a file of results (nac_dot1x_status's dest)"
     if not isinstance(path, str) or not path:
-        raise ValueError("expects a list of devices or the path of a file that nac_dot1x_status wrote")
+        raise ValueError(given)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError("%s: %s is not a regular file" % (given, shown(path)))
+    except OSError as error:
+        raise ValueError("%s: %s cannot be read: %s" % (given, shown(path), error.strerror or error)) from None
     if not isinstance(expected_status, str) or not expected_status.strip():
         raise ValueError("expected_status (the status every device of the file %s should have) is required" % path)
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError("%s is not a regular file" % path)
         with io.open(path, encoding="utf-8", newline="") as handle:
             return [dict(entry, expected_status=expected_status) for entry in _entries(handle, path)]
     except OSError as error:
