@@ -93,7 +93,7 @@ class Tally:
 
     def add(self, entry):
         """Count ``entry``, a target's last answer."""
-        self.counts[entry["status"]] += 1
+        self.counts[entry.get("status")] += 1  # (the event source names failures of entries without one)
         self.total += 1
         if "error" in entry:
             self.failed_count += 1
