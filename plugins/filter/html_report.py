@@ -45,8 +45,8 @@ options:
       - The devices, as RV(netaccess.nac.nac_dot1x_status#module:results) with the C(expected_status) of each.
       - Or the path of the file that M(netaccess.nac.nac_dot1x_status) wrote to its
         O(netaccess.nac.nac_dot1x_status#module:dest) (JSON Lines or CSV), with O(expected_status), so that the
-        report of a whole network never passes through a registered variable. The filter runs on the controller:
-        the file is read there (run the query with C(delegate_to: localhost), as the examples do). Every line of
+        report of a whole network never passes through a registered variable. The filter runs on the controller;
+        the file is read there (run the query delegated to C(localhost), as the examples do). Every line of
         the file is checked; the filter fails naming the first line that is not a result.
       - A device is at its expected status when its C(status) equals C(expected_status) (ignoring case) and it
         has no C(error).

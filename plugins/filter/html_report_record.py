@@ -25,7 +25,7 @@ author:
 options:
   _input:
     description:
-      - The devices, as for P(netaccess.nac.html_report#filter): a list, or the path of the file that
+      - The devices, as for P(netaccess.nac.html_report#filter), a list or the path of the file that
         M(netaccess.nac.nac_dot1x_status) wrote to its O(netaccess.nac.nac_dot1x_status#module:dest), read on the
         controller, with O(expected_status).
     type: raw
