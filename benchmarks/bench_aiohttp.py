@@ -59,6 +59,14 @@ async def _status(url, concurrency):
         return await client.call_all("POST", FIRE_PATH, bodies)
 
 
+async def _status_listed(url, concurrency):
+    async with AiohttpClient(url, concurrency) as client:
+        await client.call("GET", "/api/intent")
+        devices = await client.call("GET", "/api/device")
+        bodies = [{"targetId": record["id"], "additionalPayload": {"json": True}} for record in devices]
+        return devices, await client.call_all("POST", FIRE_PATH, bodies)
+
+
 async def _bulk(url, concurrency, bodies):
     async with AiohttpClient(url, concurrency) as client:
         listed = set(record["hostname"].lower() for record in await client.call("GET", "/api/device"))
@@ -69,6 +77,11 @@ async def _bulk(url, concurrency, bodies):
 def aiohttp_status_batch(url, concurrency):
     """The status batch (intent list, device list, one fire per device); the replies in the devices' order."""
     return asyncio.run(_status(url, concurrency))
+
+
+def aiohttp_status_listed(url, concurrency):
+    """The status batch as ``aiohttp_status_batch``: (the device list, the replies in its order)."""
+    return asyncio.run(_status_listed(url, concurrency))
 
 
 def aiohttp_bulk(url, concurrency, bodies):

@@ -13,8 +13,9 @@ same, one device count after another, each against an emulator of its own (bulk-
 - export: ``nac_device_info`` with ``dest`` (JSON Lines, then CSV), against the bare client that writes the
   same JSON Lines file;
 - status (up to --status-max devices, 5 ms latency by default): ``nac_dot1x_status all_devices`` at
-  --concurrency, against bench_aiohttp's client (the ratio) and bench_bare's requests + thread pool client,
-  each firing at every device; with the emulator's CPU time for each.
+  --concurrency with ``dest`` (unless --no-status-dest), against bench_aiohttp's client writing the same JSON
+  Lines file (the ratio; both files compared, byte for byte) and bench_bare's requests + thread pool client,
+  each firing at every device; with the emulator's CPU time for each; then the module alone (its peak RSS).
 
 Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest process, from wait4), and the ratio
 to the baseline. It prints figures; it asserts nothing about them beyond the runs succeeding.
@@ -27,6 +28,7 @@ to the baseline. It prints figures; it asserts nothing about them beyond the run
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import filecmp
 import json
 import os
 import shutil
@@ -65,13 +67,38 @@ print(len(devices))
 """
 
 # The issue's reference for the whole-network status: bench_aiohttp's client (intent list, device list, one fire a
-# device at --concurrency on keep-alive connections).
+# device at --concurrency on keep-alive connections); with a file name, each device's entry as nac_dot1x_status
+# writes it to its dest (JSON Lines: id, hostname, status, auth_method, username, message), in the list's order.
 BARE_AIOHTTP_STATUS = r"""
-import sys
+import json, sys
 sys.path.insert(0, %r)
-from bench_aiohttp import aiohttp_status_batch
-print(len(aiohttp_status_batch(sys.argv[1], int(sys.argv[2]))))
+from bench_aiohttp import aiohttp_status_listed
+devices, replies = aiohttp_status_listed(sys.argv[1], int(sys.argv[2]))
+if len(sys.argv) > 3:
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    with open(sys.argv[3], "w", encoding="utf-8") as handle:
+        for device, reply in zip(devices, replies):
+            handle.write(encode(dict(id=device["id"], hostname=device["hostname"],
+                status=reply.get("status") or "UNKNOWN", auth_method=reply.get("authMethod"),
+                username=reply.get("username"), message=reply.get("message"))) + "\n")
+print(len(replies))
 """ % os.path.join(ROOT, "benchmarks")
+
+# The module alone, as Ansible runs it (its arguments in a file), for its own peak RSS: VmHWM of its own process,
+# written at its exit (ru_maxrss of a child counts its parent's memory at the fork: this process's).
+MODULE = "ansible_collections.netaccess.nac.plugins.modules.nac_dot1x_status"
+MODULE_PEAK = (
+    r"""
+import atexit, runpy, sys
+def peak(path=sys.argv[2]):
+    with open("/proc/self/status") as status, open(path, "w") as out:
+        out.write([line.split()[1] for line in status if line.startswith("VmHWM:")][0])
+atexit.register(peak)
+sys.argv = [sys.argv[0], sys.argv[1]]
+runpy.run_module(%r, run_name="__main__")
+"""
+    % MODULE
+)
 
 
 def timed(command, env=None, cwd=None):
@@ -186,7 +213,10 @@ class Scale:
             "bare client (requests, %s threads)" % concurrency,
             [sys.executable, bare_script, "status", emulator.url, concurrency],
         )
-        mine = ("nac_dot1x_status all_devices (ratio to aiohttp)", None)
+        dest = os.path.join(self.workdir, "status.jsonl") if self.args.status_dest else None
+        if dest:
+            aiohttp[1].append(dest + ".bare")
+        mine = ("nac_dot1x_status all_devices%s (ratio to aiohttp)" % (", dest" if dest else ""), None)
         for pair in range(self.args.status_pairs):
             sides = [aiohttp, mine] if pair % 2 == 0 else [mine, aiohttp]
             if pair == 0 and self.args.requests_status:
@@ -196,6 +226,8 @@ class Scale:
                 cpu = emulator.cpu()
                 if command is None:
                     arguments = dict(all_devices=True, concurrency=int(concurrency))
+                    if dest:
+                        arguments.update(dest=dest)
                     samples[name] = self.playbook(emulator.url, "nac_dot1x_status", arguments)
                 else:
                     samples[name] = timed(command, cwd=self.workdir)
@@ -215,6 +247,31 @@ class Scale:
                 ),
                 flush=True,
             )
+            if dest:
+                self.same_files(devices, dest, dest + ".bare")
+        if dest:
+            self.module_alone(devices, emulator, dict(all_devices=True, concurrency=int(concurrency), dest=dest))
+
+    def same_files(self, devices, mine, bare):
+        """SystemExit unless the module's file and the bare client's have one line a device, the same bytes (read a
+        piece at a time: this process's memory would count in its children's peak RSS)."""
+        with open(mine, "rb") as one:
+            lines = sum(1 for _line in one)
+        if lines != devices or not filecmp.cmp(mine, bare, shallow=False):
+            raise SystemExit("the dest file (%d lines) differs from the bare client's (%d devices)" % (lines, devices))
+        print("  %9d  %-9s dest: %d lines, the same bytes as the bare client's file" % (devices, "status", lines))
+
+    def module_alone(self, devices, emulator, arguments):
+        """The module run as Ansible runs it, outside ansible-playbook: its own wall time and peak RSS."""
+        args = os.path.join(self.workdir, "args.json")
+        with open(args, "w") as handle:
+            json.dump(dict(ANSIBLE_MODULE_ARGS=dict(arguments, api_url=emulator.url)), handle)
+        env = dict(self.env, PYTHONPATH=self.env["ANSIBLE_COLLECTIONS_PATH"])
+        peak = os.path.join(self.workdir, "peak")
+        wall, _rss, output, cpu = timed([sys.executable, "-c", MODULE_PEAK, args, peak], env=env, cwd=self.workdir)
+        with open(peak) as handle:
+            rss = int(handle.read()) / 1024.0
+        self.row(devices, "status", "the module alone (its own VmHWM)", (wall, rss, output, cpu))
 
     def run(self):
         for devices in self.args.devices:
@@ -244,6 +301,12 @@ def main():
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument(
         "--status-pairs", type=int, default=1, help="runs of the aiohttp client and the collection, in turn"
+    )
+    parser.add_argument(
+        "--no-status-dest",
+        dest="status_dest",
+        action="store_false",
+        help="the status without dest (every result handed to Ansible, the aiohttp client writing no file)",
     )
     parser.add_argument(
         "--no-requests-status",

@@ -28,3 +28,15 @@ attributes:
     description: Never changes anything, so there is nothing to diff.
     support: N/A
 """
+
+    EXPORT = r"""
+attributes:
+  check_mode:
+    description:
+      - Runs in check mode; it only reads the NAC, and with O(dest) it writes nothing where O(dest) is and reports
+        whether a run would change that file.
+    support: full
+  diff_mode:
+    description: Never changes anything on the NAC; the file O(dest) is not diffed.
+    support: none
+"""

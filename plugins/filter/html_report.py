@@ -43,11 +43,20 @@ options:
   _input:
     description:
       - The devices, as RV(netaccess.nac.nac_dot1x_status#module:results) with the C(expected_status) of each.
+      - Or the path of the file that M(netaccess.nac.nac_dot1x_status) wrote to its
+        O(netaccess.nac.nac_dot1x_status#module:dest) (JSON Lines or CSV), with O(expected_status), so that the
+        report of a whole network never passes through a registered variable. The filter runs on the controller;
+        the file is read there (run the query delegated to C(localhost), as the examples do). Every line of
+        the file is checked; the filter fails naming the first line that is not a result.
       - A device is at its expected status when its C(status) equals C(expected_status) (ignoring case) and it
         has no C(error).
-    type: list
-    elements: dict
+    type: raw
     required: true
+  expected_status:
+    description:
+      - The expected status of every device of the file given as the input (a file's results have none of their
+        own). Required with a file; not used with a list.
+    type: str
   title:
     description: The title of the page.
     type: str
@@ -98,6 +107,14 @@ options:
       - Omitted or empty, the page says that there is nothing to compare with. A record that is not one is
         ignored, and the page says so.
     type: str
+  previous_size:
+    description:
+      - The size in bytes of the file of O(previous), as C(ansible.builtin.stat) gives it. A record larger than a
+        record of this report's devices can be (1 MiB and 4 KiB a device) is refused unread, and the page says so
+        (a file that is not a record, or was tampered with); read it with C(ansible.builtin.slurp) only when it is
+        not larger, as the role P(netaccess.nac.device_onboarding#role) does. O(previous) past that bound is refused
+        the same way.
+    type: int
   in_progress:
     description:
       - The statuses that mean that the authentication is still under way (compared ignoring case). The API does
@@ -118,6 +135,21 @@ EXAMPLES = r"""
          | netaccess.nac.html_report(title='802.1x re-check', nac=lookup('ansible.builtin.env', 'NAC_API_URL')) }}
     dest: /var/tmp/nac/dot1x.html
     mode: "0600"
+
+- name: Query every device of a large network into a file on the controller
+  netaccess.nac.nac_dot1x_status:
+    all_devices: true
+    concurrency: 64
+    dest: /var/tmp/nac/dot1x.jsonl
+  delegate_to: localhost
+  register: network
+
+- name: Write the HTML report of that file
+  ansible.builtin.copy:
+    content: "{{ '/var/tmp/nac/dot1x.jsonl' | netaccess.nac.html_report(expected_status='AUTHENTICATED') }}"
+    dest: /var/tmp/nac/dot1x.html
+    mode: "0600"
+  delegate_to: localhost
 
 - name: With the device list's fields, the run's context and a link to the CSV report beside it
   ansible.builtin.copy:
@@ -140,15 +172,22 @@ import inspect
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import page
+from ansible_collections.netaccess.nac.plugins.plugin_utils.results_file import read_results
 
 
 def html_report(results, *args, **options):
-    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py, whose ``page`` takes these options)."""
+    """The page (see DOCUMENTATION; built by plugin_utils/html_report.py, whose ``page`` takes these options), of
+    ``results`` or of the file they name (plugin_utils/results_file.py, with ``expected_status``)."""
+    expected_status = options.pop("expected_status", None)
     try:
         arguments = inspect.signature(page).bind(results, *args, **options)
     except TypeError as error:
         raise AnsibleFilterError("html_report: %s" % error) from None
     try:
+        if isinstance(results, str):
+            arguments.arguments["results"] = read_results(results, expected_status)
+        elif expected_status is not None:
+            raise ValueError("expected_status is for a file of results; give each device its own in a list")
         return page(*arguments.args, **arguments.kwargs)
     except ValueError as error:
         raise AnsibleFilterError("html_report: %s" % error) from None

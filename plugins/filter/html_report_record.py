@@ -24,10 +24,15 @@ author:
   - netaccess.nac maintainers (@netaccess)
 options:
   _input:
-    description: The devices, as for P(netaccess.nac.html_report#filter).
-    type: list
-    elements: dict
+    description:
+      - The devices, as for P(netaccess.nac.html_report#filter), a list or the path of the file that
+        M(netaccess.nac.nac_dot1x_status) wrote to its O(netaccess.nac.nac_dot1x_status#module:dest), read on the
+        controller, with O(expected_status).
+    type: raw
     required: true
+  expected_status:
+    description: The expected status of every device of a file given as the input, as for the report.
+    type: str
   generated_at:
     description: When the status was read, as the report shows it; the current time in UTC when omitted.
     type: str
@@ -77,13 +82,17 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report import IN_PROGRESS_STATUSES, record
+from ansible_collections.netaccess.nac.plugins.plugin_utils.results_file import read_results
 
 
-def html_report_record(results, generated_at=None, in_progress=IN_PROGRESS_STATUSES):
-    """The record (see DOCUMENTATION; plugin_utils/html_report.py)."""
-    if not isinstance(results, (list, tuple)):
-        raise AnsibleFilterError("html_report_record: expects a list of devices")
+def html_report_record(results, generated_at=None, in_progress=IN_PROGRESS_STATUSES, expected_status=None):
+    """The record (see DOCUMENTATION; plugin_utils/html_report.py), of ``results`` or of the file they name
+    (plugin_utils/results_file.py, with ``expected_status``)."""
+    if not isinstance(results, (list, tuple, str)):
+        raise AnsibleFilterError("html_report_record: expects a list of devices or the path of a file of results")
     try:
+        if isinstance(results, str):
+            results = read_results(results, expected_status)
         return record(results, generated_at=generated_at, in_progress=in_progress)
     except ValueError as error:
         raise AnsibleFilterError("html_report_record: %s" % error) from None

@@ -13,7 +13,8 @@ short_description: List devices of the NAC service
 version_added: 0.1.0
 description:
   - Lists the devices of the NAC service, all of them or those matching O(hostname) or O(id).
-  - Never changes anything.
+  - Never changes anything on the NAC. With O(dest) it writes a file, and is C(changed) when that file's content
+    changed (see O(dest)).
 author:
   - netaccess.nac maintainers (@netaccess)
 options:
@@ -43,6 +44,11 @@ options:
         and O(dest) is left as it was.
       - With O(hostname) or O(id), only the matching devices are written (the list is then held compactly, as
         without O(dest)).
+      - O(dest) is put in place as M(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
+        content differs, and the task is C(changed) only then (or when an identical file had another mode).
+        In check mode nothing is written where O(dest) is (the list is written to the system's temporary
+        directory, compared with O(dest) and removed), and C(changed) says whether a run would change O(dest).
+      - A O(dest) that is a symbolic link is refused (give the path of the file itself), and so is a directory.
     type: path
   format:
     description:
@@ -57,7 +63,7 @@ extends_documentation_fragment:
   - netaccess.nac.connection
   - netaccess.nac.hostnames
   - netaccess.nac.attributes
-  - netaccess.nac.attributes.read_only
+  - netaccess.nac.attributes.export
 notes:
   - Ids that the device list shows for several devices (the API promises unique ids) are named, with their
     hostnames, in a warning; every such record is returned as listed.
@@ -140,19 +146,20 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     repeated_ids_warning,
     select,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import DeviceFile, write_file
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import DeviceFile, write_records
 
 
 def list_devices(nac):
     hostnames = None if nac.params["hostname"] is None else check_hostnames(nac.params["hostname"])
     ids, dest, form = nac.params["id"], nac.params["dest"], nac.params["format"]
     if dest is not None and hostnames is None and ids is None:  # written as read, never held
-        with DeviceFile(dest, form) as export:
+        with DeviceFile(dest, form, nac.check_mode) as export:
             nac.client.list_devices(into=export)
             repeated = repeated_ids_warning(export.repeated_ids())
             if repeated:
                 nac.warn(repeated)
-            return dict(devices=[], missing=[], dest=dest, written=export.commit())
+            written = export.commit()
+            return dict(changed=export.changed, devices=[], missing=[], dest=dest, written=written)
     if hostnames is None and ids is None:
         records = nac.client.list_devices()
     else:  # held compactly but for the records asked for
@@ -169,7 +176,8 @@ def list_devices(nac):
     if missing:
         nac.warn(missing_warning(missing))
     if dest is not None:
-        return dict(devices=[], missing=missing, dest=dest, written=write_file(dest, form, devices))
+        written, changed = write_records(dest, form, devices, nac.check_mode)
+        return dict(changed=changed, devices=[], missing=missing, dest=dest, written=written)
     return dict(devices=devices, missing=missing)
 
 

@@ -18,7 +18,8 @@ description:
     keep-alive connections), so a whole network takes seconds, not one round trip per device in a row.
   - With O(wait_for), polls each device until it has that status, for example until freshly
     onboarded devices are C(AUTHENTICATED).
-  - Never changes anything.
+  - Never changes anything on the NAC. With O(dest) it writes a file, and is C(changed) when that file's content
+    changed (see O(dest)).
   - A long query or wait shows a progress line on the controller every 10 s or so once it has run 5 s (done,
     failed, refusals waited out, what is left), see
     R(Progress of long tasks,ansible_collections.netaccess.nac.docsite.progress); V(NAC_PROGRESS=false) silences it.
@@ -89,6 +90,32 @@ options:
         query (HTTP 403), and the remaining queries are not sent.
     type: bool
     default: true
+  dest:
+    description:
+      - Write the results to this file instead of returning them (RV(results) is then empty), so that the status of
+        a whole large network is never held in the task's result nor handed to Ansible; RV(summary),
+        RV(failed_devices) and RV(late_devices) say what the file holds.
+      - Each result is written to a temporary file beside O(dest) (mode 0600) as soon as it is answered, in the
+        order of RV(results), and not held. With O(wait_for), the results of the devices that do not have that
+        status yet are held (and only those), and their lines are written again once at the end.
+      - The file takes the place of O(dest) when every device was queried, also when the task then fails because
+        some could not be queried or did not reach O(wait_for); when the task fails before (the device list, the
+        intent check, options), O(dest) is left as it was.
+      - O(dest) is put in place as M(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
+        content differs, and the task is C(changed) only then (or when an identical file had another mode).
+        In check mode nothing is written where O(dest) is, and C(changed) says whether a run would change it.
+      - A O(dest) that is a symbolic link is refused (give the path of the file itself), and so is a directory.
+      - The filter P(netaccess.nac.html_report#filter) makes the HTML report from this file.
+    type: path
+  format:
+    description:
+      - The format of O(dest). V(jsonl) is JSON Lines, each entry of RV(results) as an object on a line of its own.
+        V(csv) has a header line and the columns id, hostname, status, auth_method, username, message and error;
+        its cells are written as the filter P(netaccess.nac.csv_row#filter) writes them (formulas neutralised, no
+        raw control character).
+    type: str
+    choices: [jsonl, csv]
+    default: jsonl
 notes:
   - The task fails, with RV(results) and RV(summary) still returned, when any device could not be queried
     (unknown id or hostname, or an error after the retries of O(max_retries)), or when O(wait_for) was
@@ -111,7 +138,7 @@ extends_documentation_fragment:
   - netaccess.nac.connection
   - netaccess.nac.hostnames
   - netaccess.nac.attributes
-  - netaccess.nac.attributes.read_only
+  - netaccess.nac.attributes.export
 """
 
 EXAMPLES = r"""
@@ -168,6 +195,18 @@ EXAMPLES = r"""
   async: 2000
   poll: 15
   register: nac_batch
+
+- name: Write the status of every device of a large network to a CSV file, and keep only the summary
+  netaccess.nac.nac_dot1x_status:
+    all_devices: true
+    concurrency: 64
+    dest: /var/tmp/nac/dot1x.csv
+    format: csv
+  register: nac_network
+
+- name: Show the number of devices per status, and the first devices that could not be queried
+  ansible.builtin.debug:
+    msg: "{{ nac_network.summary }}: {{ nac_network.failed_devices | map(attribute='hostname') | list }}"
 
 - name: Keep going when some devices did not authenticate, and list them
   netaccess.nac.nac_dot1x_status:
@@ -260,6 +299,39 @@ refusals_waited_out:
   returned: success and when the task fails after the devices were queried
   type: int
   sample: 0
+dest:
+  description: The file the results were written to (O(dest)).
+  returned: when O(dest) is given and every device was queried
+  type: str
+  sample: /var/tmp/nac/dot1x.csv
+written:
+  description: How many results were written to O(dest), one a device (as many as RV(results) would have).
+  returned: when O(dest) is given and every device was queried
+  type: int
+  sample: 100000
+failed_devices:
+  description:
+    - With O(dest), the first 100 devices that could not be queried, each as its entry of RV(results) (with
+      C(error)); RV(summary) counts them all under V(ERROR), and O(dest) has them all.
+  returned: when O(dest) is given and every device was queried
+  type: list
+  elements: dict
+  sample:
+    - id: 19
+      hostname: cam-lobby-03
+      status: ERROR
+      auth_method: null
+      username: null
+      message: null
+      error: not in the device list (GET /api/device)
+late_devices:
+  description:
+    - With O(dest) and O(wait_for), the first 100 devices that did not reach O(wait_for) in time, each as its entry
+      of RV(results); O(dest) has them all.
+  returned: when O(dest) is given and every device was queried
+  type: list
+  elements: dict
+  sample: []
 summary:
   description:
     - How many RV(results) have each status, keys sorted; devices that could not be queried count under V(ERROR).
@@ -284,23 +356,26 @@ OPTIONS = (
     "wait_timeout",
     "wait_interval",
     "check_access",
+    "dest",
+    "format",
 )
 
 
 def query_status(nac):
+    options = dict((name, nac.params[name]) for name in OPTIONS)
     try:
-        report = dot1x_status(nac.client, progress=nac.progress(), **dict((name, nac.params[name]) for name in OPTIONS))
+        report = dot1x_status(nac.client, progress=nac.progress(), check_mode=nac.check_mode, **options)
     except BatchStopped as stopped:  # fails the task with its result (NacModule.run), once its warnings are shown
         for warning in stopped.report.warnings:
             nac.warn(warning)
         raise
     for warning in report.warnings:
         nac.warn(warning)
+    result = dict(results=report.results, summary=report.summary, refusals_waited_out=report.refusals)
+    result.update(report.export or {})
     if report.failure:
-        raise TaskFailed(
-            report.failure, results=report.results, summary=report.summary, refusals_waited_out=report.refusals
-        )
-    return dict(results=report.results, summary=report.summary, refusals_waited_out=report.refusals)
+        raise TaskFailed(report.failure, **result)
+    return result
 
 
 def main():
@@ -314,6 +389,8 @@ def main():
             wait_timeout=dict(type="int", default=300),
             wait_interval=dict(type="float", default=5.0),
             check_access=dict(type="bool", default=True),
+            dest=dict(type="path"),
+            format=dict(type="str", choices=["jsonl", "csv"], default="jsonl"),
         ),
         read_only=True,
         pool_size=lambda params: max(params["concurrency"], 8),

@@ -40,6 +40,10 @@ NEW, NEWLY_FAILING, RECOVERED = "new", "newly failing", "recovered"
 # The record's format (html_report_record): [FORMAT, generated_at, [[key, hostname, outcome], ...]].
 FORMAT = "netaccess.nac.html_report/1"
 RECORD_LIMIT = 64 * 1024 * 1024  # a record larger than this (base64 included) is not read
+# A record past record_bound(devices of this report) is refused with a message, unread: an entry is [key, hostname,
+# outcome], at most about 3 KB with a hostname of 255 characters each written as a \u escape, mostly under 100 bytes.
+RECORD_BYTES_PER_DEVICE = 4096
+RECORD_SLACK = 1 << 20
 PAGE_SIZE = 100  # rows of a table per page; the first page is written in the markup, readable without the script
 
 # The table's columns: title, the key of a row, how its values sort. The last five only when some device has them.
@@ -414,11 +418,33 @@ def record(results, generated_at=None, in_progress=IN_PROGRESS_STATUSES):
     return data([FORMAT, generated_at or _now(), entries]) + "\n"
 
 
-def read_record(content):
+def record_bound(devices):
+    """The most bytes that the record of the previous report may have to be read beside a report of ``devices``
+    devices (a tampered or foreign file past it is refused unread, with oversize_record's message)."""
+    return min(RECORD_SLACK + RECORD_BYTES_PER_DEVICE * devices, RECORD_LIMIT)
+
+
+def oversize_record(size, devices):
+    """Why a record of ``size`` bytes is not read beside a report of ``devices`` devices, or None."""
+    bound = record_bound(devices)
+    if size <= bound:
+        return None
+    return (
+        "it is %s bytes, more than the record of a report of %s devices can be (at most %s bytes), so it was not "
+        "read; every report rewrites it, so remove the file if it is not the record of a report"
+        % (format(size, ","), format(devices, ","), format(bound, ","))
+    )
+
+
+def read_record(content, devices=None):
     """(when, {key: (hostname, outcome)}) of a record as M(ansible.builtin.slurp) returns it (base64), or the
-    reason why it cannot be read (a str). A record is data: every value is checked, nothing of it is trusted."""
+    reason why it cannot be read (a str): past the bound of a report of ``devices`` devices (record_bound), it is
+    not decoded. A record is data: every value is checked, nothing of it is trusted."""
     if not isinstance(content, str) or len(content) > RECORD_LIMIT:
         return "it is not a record of this report"
+    oversize = None if devices is None else oversize_record(len(content) // 4 * 3, devices)
+    if oversize:
+        return oversize
     try:
         parsed = json.loads(base64.b64decode(content, validate=True).decode("utf-8"))
     except (binascii.Error, ValueError):
@@ -637,12 +663,14 @@ def page(
     csv=None,
     previous=None,
     in_progress=IN_PROGRESS_STATUSES,
+    previous_size=None,
 ):
     """The HTML page of ``results`` (dicts as nac_dot1x_status returns them, each with its ``expected_status``);
     ``created``: the hostnames created by this run, or None for a run that creates nothing; ``devices``: the
     listed records (group, profile, macs, ips); ``context``: {label: value} of the run; ``csv``: the name of the
     CSV report beside the page; ``previous``: the record of the previous report as slurp returns it (base64),
-    False for none. ValueError for input that is not as described."""
+    False for none; ``previous_size``: the size of its file, which refuses it past record_bound. ValueError for
+    input that is not as described."""
     if not isinstance(results, (list, tuple)):
         raise ValueError("expects a list of devices, got %s" % _kind(results))
     if created is not None and not isinstance(created, (list, tuple)):
@@ -654,8 +682,13 @@ def page(
     rows = rows_of(results, devices, in_progress)
     changes = None
     why = None
-    if previous:
-        read = read_record(previous)
+    if previous_size is not None and not isinstance(previous_size, int):
+        raise ValueError("previous_size must be a number of bytes, got %s" % _kind(previous_size))
+    oversize = None if previous_size is None else oversize_record(previous_size, len(rows))
+    if oversize:
+        why = "the record of the previous report could not be read: %s" % oversize
+    elif previous:
+        read = read_record(previous, len(rows))
         if isinstance(read, tuple):
             changes = (read[0], compare(rows, read[1]))
         else:

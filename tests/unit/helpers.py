@@ -392,7 +392,7 @@ class FakeClient:
 
     def list_devices(self, compact=False, keep_whole=None, into=None):
         if self.compact_only:
-            assert compact and keep_whole is None  # a status query keeps only ids and hostnames
+            assert (compact or into is not None) and keep_whole is None  # a status query keeps only ids and hostnames
         self.calls.append("list_devices")
         if self.list_error:
             raise self.list_error

@@ -13,8 +13,9 @@ device up to the largest id, in a bytearray), which finds repeated ids and, from
 pages (pagination.Shifts' check, read back from the file for the few ids it finds); the count headers are Shifts'
 own. So the memory is the reader's buffer, one page's ids and the bitmap, not the list. The records of a page read
 again (a retry, a body decoded whole) replace those written for it; a list that fails, or is not checked whole,
-removes the temporary file and leaves ``dest`` as it was; a list read and checked whole replaces ``dest`` with it at
-once (os.replace, after fsync).
+removes the temporary file and leaves ``dest`` as it was; a list read and checked whole takes the place of ``dest`` as
+ansible.builtin.copy puts a file in place (dest_file.py: only when its content differs; nothing written beside
+``dest`` in check mode).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,11 +26,9 @@ import collections
 import csv
 import json
 import os
-import tempfile
 from array import array
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
-from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import (
     ArrayReader,
     Device,
@@ -38,6 +37,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list impo
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import SAME_RECORD, Page, Shifts
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import (
+    put_in_place,
+    temporary_file,
+    unwritable,
+)
 
 try:
     from requests.utils import guess_json_utf
@@ -95,6 +99,21 @@ def line_keeper(form):
                     return Line(ident, hostname, render(item))
                 except TypeError:  # it holds an object made a Line (a record within a record): decoded again
                     pass  # whole, without Lines, by the decoder (compact: an item that holds a compact object)
+        return item
+
+    return keep
+
+
+def id_keeper():
+    """The ``keep`` of a JSON Lines DeviceFile that holds each device's id and hostname alone (a status query's
+    targets, dot1x_query.ListedTargets), as ``line_keeper`` keeps the records it makes Lines of."""
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    def keep(item):
+        if isinstance(item, dict):
+            ident, hostname = item.get("id"), item.get("hostname")
+            if isinstance(ident, int) and not isinstance(ident, bool) and isinstance(hostname, str):
+                return Line(ident, hostname, encode(dict(id=ident, hostname=hostname)))
         return item
 
     return keep
@@ -197,25 +216,20 @@ class DeviceFile:
     client.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
     removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
 
-    def __init__(self, dest, form):
-        self.dest, self.form = dest, form
+    def __init__(self, dest, form, check_mode=False, keep=None):
+        self.dest, self.form, self.check_mode = dest, form, check_mode
         self.ending = ENDINGS[form]
-        self.keep = line_keeper(form)
+        self.keep = keep or line_keeper(form)
         self.decoder = DeviceDecoder(self)
-        if os.path.isdir(dest):
-            raise NacConfigError("dest %s is a directory: it must be the path of a file" % dest)
-        directory = os.path.dirname(os.path.abspath(dest))
-        try:
-            handle, self.temporary = tempfile.mkstemp(prefix=".nac_devices.", dir=directory)  # mode 0600
-        except OSError as error:
-            raise self.unwritable(error) from None
+        self.changed = False
+        handle, self.temporary = temporary_file(dest, ".nac_devices.", check_mode)  # mode 0600
         self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="", buffering=BUFFER)
         self.write = self.stream.write
         self.restart()
 
     def unwritable(self, error):
         """The NacConfigError of an OSError writing the file."""
-        return NacConfigError("dest %s cannot be written: %s" % (self.dest, error.strerror or error))
+        return unwritable(self.dest, error)
 
     def __enter__(self):
         return self
@@ -326,23 +340,30 @@ class DeviceFile:
         return repeated
 
     def commit(self):
-        """Replace ``dest`` with the file written (synced first): the number of devices written."""
+        """Put the file written (synced first) in the place of ``dest`` as dest_file.put_in_place does (``changed``
+        says whether ``dest`` changed, or would in check mode): the number of devices written."""
         try:
             self.stream.flush()
-            os.fsync(self.stream.fileno())
+            if not self.check_mode:
+                os.fsync(self.stream.fileno())
             self.stream.close()
-            os.replace(self.temporary, self.dest)
         except OSError as error:
             raise self.unwritable(error) from None
-        self.temporary = None
+        temporary, self.temporary = self.temporary, None
+        self.changed = put_in_place(temporary, self.dest, self.check_mode)
         return self.count
 
 
-def write_file(dest, form, records):
+def write_records(dest, form, records, check_mode=False):
     """Write ``records`` (whole, as listed: those a list read with a filter selected) to ``dest`` as a DeviceFile
-    writes a list: the number written."""
-    with DeviceFile(dest, form) as export:
+    writes a list: (the number written, whether ``dest`` changed)."""
+    with DeviceFile(dest, form, check_mode) as export:
         page = PageSink(export)
         page.extend(export.keep(record) for record in records)
         export.add(page, 1, {}, True)
-        return export.commit()
+        return export.commit(), export.changed
+
+
+def write_file(dest, form, records):
+    """``write_records``' number written."""
+    return write_records(dest, form, records)[0]

@@ -15,6 +15,9 @@ __metaclass__ = type
 
 import collections
 import itertools
+import json
+import os
+import tempfile
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacConfigError, NacError
@@ -35,7 +38,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     repeated_ids,
     repeated_ids_warning,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import check_dest
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import DeviceFile, id_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_file import ResultFile
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
+    Tally,
     copy_entry,
     error_entry,
     failure_message,
@@ -51,9 +58,15 @@ NOT_QUERIED = "not queried: the batch stopped when the credentials were refused 
 Target = collections.namedtuple("Target", "id hostname error")
 
 
-class Report(collections.namedtuple("Report", "results summary warnings failure refusals")):
+class Report(collections.namedtuple("Report", "results summary warnings failure refusals export")):
     """``results`` and ``summary`` as the module returns them, ``warnings`` to show, ``failure``: the message to
-    fail the task with, or None, and ``refusals``: the rate-limit refusals the batch waited out."""
+    fail the task with, or None, ``refusals``: the rate-limit refusals the batch waited out, and ``export``: what
+    was written to ``dest`` (``export_result``; None without ``dest``, ``results`` then empty)."""
+
+    __slots__ = ()
+
+    def __new__(cls, results, summary, warnings, failure, refusals, export=None):
+        return super(Report, cls).__new__(cls, results, summary, warnings, failure, refusals, export)
 
 
 class BatchStopped(NacAuthError):
@@ -64,18 +77,22 @@ class BatchStopped(NacAuthError):
     catch that keep working.
     """
 
-    def __init__(self, error, results, warnings=()):
-        answered = sum(1 for entry in results if "error" not in entry)
+    def __init__(self, error, results, warnings=(), tally=None, export=None):
+        if tally is None:
+            tally = Tally()
+            for entry in results:
+                tally.add(entry)
         message = (
             "%s The batch stopped there: %d of %d targets were answered before, the others were not queried "
-            "(results has every target, each failed one with its error)." % (error.message, answered, len(results))
+            "(%s has every target, each failed one with its error)."
+            % (error.message, tally.total - tally.failed_count, tally.total, tally.where)
         )
         super(BatchStopped, self).__init__(
             message, method=error.method, path=error.path, status=error.status, reason=error.reason, url=error.url
         )
         self.cause = error
-        self.report = Report(results, summarize(results), list(warnings), message, 0)
-        self.result = dict(results=results, summary=self.report.summary, stopped=True)
+        self.report = Report(results, tally.summary(), list(warnings), message, 0, export)
+        self.result = dict(results=results, summary=self.report.summary, stopped=True, **(export or {}))
 
 
 def dot1x_status(
@@ -91,8 +108,15 @@ def dot1x_status(
     clock=time.monotonic,
     sleep=time.sleep,
     progress=None,
+    dest=None,
+    format="jsonl",  # pylint: disable=redefined-builtin
+    check_mode=False,
 ):
     """Query (and optionally wait for) the 802.1x status of the chosen devices. Returns a Report.
+
+    With ``dest``, each entry is written to that file in ``format`` (dot1x_file.ResultFile) as it is answered
+    instead of being returned (``stream_poll``); the Report's ``export`` says what was written, its ``results`` is
+    empty. ``check_mode``: nothing is written where ``dest`` is (dest_file.py).
 
     Raises NacConfigError for unusable options and NacAuthError when the account may not fire
     the intent; both before any fire request. Other NacErrors of the intent or device list
@@ -103,9 +127,18 @@ def dot1x_status(
     """
     hostname = None if hostname is None else check_hostnames(hostname)
     wait_for = check_options(device_id, hostname, all_devices, concurrency, wait_for, wait_timeout, wait_interval)
+    if dest is not None:
+        check_dest(dest)  # before any request
     if check_access:
         require_access(client)
     refusals = client.refusals
+    if dest is not None:
+        timing = (wait_for, wait_timeout, wait_interval, clock, sleep)
+        if all_devices:
+            targets = ListedTargets(client)
+        else:
+            targets = HeldTargets(*resolve(client.list_devices(compact=True), device_id, hostname))
+        return exported(client, targets, concurrency, timing, progress, (dest, format, check_mode), refusals)
     targets, warnings = resolve(client.list_devices(compact=True), device_id, hostname, all_devices)
     results, refused = poll(
         client, targets, concurrency, wait_for, wait_timeout, wait_interval, clock, sleep, progress=progress
@@ -116,6 +149,31 @@ def dot1x_status(
         raise BatchStopped(refused, results, warnings)
     failure = failure_message(results, wait_for, wait_timeout)
     return Report(results, summarize(results), warnings, failure, client.refusals - refusals)
+
+
+def exported(client, targets, concurrency, timing, progress, output, refusals):
+    """``dot1x_status`` with ``dest``: the Report of the ``targets`` (HeldTargets, ListedTargets) queried into the
+    file ``output`` (dest, format, check mode), written whole before the task fails (some targets failed or were
+    late) or stops (BatchStopped)."""
+    wait_for, wait_timeout = timing[0], timing[1]
+    tally = Tally(wait_for, where="dest")
+    warnings = list(targets.warnings)
+    with targets, ResultFile(*output) as sink:
+        refused = stream_poll(client, targets, sink, tally, concurrency, timing, progress=progress)
+        if progress is not None:
+            progress.finish()
+        export = export_result(sink, sink.commit(), tally)
+    if refused is not None:
+        raise BatchStopped(refused, [], warnings, tally, export)
+    return Report([], tally.summary(), warnings, tally.failure(wait_timeout), client.refusals - refusals, export)
+
+
+def export_result(sink, written, tally):
+    """What the module returns of a ResultFile committed with ``written`` entries: its ``dest``, ``written``,
+    ``changed``, and the first entries of the targets that failed and of those that were late (Tally)."""
+    return dict(
+        dest=sink.dest, written=written, changed=sink.changed, failed_devices=tally.failed, late_devices=tally.late
+    )
 
 
 def require_access(client):
@@ -279,6 +337,149 @@ def poll(
         if pause > 0:
             sleep(pause)
     return results, None
+
+
+def stream_poll(client, targets, sink, tally, concurrency, timing, progress=None):
+    """``poll`` into ``sink`` (a dot1x_file.ResultFile), counted in ``tally`` (a dot1x_results.Tally), without
+    holding the entries nor the targets: the NacAuthError that stopped the polling, or None.
+
+    ``targets`` (HeldTargets or ListedTargets) are read once, in order, as they are queried; ``timing`` is
+    (wait_for, wait_timeout, wait_interval, clock, sleep). The first round writes every target's entry in the
+    targets' order as it is answered; a target whose id an earlier one has (``targets.repeated``) gets that answer.
+    With ``wait_for``, the entries of the targets without that status yet (an error counts as not yet) are held
+    with where their lines are, the later rounds query those alone, as ``poll`` does, and their last entries
+    replace their lines once at the end (ResultFile.rewrite). Every target is counted with its last entry."""
+    wait_for, wait_timeout, wait_interval, clock, sleep = timing
+    progress = progress or Progress()
+    refused, held, copies, firsts = [], {}, {}, {}  # copies: {index: index of the target whose answer it shares}
+    progress.phase("queried", targets.queried)
+    mine, theirs = itertools.tee(targets)  # tee holds only the targets between the query's feed and this loop
+    answers = query(client, _fired(theirs, targets.repeated), concurrency, refused, progress)
+    deadline, started = clock() + wait_timeout, clock()
+    for index, target in enumerate(mine):
+        if target.error is not None:
+            entry = error_entry(target, target.error)
+        elif target.id in firsts:
+            copies[index] = firsts[target.id][0]
+            entry = copy_entry(firsts[target.id][1], target)
+        else:
+            entry = next(answers)
+            if target.id in targets.repeated:
+                firsts[target.id] = (index, entry)
+        span = sink.write(entry)
+        if wait_for and target.error is None and not reached(entry, wait_for) and not refused:
+            held[index] = [entry, span]
+        else:
+            tally.add(entry)
+    if not refused and wait_for:
+        wait_rounds(
+            client,
+            held,
+            copies,
+            concurrency,
+            (wait_for, deadline, wait_interval, clock, sleep),
+            started,
+            refused,
+            progress,
+        )
+    for index in sorted(held):
+        tally.add(held[index][0])
+    sink.rewrite(dict((span, entry) for entry, span in held.values()))
+    return refused[0] if refused else None
+
+
+def _fired(targets, repeated):
+    """The targets that are queried: not an error, and the first of those with a repeated id."""
+    fired = set()
+    for target in targets:
+        if target.error is None and target.id not in fired:
+            if target.id in repeated:
+                fired.add(target.id)
+            yield target
+
+
+class HeldTargets:
+    """A list of Targets (``resolve``'s), as ``stream_poll`` reads them: ``repeated``, the ids that several targets
+    share, and ``queried``, how many are queried (one a distinct id)."""
+
+    def __init__(self, targets, warnings=()):
+        self.targets, self.warnings = targets, warnings
+        counts = collections.Counter(target.id for target in targets if target.error is None)
+        self.repeated = set(ident for ident, count in counts.items() if count > 1)
+        self.queried = len(counts)
+
+    def __iter__(self):
+        return iter(self.targets)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
+
+
+class ListedTargets(HeldTargets):
+    """Every listed device as a Target, read from a temporary file (device_export.DeviceFile, an id and a hostname
+    a line, in a directory of its own in the system's temporary directory) that the device list is written to as it
+    is read, with every check of the list: the targets of ``all_devices`` in memory that does not grow with the
+    number of devices."""
+
+    def __init__(self, client):  # pylint: disable=super-init-not-called
+        self.directory = tempfile.mkdtemp(prefix=".nac_dot1x.")  # mode 0700, this task's own
+        try:
+            self.export = DeviceFile(os.path.join(self.directory, "targets"), "jsonl", keep=id_keeper())
+            client.list_devices(into=self.export)
+            repeated = self.export.repeated_ids()
+        except BaseException:
+            self.__exit__()
+            raise
+        self.warnings = [warning for warning in (repeated_ids_warning(repeated),) if warning]
+        self.repeated = set(repeated)
+        self.queried = len(self.export) - sum(len(shared) - 1 for shared in repeated.values())
+
+    def __iter__(self):
+        self.export.flushed()
+        with open(self.export.temporary, encoding="utf-8") as handle:
+            for line in handle:
+                record = json.loads(line)
+                yield Target(record["id"], record["hostname"], None)
+
+    def __exit__(self, *exc_info):
+        if getattr(self, "export", None) is not None:
+            self.export.close()
+        os.rmdir(self.directory)
+
+
+def wait_rounds(client, held, copies, concurrency, timing, started, refused, progress):
+    """The rounds of ``stream_poll`` after its first: ``held`` ({index: [entry, span]}) updated until every held
+    target has ``wait_for`` (timing: wait_for, deadline, wait_interval, clock, sleep) or the deadline passed;
+    ``copies`` ({index: index}): the targets that share another's answer."""
+    wait_for, deadline, wait_interval, clock, sleep = timing
+    rounds, queried = 1, len(held) - sum(1 for index in held if index in copies)
+    while True:
+        pending = [i for i in sorted(held) if i not in copies and not reached(held[i][0], wait_for)]
+        now = clock()
+        if not pending or now >= deadline:
+            return
+        rounds += 1
+        progress.phase(
+            "queried again (round %d: %s of %s without status %s)"
+            % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
+            len(pending),
+            deadline=deadline,
+        )
+        pause = min(started + wait_interval, deadline) - now
+        if pause > 0:
+            sleep(pause)
+        started = clock()
+        chosen = (Target(held[i][0]["id"], held[i][0]["hostname"], None) for i in pending)
+        for index, entry in zip(pending, query(client, chosen, concurrency, refused, progress)):
+            held[index][0] = entry
+        for index, first in copies.items():
+            if index in held and first in held:
+                held[index][0] = copy_entry(held[first][0], Target(None, held[index][0]["hostname"], None))
+        if refused:
+            return
 
 
 def query(client, targets, concurrency, refused=None, progress=None):

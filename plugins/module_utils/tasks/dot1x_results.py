@@ -74,20 +74,70 @@ def reached(entry, wait_for):
 
 def failure_message(results, wait_for=None, wait_timeout=None):
     """Why the task fails, naming the devices (up to NAMED_IN_MESSAGE of each kind), or None."""
-    failed = [entry for entry in results if "error" in entry]
-    late = [entry for entry in results if "error" not in entry and not reached(entry, wait_for)] if wait_for else []
-    parts = []
-    if late:
-        parts.append(
-            "%d of %d devices did not reach %s within %s s: %s."
-            % (len(late), len(results), wait_for, _seconds(wait_timeout), _listing(late, _late_entry))
-        )
-    if failed:
-        parts.append(
-            "%d of %d targets could not be queried: %s."
-            % (len(failed), len(results), _listing(failed, lambda e: "%s: %s" % (_name(e), shown(e["error"]))))
-        )
-    return " ".join(parts) or None
+    tally = Tally(wait_for)
+    for entry in results:
+        tally.add(entry)
+    return tally.failure(wait_timeout)
+
+
+class Tally:
+    """What the entries of a query say together, without holding them: the count of each status, and the first
+    ``limit`` entries of the targets that could not be queried (``failed``) and of those that did not reach
+    ``wait_for`` (``late``), with how many there are of each. ``where``: where every entry is, for the messages."""
+
+    def __init__(self, wait_for=None, limit=NAMED_IN_MESSAGE, where="results"):
+        self.wait_for, self.limit, self.where = wait_for, limit, where
+        self.counts = collections.Counter()
+        self.total = self.failed_count = self.late_count = 0
+        self.failed, self.late = [], []
+
+    def add(self, entry):
+        """Count ``entry``, a target's last answer."""
+        self.counts[entry.get("status")] += 1  # (the event source names failures of entries without one)
+        self.total += 1
+        if "error" in entry:
+            self.failed_count += 1
+            if len(self.failed) < self.limit:
+                self.failed.append(entry)
+        elif self.wait_for and not reached(entry, self.wait_for):
+            self.late_count += 1
+            if len(self.late) < self.limit:
+                self.late.append(entry)
+
+    def summary(self):
+        """{status: count}, sorted by status (``summarize``)."""
+        return dict(sorted(self.counts.items()))
+
+    def failure(self, wait_timeout=None):
+        """Why the task fails, naming the devices (up to NAMED_IN_MESSAGE of each kind), or None."""
+        parts = []
+        if self.late_count:
+            parts.append(
+                "%d of %d devices did not reach %s within %s s: %s."
+                % (
+                    self.late_count,
+                    self.total,
+                    self.wait_for,
+                    _seconds(wait_timeout),
+                    self._listing(self.late, self.late_count, _late_entry),
+                )
+            )
+        if self.failed_count:
+            parts.append(
+                "%d of %d targets could not be queried: %s."
+                % (
+                    self.failed_count,
+                    self.total,
+                    self._listing(self.failed, self.failed_count, lambda e: "%s: %s" % (_name(e), shown(e["error"]))),
+                )
+            )
+        return " ".join(parts) or None
+
+    def _listing(self, entries, count, describe):
+        text = "; ".join(describe(entry) for entry in entries[:NAMED_IN_MESSAGE])
+        if count > NAMED_IN_MESSAGE:
+            text += "; and %d more (see %s)" % (count - NAMED_IN_MESSAGE, self.where)
+        return text
 
 
 def _late_entry(entry):
@@ -101,13 +151,6 @@ def _name(entry):
     if entry["hostname"] is None:
         return "id %s" % entry["id"]
     return "%s (id %s)" % (shown(entry["hostname"]), entry["id"])
-
-
-def _listing(entries, describe):
-    text = "; ".join(describe(entry) for entry in entries[:NAMED_IN_MESSAGE])
-    if len(entries) > NAMED_IN_MESSAGE:
-        text += "; and %d more (see results)" % (len(entries) - NAMED_IN_MESSAGE)
-    return text
 
 
 def _seconds(value):

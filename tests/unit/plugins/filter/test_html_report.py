@@ -175,7 +175,14 @@ def test_a_run_that_creates_nothing_has_no_such_section_and_an_empty_one_says_no
 @pytest.mark.parametrize(
     "results, options, message",
     [
-        ("cam-01", {}, "html_report: expects a list of devices, got a string"),
+        (
+            "cam-01",
+            {},
+            (
+                "html_report: expects a list of devices or the path of a file of results (nac_dot1x_status's dest): "
+                "cam-01 cannot be read: No such file"
+            ),
+        ),
         ([["cam-01"]], {}, "html_report: device 1 is not a mapping"),
         ({"id": 1}, {}, "html_report: expects a list of devices, got a mapping"),
         ([], {"created": "cam-01"}, "html_report: created must be a list of hostnames, got a string"),
@@ -332,3 +339,25 @@ def test_a_previous_record_that_is_not_one_is_ignored_and_said(previous, why):
 def test_an_unknown_option_is_named():
     with pytest.raises(AnsibleError, match="html_report: got an unexpected keyword argument 'previus'"):
         render([], previus="")
+
+
+def test_a_record_past_the_bound_of_this_report_is_refused_unread_with_a_message():
+    text = record([result(i, "AUTHENTICATED") for i in range(1, 4)], generated_at="yesterday")
+    bound = 1048576 + 4096 * 2
+    source = render([result(1, "AUTHENTICATED"), result(2, "X")], previous=slurped(text), previous_size=bound + 1)
+    assert "Nothing to compare with: " in source and "so it was not read" in source and 'data-change="' not in source
+    assert (
+        "%s bytes, more than the record of a report of 2 devices can be (at most %s bytes)"
+        % (
+            format(bound + 1, ","),
+            format(bound, ","),
+        )
+        in source
+    )
+    source = render([result(1, "AUTHENTICATED"), result(2, "X")], previous=slurped(text), previous_size=bound)
+    assert "Since the previous report (" in source
+    padded = slurped(text + " " * bound)  # a tampered record of the right shape, past the bound: never decoded
+    source = render([result(1, "AUTHENTICATED"), result(2, "X")], previous=padded)
+    assert "so it was not read" in source
+    with pytest.raises(AnsibleError, match="previous_size must be a number of bytes, got a string"):
+        render([], previous_size="big")
