@@ -12,8 +12,9 @@ creation sent twice shows) and its fault injection in front of the service: the 
 ``--timeout`` and the settle window ``--settle`` (default 60 s, the module's), on an emulator reset each time.
 
 Each row: the wall time; the write phase (from the first write sent until every device's first attempt was
-answered, the settle windows waited meanwhile apart: the proof's, when it was uncertain); the requests the emulator received; the windows waited (the seconds the engine slept waiting for the
-device list to show its uncertain writes, in settle windows); duplicates (hostnames listed more than once, target
+answered, the settle windows waited meanwhile apart: the proof's, when it was uncertain); the requests the
+emulator received; the windows waited (the seconds the engine slept waiting for the device list to show its
+uncertain writes, in settle windows); duplicates (hostnames listed more than once, target
 0); devices in place (target all); reports that contradict the final list (target 0); the faults injected. A rate
 of 0 is the same bulk without faults: the write phase of a faulty row is compared with it (target at most 2x).
 It prints figures and PASS/FAIL; it never fails on them.

@@ -17,8 +17,8 @@ WAF's hiccup): only its own request waits what it asks, the pace untouched. Any 
 the client until the time it names (one shared pause), and when the requests in flight meanwhile were refused too (a
 limiter refuses in runs), the requests are paced by rate from then on: below the rate the service admitted just
 before it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is
-refused, the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst, "Retries
-and outcomes") says how long a request may be refused.
+refused, the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst,
+"Retries and outcomes") says how long a request may be refused.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -205,6 +205,62 @@ def sent_through_the_gate(throttle, clock, outcome):
     return answer[1]
 
 
+def replies(throttle, clock, statuses, took=0.01):
+    """Each status in turn, as the reply of a request sent through the gate ``took`` seconds earlier: what
+    ``answered`` returned for each (429s ask Retry-After 1)."""
+    returned = []
+    for status in statuses:
+        throttle.enter()
+        started = clock.now
+        clock.now += took
+        headers = {"Retry-After": "1"} if status == 429 else {}
+        returned.append(throttle.answered(Reply(status, headers), started, []))
+    return returned
+
+
+def test_a_stray_refusal_among_many_admitted_waits_alone_and_leaves_the_pace_alone():
+    """Issue 49: a 429 now and then among hundreds admitted (a flaky proxy) pauses only its own request, for its
+    Retry-After; nobody else waits, no pace is set, and the gate stays open."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    returned = replies(throttle, clock, ([200] * 19 + [429]) * 10 + [503] + [200] * 20)
+    assert [value for value in returned if value is not None] == [1.0] * 10 + [REFUSAL_FLOOR]
+    assert (throttle.refusals, throttle.strays, throttle.rate, throttle.gap) == (11, 11, None, 0.0)
+    assert throttle.resume_at == 0.0 and clock.sleeps == []  # no shared pause, nothing paced
+
+
+def test_refusals_in_a_run_pause_every_sender_and_pace_from_the_rate_admitted():
+    """A limiter refuses in runs: the first refusals wait alone until RUN of the last replies (and STRAY_SHARE of
+    them) are refusals; that one pauses every sender, and the requests in flight refused meanwhile set a pace."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    returned = replies(throttle, clock, [200] * 6 + [429] * scheduler.RUN)
+    assert returned[6:] == [1.0] * (scheduler.RUN - 1) + [0.0]  # alone, alone, then every sender
+    assert throttle.resume_at == pytest.approx(clock.now + 1.0) and throttle.strays == scheduler.RUN - 1
+    paused_at = clock.now
+    clock.now += 0.01
+    throttle.leave(refused_for=1.0, started=paused_at - 0.005)  # a request in flight, refused too
+    throttle.enter()  # waits out the pause, then the pace is set
+    assert clock.now >= paused_at + 1.0 and throttle.rate is not None and throttle.gap > 0
+
+
+def test_a_shared_pause_whose_requests_in_flight_were_admitted_sets_no_pace():
+    """Refusals that looked like a run early on (three of five replies), while the requests in flight meanwhile
+    were admitted: one shared pause, then the client goes on unpaced and ungated (no limiter refuses so)."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    assert replies(throttle, clock, [200, 429, 200, 429, 429])[-1] == 0.0
+    paused_at = clock.now
+    for _reply in range(8):  # the requests in flight, answered during the pause
+        clock.now += 0.01
+        throttle.leave(took=0.02)
+    throttle.enter()
+    assert clock.now >= paused_at + 1.0 and (throttle.rate, throttle.gap) == (None, 0.0)
+    before = list(clock.sleeps)
+    replies(throttle, clock, [200] * 50)
+    assert clock.sleeps == before  # nothing held back after it
+
+
 def test_a_request_reset_after_it_was_written_counts_as_admitted_one_never_sent_does_not():
     """A 503 storm: a limiter in front of a server that drops some connections let the reset requests through and
     spent its rate on them. Eight answered, two reset after they were written and one never sent, then a refusal
