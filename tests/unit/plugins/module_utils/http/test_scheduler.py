@@ -706,6 +706,24 @@ def test_the_report_says_how_many_refusals_were_waited_out_and_the_summary_count
     assert report.summary == {"AUTHENTICATED": 1}  # a count per status: its values add up to the results
 
 
+def test_stray_refusals_of_a_flaky_proxy_are_waited_out_each_alone_and_the_client_is_never_paced():
+    """Issue 49: a proxy that answers 5 % of the requests 429 (Retry-After 0): 300 reads by 8 workers all answered,
+    each refusal waited out by its own request (REFUSAL_FLOOR, a sleep of its own), none by the whole client."""
+    faults = dict(rate=0.05, modes=["429"], retry_after=0, seed=49)
+    slept = []
+    with Emulator(load_config(INTEGRATION_CONFIG), faults=faults).start() as emulator:
+        client = NacClient(emulator.url, api_key=ADMIN_KEY, max_retries=0, sleep=slept.append)
+        try:
+            answers = list(ordered_map(lambda _n: client.list_intents(), range(300), 8))
+        finally:
+            client.close()
+        injected = emulator.faults()["injected"]["429"]
+    assert len(answers) == 300 and injected >= scheduler.RUN
+    throttle = client.throttle
+    assert (throttle.refusals, throttle.strays, throttle.rate, throttle.resume_at) == (injected, injected, None, 0.0)
+    assert slept == [REFUSAL_FLOOR] * injected
+
+
 def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
     monkeypatch.setattr(
         "ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler.RATE_LIMIT_PATIENCE", 0.0
