@@ -753,7 +753,13 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
         "once the task is paced, or a request sent in the second before the refused one was admitted, %.1f s"
         " when it has none" % REFUSAL_FLOOR
     ) in section
-    assert "Every 429 and every 503, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
+    assert "Every 429 and every 503 so read, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
+    stray = "among the last %d replies of which fewer than %d, or fewer than a quarter," % (
+        scheduler.STRAY_SAMPLE,
+        scheduler.RUN,
+    )
+    assert stray in section and scheduler.STRAY_SHARE == 0.25
+    assert "in flight meanwhile were mostly admitted" in section and scheduler.RUN_SHARE == 0.5
     assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
     assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
     assert "whose connection broke before any byte of its reply counts as admitted" in section
