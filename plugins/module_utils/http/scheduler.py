@@ -47,8 +47,8 @@ RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
 REPLIES = 256  # replies remembered (when received, whether refused): they tell a stray refusal from a limiter's
 STRAY_SAMPLE = 32  # a refusal is judged among the last replies, at most this many (itself counted) ...
-RUN = 3  # ... and is a limiter's when at least this many of them ...
-STRAY_SHARE = 0.25  # ... and at least this share of them were refusals; else it is stray
+STRAY_SHARE = 0.25  # ... and is a limiter's when at least this share of them were refusals, else stray ...
+RUN = 4  # ... and at least this many (a quarter of 16: early on, a few replies tell little)
 RUN_SHARE = 0.5  # a shared pause paces when at least this share of the replies received during it were refusals
 
 
@@ -57,7 +57,7 @@ class Throttle:
     are the transport's.
 
     Until the first refusal nothing is held back. A refusal is judged first (``answered``): while no pace is set, one
-    among the last STRAY_SAMPLE replies (itself counted) of which fewer than RUN, or fewer than STRAY_SHARE, were
+    among the last STRAY_SAMPLE replies (itself counted) of which fewer than STRAY_SHARE, or fewer than RUN, were
     refusals is stray: its request alone waits what it asks (what ``pause`` gives without Retry-After) and is sent
     again, the others go on, the pace untouched (``strays`` counts them). A service refusing now and then, a proxy
     failing one request in twenty, then costs the requests it concerns a pause each, never the whole client its
@@ -70,7 +70,8 @@ class Throttle:
     refused, times BELOW; each further refusal again (multiplicative decrease). Only when refusals came together,
     though: the first pause of an unpaced client sets no pace when fewer than RUN_SHARE of the replies received
     during it were refusals (the requests in flight were admitted: no limiter refuses so, a burst of stray refusals
-    does) and at least one was received; the client is then as before the pause. A refused probe falls back to the
+    does), or, none received, when fewer than RUN_SHARE of the last STRAY_SAMPLE replies before it were; the client
+    is then as before the pause. A refused probe falls back to the
     pace that held its probe period (``good_rate``) instead, the rate admitted being only the pace probed towards: a
     count that straddles the start of a fixed window, or takes in a refilled burst, overstates what the service
     admits, a pace that held does not. A refilled burst may let a pace a little too fast hold its probe period,
@@ -137,6 +138,7 @@ class Throttle:
         self.strays = 0  # refusals read as stray: their request alone waited (counted in ``refusals`` too)
         self._replies = collections.deque(maxlen=REPLIES)  # (received, refused) of the last replies
         self._paused_at = None  # when the first refusal of the shared pause on was received
+        self._run = False  # the first refusal of the pause on was judged a run among the replies before it (judge)
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
@@ -201,29 +203,31 @@ class Throttle:
     def answered(self, reply, started, paused):
         """The reply of a request sent at ``started`` leaves the gate. For a refusal to wait out (retry_policy.refusal)
         the seconds its request waits alone before it is sent again: 0.0 when every sender pauses (the gate holds
-        it), the pause asked when the refusal is stray (``stray``). The seconds of its pause are appended to
+        it), the pause asked when the refusal is stray (``judge``). The seconds of its pause are appended to
         ``paused``, which holds the pauses of the request's refusals so far, as long as they stay within
         RATE_LIMIT_PATIENCE. None for any other reply, or a refusal past that (retried as the policy says)."""
         asked = refusal(reply.status_code, reply.headers)
         if asked is not None:
-            stray = self.stray(reply.headers)
+            verdict = self.judge(reply.headers)
+            stray = verdict is True
             pause = self.pause(asked, started)
             if sum(paused) + pause <= RATE_LIMIT_PATIENCE:
                 if stray:
                     self._stray()
                 else:
-                    self.leave(refused_for=asked, started=started)
+                    self.leave(refused_for=asked, started=started, run=verdict is False)
                 paused.append(pause)
                 return pause if stray else 0.0
         self.leave(took=self._clock() - started, stated=quota(reply.headers))
         return None
 
-    def stray(self, headers):
-        """Whether a refusal (its reply's ``headers``) received now is stray: no pace is set, no pause is on, its
-        reply states no quota, and of the last STRAY_SAMPLE replies (itself counted) fewer than RUN, or fewer than
-        STRAY_SHARE of them, were refusals. Anything else is read as a limiter's (``leave``): refusals in a run."""
+    def judge(self, headers):
+        """What a refusal (its reply's ``headers``) received now is: None when it is not judged (a pace is set, a
+        pause is on, its reply states a quota: a limiter's), True when it is stray (of the last STRAY_SAMPLE replies,
+        itself counted, fewer than STRAY_SHARE, or fewer than RUN, were refusals), False when the replies show a run
+        (a limiter's, though the pause it begins may end without a pace: ``_apart``)."""
         if self.gap or self._clock() < self.resume_at or quota(headers) is not None:
-            return False
+            return None
         recent = [refused for _at, refused in list(self._replies)[1 - STRAY_SAMPLE :]] + [True]
         refused = sum(recent)
         return refused < RUN or refused < STRAY_SHARE * len(recent)
@@ -247,11 +251,13 @@ class Throttle:
         recent = admitted is not None and (started is None or admitted >= started - self.WINDOW)
         return REFUSAL_FLOOR if recent else REFUSAL_PAUSE
 
-    def leave(self, refused_for=None, took=None, started=None, stated=None):
+    def leave(self, refused_for=None, took=None, started=None, stated=None, run=False):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
         Retry-After; every sender pauses), or answered in ``took`` seconds, its reply stating the quota ``stated``
         (retry_policy.Quota, or None), or failed without a reply (``took`` None): sent (any of its bytes written)
-        and broken before any byte of its reply when ``started`` is given, else not sent or not known to be.
+        and broken before any byte of its reply when ``started`` is given, else not sent or not known to be. ``run``:
+        the refusal was judged one of a run among the replies before it (``judge``), so that a pause it begins and
+        during which nothing else is answered is judged by those replies.
 
         A request broken unanswered after it went out counts as admitted, sent at ``started``: a limiter in
         front of a server that drops some connections (a 503 storm's resets) has let it through and spent a
@@ -276,7 +282,7 @@ class Throttle:
             started = now if started is None else started
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
                 self._epoch += 1
-                self._refused_sent, self._paused_at = started, now
+                self._refused_sent, self._paused_at, self._run = started, now, run
                 self._halving = self.refused_rate is not None  # a pace was refused before: probed halfway up
                 self.refused_rate = self.rate
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
@@ -349,8 +355,12 @@ class Throttle:
 
     def _apart(self):
         """Whether the replies received during the shared pause now ending (after its first refusal) were mostly
-        admitted: fewer than RUN_SHARE of them refusals, and at least one received (lock held)."""
-        during = [refused for at, refused in list(self._replies) if at > self._paused_at]
+        admitted: fewer than RUN_SHARE of them refusals; none received (nothing else was in flight), the last
+        STRAY_SAMPLE replies before it, when ``judge`` found its first refusal in a run (lock held)."""
+        replies = list(self._replies)
+        during = [refused for at, refused in replies if at > self._paused_at]
+        if not during and self._run:
+            during = [refused for at, refused in replies if at <= self._paused_at][-STRAY_SAMPLE:]
         return bool(during) and sum(during) < RUN_SHARE * len(during)
 
     def _sustained(self, resumed, sent):

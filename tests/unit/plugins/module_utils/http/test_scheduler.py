@@ -230,7 +230,7 @@ def test_a_stray_refusal_among_many_admitted_waits_alone_and_leaves_the_pace_alo
 
 
 def test_refusals_in_a_run_pause_every_sender_and_pace_from_the_rate_admitted():
-    """A limiter refuses in runs: the first refusals wait alone until RUN of the last replies (and STRAY_SHARE of
+    """A limiter refuses in runs: the first refusals wait alone until STRAY_SHARE of the last replies (and RUN of
     them) are refusals; that one pauses every sender, and the requests in flight refused meanwhile set a pace."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
@@ -245,11 +245,11 @@ def test_refusals_in_a_run_pause_every_sender_and_pace_from_the_rate_admitted():
 
 
 def test_a_shared_pause_whose_requests_in_flight_were_admitted_sets_no_pace():
-    """Refusals that looked like a run early on (three of five replies), while the requests in flight meanwhile
+    """Refusals that looked like a run early on (four of six replies), while the requests in flight meanwhile
     were admitted: one shared pause, then the client goes on unpaced and ungated (no limiter refuses so)."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    assert replies(throttle, clock, [200, 429, 200, 429, 429])[-1] == 0.0
+    assert replies(throttle, clock, [200, 429, 429, 200, 429, 429])[-1] == 0.0
     paused_at = clock.now
     for _reply in range(8):  # the requests in flight, answered during the pause
         clock.now += 0.01
@@ -259,6 +259,18 @@ def test_a_shared_pause_whose_requests_in_flight_were_admitted_sets_no_pace():
     before = list(clock.sleeps)
     replies(throttle, clock, [200] * 50)
     assert clock.sleeps == before  # nothing held back after it
+
+
+def test_a_run_with_nothing_else_in_flight_is_judged_by_the_replies_before_it():
+    """One request at a time: ten admitted, then four refused in a row (the fourth a run: a quarter of the last
+    replies); nothing answers during the pause, and the replies before it were mostly admitted: no pace. Eight of
+    twelve refused would have set one."""
+    for statuses, paced in (([200] * 10 + [429] * scheduler.RUN, False), ([200] * 4 + [429] * 8, True)):
+        clock = Clock()
+        throttle = Throttle(clock, clock.sleep)
+        assert replies(throttle, clock, statuses)[-1] == 0.0
+        throttle.enter()
+        assert (throttle.rate is not None) is paced
 
 
 def test_a_request_reset_after_it_was_written_counts_as_admitted_one_never_sent_does_not():
@@ -754,7 +766,7 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
         " when it has none" % REFUSAL_FLOOR
     ) in section
     assert "Every 429 and every 503 so read, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
-    stray = "among the last %d replies of which fewer than %d, or fewer than a quarter," % (
+    stray = "among the last %d replies of which fewer than a quarter, or fewer than %d," % (
         scheduler.STRAY_SAMPLE,
         scheduler.RUN,
     )
