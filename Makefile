@@ -535,6 +535,7 @@ bench: venv build
 		--compare-devices 5000 --compare-concurrency 32 --compare-repeat 3
 	"$(PY)" benchmarks/bench_engine.py $(BENCH_ENGINE_ARGS)
 	"$(PY)" benchmarks/bench_nginx.py $(BENCH_ENGINE_ARGS)
+	"$(PY)" benchmarks/bench_faults.py --devices 500 --rates 0.05 0.2 0.4 --concurrency 8 32
 	"$(PY)" benchmarks/bench_eda_round.py --devices 5000 --latency 0.02 --concurrency 32 --compare-repeat 3
 	"$(PY)" "$(COLL)/tests/integration/targets/eda_dot1x_status/eda_check.py" --flips 10
 	"$(PY)" benchmarks/bench_inventory.py --devices 5000 --latency 0.02 --concurrency 32 --repeat 3

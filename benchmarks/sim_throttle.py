@@ -11,7 +11,8 @@ workers each take the next device and send it through the Throttle as the transp
 ``answered`` with the reply; each steps.Sleep moves the simulated clock on); the limiter answers ``--latency``
 later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
 network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
-order, as they do a threaded server. A refused device is sent again after the pause; a reset (the storm's share of
+order, as they do a threaded server. A refused device is sent again after the pause (a stray refusal's own pause
+first, as the transport waits it); a reset (the storm's share of
 requests, never answered: admitted and counted by the limiter, or never seen by it when the shape's faults are
 ``in_front``) raises what the wire raises for a request that went out and broke before any byte of its reply, and
 is sent again at once. A quota the limiter states on its replies (the
@@ -101,9 +102,12 @@ class Simulation:
                 except requests.exceptions.ConnectionError:
                     self.reset += 1
                     continue  # sent again at once, as the transport sends a read that broke
-                if not self.throttle.answered(reply, started, paused):
+                alone = self.throttle.answered(reply, started, paused)
+                if alone is None:
                     break
                 self.refused += 1
+                if alone:  # a stray refusal: this request alone waits (issue 49)
+                    yield Sleep(alone)
 
     def run(self):
         start, order, waiting = self.now, itertools.count(), []

@@ -12,11 +12,13 @@ ahead of the consumer, which keeps memory flat). ``ordered_steps`` does the same
 thread's event loop (steps.Loop): the whole-network status batch, whose requests would otherwise cost a thread each.
 
 ``Throttle`` is one per client (transport.Transport holds it): every request passes its gate. A refusal (every
-``429`` and ``503``: retry_policy.refusal) pauses every sender of the client until the time it names (one shared pause),
-and from the first refusal on the requests are paced by rate: below the rate the service admitted just before
-it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is refused,
-the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst, "Retries
-and outcomes") says how long a request may be refused.
+``429`` and ``503``: retry_policy.refusal) that comes among many admitted replies is a stray one (a flaky proxy, a
+WAF's hiccup): only its own request waits what it asks, the pace untouched. Any other refusal pauses every sender of
+the client until the time it names (one shared pause), and when the requests in flight meanwhile were refused too (a
+limiter refuses in runs), the requests are paced by rate from then on: below the rate the service admitted just
+before it, lower again on each further refusal (multiplicative decrease), faster again slowly while nothing is
+refused, the more slowly the longer the pauses the service asks for. The retry policy (docs/docsite/rst/api.rst,
+"Retries and outcomes") says how long a request may be refused.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -43,19 +45,33 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Lo
 
 RECENT = 1 << 16  # admitted requests remembered at most (those sent in the last Throttle.WINDOW seconds count)
 WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
+REPLIES = 256  # replies remembered (when received, whether refused): they tell a stray refusal from a limiter's
+STRAY_SAMPLE = 32  # a refusal is judged among the last replies, at most this many (itself counted) ...
+STRAY_SHARE = 0.25  # ... and is a limiter's when at least this share of them were refusals, else stray ...
+RUN = 4  # ... and at least this many (a quarter of 16: early on, a few replies tell little)
+RUN_SHARE = 0.5  # a shared pause paces when at least this share of the replies received during it were refusals
 
 
 class Throttle:
     """The shared pause and the pace of one client's requests (thread-safe); ``clock`` (monotonic) and ``sleep``
     are the transport's.
 
-    Until the first refusal nothing is held back. A refusal pauses every sender: until its Retry-After, else for
+    Until the first refusal nothing is held back. A refusal is judged first (``answered``): while no pace is set, one
+    among the last STRAY_SAMPLE replies (itself counted) of which fewer than STRAY_SHARE, or fewer than RUN, were
+    refusals is stray: its request alone waits what it asks (what ``pause`` gives without Retry-After) and is sent
+    again, the others go on, the pace untouched (``strays`` counts them). A service refusing now and then, a proxy
+    failing one request in twenty, then costs the requests it concerns a pause each, never the whole client its
+    speed. Any other refusal pauses every sender: until its Retry-After, else for
     REFUSAL_FLOOR once the requests are paced or a request sent in the ``WINDOW`` before the refused one was
     admitted (the pace it sets spaces the requests: a pace a little too fast needs no long pause to be corrected),
     and REFUSAL_PAUSE before that. The first refusal of a pause sets the pace once the pause is over, from the
     requests admitted that were sent in the ``WINDOW`` seconds before the refused one: their count over the
     ``WINDOW`` (a limiter that admitted ten and then refused everything admits ten a window), at most the pace
-    refused, times BELOW; each further refusal again (multiplicative decrease). A refused probe falls back to the
+    refused, times BELOW; each further refusal again (multiplicative decrease). Only when refusals came together,
+    though: the first pause of an unpaced client sets no pace when fewer than RUN_SHARE of the replies received
+    during it were refusals (the requests in flight were admitted: no limiter refuses so, a burst of stray refusals
+    does), or, none received, when fewer than RUN_SHARE of the last STRAY_SAMPLE replies before it were; the client
+    is then as before the pause. A refused probe falls back to the
     pace that held its probe period (``good_rate``) instead, the rate admitted being only the pace probed towards: a
     count that straddles the start of a fixed window, or takes in a refilled burst, overstates what the service
     admits, a pace that held does not. A refilled burst may let a pace a little too fast hold its probe period,
@@ -119,6 +135,10 @@ class Throttle:
         self.quota_rate = None  # the pace a quota stated by the service allows (None: none stated)
         self._quota = None  # the last quota stated (retry_policy.Quota): a change is heeded, the same one is not
         self._window_start = None  # when a reply said its request was the first its window admitted (received)
+        self.strays = 0  # refusals read as stray: their request alone waited (counted in ``refusals`` too)
+        self._replies = collections.deque(maxlen=REPLIES)  # (received, refused) of the last replies
+        self._paused_at = None  # when the first refusal of the shared pause on was received
+        self._run = False  # the first refusal of the pause on was judged a run among the replies before it (judge)
 
     def enter(self):
         """Wait until no pause is on and, once paced, until ``gap`` seconds after the last request started."""
@@ -181,19 +201,43 @@ class Throttle:
             raise
 
     def answered(self, reply, started, paused):
-        """The reply of a request sent at ``started`` leaves the gate. True when it is a refusal to wait out
-        (retry_policy.refusal): the seconds of its pause are appended to ``paused``, which holds the pauses of the
-        request's refusals so far, as long as they stay within RATE_LIMIT_PATIENCE; False for any other reply, or
-        a refusal past that (retried as the policy says)."""
+        """The reply of a request sent at ``started`` leaves the gate. For a refusal to wait out (retry_policy.refusal)
+        the seconds its request waits alone before it is sent again: 0.0 when every sender pauses (the gate holds
+        it), the pause asked when the refusal is stray (``judge``). The seconds of its pause are appended to
+        ``paused``, which holds the pauses of the request's refusals so far, as long as they stay within
+        RATE_LIMIT_PATIENCE. None for any other reply, or a refusal past that (retried as the policy says)."""
         asked = refusal(reply.status_code, reply.headers)
         if asked is not None:
+            verdict = self.judge(reply.headers)
+            stray = verdict is True
             pause = self.pause(asked, started)
             if sum(paused) + pause <= RATE_LIMIT_PATIENCE:
-                self.leave(refused_for=asked, started=started)
+                if stray:
+                    self._stray()
+                else:
+                    self.leave(refused_for=asked, started=started, run=verdict is False)
                 paused.append(pause)
-                return True
+                return pause if stray else 0.0
         self.leave(took=self._clock() - started, stated=quota(reply.headers))
-        return False
+        return None
+
+    def judge(self, headers):
+        """What a refusal (its reply's ``headers``) received now is: None when it is not judged (a pace is set, a
+        pause is on, its reply states a quota: a limiter's), True when it is stray (of the last STRAY_SAMPLE replies,
+        itself counted, fewer than STRAY_SHARE, or fewer than RUN, were refusals), False when the replies show a run
+        (a limiter's, though the pause it begins may end without a pace: ``_apart``)."""
+        if self.gap or self._clock() < self.resume_at or quota(headers) is not None:
+            return None
+        recent = [refused for _at, refused in list(self._replies)[1 - STRAY_SAMPLE :]] + [True]
+        refused = sum(recent)
+        return refused < RUN or refused < STRAY_SHARE * len(recent)
+
+    def _stray(self):
+        """A stray refusal: counted, remembered among the replies, nothing else changes."""
+        with self._lock:
+            self.refusals += 1
+            self.strays += 1
+        self._replies.append((self._clock(), True))
 
     def pause(self, asked, started=None):
         """The seconds a refusal asking ``asked`` (UNSAID: no Retry-After) of a request sent at ``started`` pauses
@@ -207,11 +251,13 @@ class Throttle:
         recent = admitted is not None and (started is None or admitted >= started - self.WINDOW)
         return REFUSAL_FLOOR if recent else REFUSAL_PAUSE
 
-    def leave(self, refused_for=None, took=None, started=None, stated=None):
+    def leave(self, refused_for=None, took=None, started=None, stated=None, run=False):
         """The request (sent at ``started``) is over: refused, asking ``refused_for`` seconds (UNSAID: no
         Retry-After; every sender pauses), or answered in ``took`` seconds, its reply stating the quota ``stated``
         (retry_policy.Quota, or None), or failed without a reply (``took`` None): sent (any of its bytes written)
-        and broken before any byte of its reply when ``started`` is given, else not sent or not known to be.
+        and broken before any byte of its reply when ``started`` is given, else not sent or not known to be. ``run``:
+        the refusal was judged one of a run among the replies before it (``judge``), so that a pause it begins and
+        during which nothing else is answered is judged by those replies.
 
         A request broken unanswered after it went out counts as admitted, sent at ``started``: a limiter in
         front of a server that drops some connections (a 503 storm's resets) has let it through and spent a
@@ -219,6 +265,7 @@ class Throttle:
         instead overstates that rate by the share of requests reset, which the pace's BELOW absorbs up to a
         tenth; a further refusal lowers the pace again."""
         now = self._clock()
+        self._replies.append((now, refused_for is not None))
         if refused_for is None:
             if took is not None:
                 self._took = took if self._took is None else 0.8 * self._took + 0.2 * took
@@ -235,7 +282,7 @@ class Throttle:
             started = now if started is None else started
             if now >= self.resume_at and self._refused_sent is None:  # the first refusal of this pause
                 self._epoch += 1
-                self._refused_sent = started
+                self._refused_sent, self._paused_at, self._run = started, now, run
                 self._halving = self.refused_rate is not None  # a pace was refused before: probed halfway up
                 self.refused_rate = self.rate
                 if self.rate is not None and self.good_rate is not None and self.rate <= self.good_rate:
@@ -279,6 +326,9 @@ class Throttle:
         """The pause is over: the pace from the requests admitted before the refused one (lock held)."""
         sent, changed, resumed = self._refused_sent, self._changed or self._first_sent, self._resumed
         self._refused_sent, self._changed, self._resumed = None, now, now
+        if self.rate is None and self.quota_rate is None and self._apart():
+            self._calm = True  # the requests in flight were admitted: a stray refusal's pause, no pace
+            return
         if self._unsaid:  # no Retry-After: the rate admitted since the pace last changed (at least a request's time)
             since = max(sent - self.WINDOW, changed if changed is not None else sent)
             span = max(sent - since, self._took or 0.0, 1e-3)
@@ -302,6 +352,16 @@ class Throttle:
         pace = self.good_rate or rate * self.BELOW
         rate = max(pace if sustained is None else min(pace, rate), self.MIN_RATE)
         self._pace_at(rate if self.quota_rate is None else min(rate, self.quota_rate), now)
+
+    def _apart(self):
+        """Whether the replies received during the shared pause now ending (after its first refusal) were mostly
+        admitted: fewer than RUN_SHARE of them refusals; none received (nothing else was in flight), the last
+        STRAY_SAMPLE replies before it, when ``judge`` found its first refusal in a run (lock held)."""
+        replies = list(self._replies)
+        during = [refused for at, refused in replies if at > self._paused_at]
+        if not during and self._run:
+            during = [refused for at, refused in replies if at <= self._paused_at][-STRAY_SAMPLE:]
+        return bool(during) and sum(during) < RUN_SHARE * len(during)
 
     def _sustained(self, resumed, sent):
         """The rate admitted from the end of the last pause to the refused request's send (lock held), when the

@@ -201,8 +201,11 @@ class Transport:
                     raise error from None
             else:
                 self._outage.answered()
-                if self.throttle.answered(reply, started, paused):  # refused: all paused, sent again, no retry
+                alone = self.throttle.answered(reply, started, paused)
+                if alone is not None:  # refused: waited out (all paused, or a stray one alone), sent again, no retry
                     if not (write and reply.status_code == 503):
+                        if alone:
+                            yield Sleep(alone, self._sleep)
                         continue
                     reply.refused = True  # a write refused with 503: looked up in the list, then sent again (apply)
                     return reply

@@ -136,6 +136,7 @@ class Action:
         self.stale = False  # its last write broke unanswered on a kept-alive connection the server was closing
         self.broke_at = None  # the clock when it broke so
         self.settle_by = None  # the end of the settle window of its last write
+        self.ended = None  # the clock when its last write ended: its settle window starts there
 
     @property
     def changed(self):
@@ -218,8 +219,8 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
         unsettled = [action for action in to_send if _unsettled(action)]
-        for action in unsettled:  # (a stale write: a short window from when it broke)
-            action.settle_by = action.broke_at + STALE_PAUSE if action.stale else window.clock() + window.seconds
+        for action in unsettled:  # from when its write ended, overlapping the others' writing (a stale write: short)
+            action.settle_by = action.broke_at + STALE_PAUSE if action.stale else action.ended + window.seconds
         waiting += unsettled
         if waiting:
             progress.phase("settled from the device list", len(waiting), deadline=clock() + window.seconds)
@@ -378,6 +379,7 @@ def _attempt(action, stop, clock):
     try:
         written = action.operation.write(action)
     except NacError as error:
+        action.ended = clock()
         action.error, action.failure = error.message, error.failure
         if error.refused:
             now = clock()
@@ -395,6 +397,7 @@ def _attempt(action, stop, clock):
         if isinstance(error, NacAuthError) and not error.outcome_unknown:
             stop.refuse(action.operation.wording.refused_access.format(error=error.message))
         return
+    action.ended = clock()
     action.answered, action.written_id, action.reply = True, written.id, written.reply
     action.done(written.id, written.record)
 

@@ -332,3 +332,23 @@ def test_a_stale_write_beside_one_waiting_the_window_is_sent_again_without_waiti
     items = server.run([_deleting("a"), _deleting("b"), _deleting("c")], settle_timeout=8, max_resends=1)
     assert [item.state for item in items] == [DONE, DONE, DONE]
     assert sent_at == [("a", 0.0), ("b", 0.0), ("c", 0.0), ("c", STALE_PAUSE), ("b", 8.0)]
+
+
+def test_a_settle_window_starts_when_its_own_write_ended_overlapping_the_writing_after_it():
+    """Issue 49: ``b``'s reply is lost at 0 s, then ``c`` takes 5 s to write; ``b`` is sent again once its own
+    window (8 s from its write) is over, at 8 s, not 8 s after the last write of its round (13 s): the window
+    overlapped the writing, and a list begun after it still kept not showing ``b`` settled."""
+    lost = NacConnectionError("reply lost", outcome_unknown=True)
+    server = Deletions(["a", "b", "c"], failures={"b": lost})
+    sent_at = []
+    delete = server.delete
+
+    def slow_delete(item):
+        sent_at.append((item.name, server.now))
+        server.now += 5.0 if item.name == "c" else 0.0
+        return delete(item)
+
+    server.delete = slow_delete
+    items = server.run([_deleting("a"), _deleting("b"), _deleting("c")], settle_timeout=8, max_resends=1, concurrency=1)
+    assert [item.state for item in items] == [DONE, DONE, DONE]
+    assert sent_at == [("a", 0.0), ("b", 0.0), ("c", 0.0), ("b", 8.0)]
