@@ -201,7 +201,7 @@ $(STAMP_$(1)): requirements-dev.txt | $(VENV_STAMP)
 	python=$$$$(tests/tools/find_python.sh $(PYTHON_$(1)) "ansible-core $(CORE_$(1))")
 	rm -rf "$(VENV_$(1))"
 	"$$$$python" -m venv "$(VENV_$(1))"
-	"$(VENV_$(1))/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(1))" "$$$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $$(PIP_FILTER)
+	"$(VENV_$(1))/bin/python" -m pip install --quiet "ansible-core==$(CORE_$(1))" "$$$$(grep -E '^requests==' requirements-dev.txt)" "$$$$(grep -E '^h11==' requirements-dev.txt)" 2>&1 | $$(PIP_FILTER)
 	$$(call java_fallback,$(VENV_$(1))/bin/python)
 	touch "$$@"
 	$$(call stage_end,venv)
@@ -366,7 +366,8 @@ venv-next: venv
 	python=$$(tests/tools/find_python.sh $(PYTHON_NEXT) "ansible-core --pre (make test-next)")
 	rm -rf "$(NEXT_VENV)"
 	"$$python" -m venv "$(NEXT_VENV)"
-	"$(NEXT_VENV)/bin/python" -m pip install --quiet --pre ansible-core "$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
+	"$(NEXT_VENV)/bin/python" -m pip install --quiet --pre ansible-core "$$(grep -E '^requests==' requirements-dev.txt)" \
+		"$$(grep -E '^h11==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
 	$(call java_fallback,$(NEXT_VENV)/bin/python)
 	echo "    $$("$(NEXT_VENV)/bin/ansible" --version | head -n 1)"
 	$(call stage_end,venv)
@@ -401,7 +402,7 @@ $(VENV)/light/.installed: requirements-dev.txt
 	rm -rf "$(VENV)/light"
 	"$$python" -m venv "$(VENV)/light"
 	"$(VENV)/light/bin/python" -m pip install --quiet "ansible-core==$$core" \
-		"$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
+		"$$(grep -E '^requests==' requirements-dev.txt)" "$$(grep -E '^h11==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
 	touch "$@"
 	$(call stage_end,venv)
 
