@@ -30,7 +30,7 @@ else:
     REQUESTS_IMPORT_ERROR = None
 
 try:
-    import h11  # noqa: F401  (the parser connections.py and framing.py drive)
+    import h11  # noqa: F401  # pylint: disable=unused-import  # (the parser connections.py and framing.py drive)
 except ImportError:
     HAS_H11 = False
     H11_IMPORT_ERROR = traceback.format_exc()

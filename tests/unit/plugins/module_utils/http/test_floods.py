@@ -263,7 +263,7 @@ def test_a_reply_read_one_byte_at_a_time_is_parsed_once(monkeypatch, counted, he
         response = run(connections._final_reply(connection, deadline))
         connection.bound(None, framing.TooLarge)
         events = [run(connection.event_steps(deadline))]
-        while type(events[-1]) is not h11.EndOfMessage:
+        while not isinstance(events[-1], h11.EndOfMessage):
             events.append(run(connection.event_steps(deadline)))
         assert response.status_code == 200 and b"".join(event.data for event in events[:-1]) == b"[]"
         assert counted["fed"] == counted["read"] == counted["reads"] == len(raw) == connection.received
