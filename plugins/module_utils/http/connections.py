@@ -41,6 +41,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import 
     MAX_BLOCK,
     MAX_HEAD,
     MAX_INTERIM,
+    OVER_BOUND,
     PROXY_AUTH,
     PROXY_REFUSED,
     TLS_PORT,
@@ -367,7 +368,7 @@ def _final_reply(connection, deadline):
             raise http.client.RemoteDisconnected("Remote end closed connection without response")
         interim += 1
         if kind is not h11.InformationalResponse or interim > MAX_INTERIM:
-            raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM)
+            raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM, OVER_BOUND)
 
 
 class Connection:
@@ -462,7 +463,8 @@ class Connection:
             if self._ended:
                 raise http.client.IncompleteRead(b"")  # (h11 says so itself once told of the end)
             if self._since > MAX_BLOCK:
-                raise Unframed("%d bytes came without a whole head, chunk header or trailer block" % MAX_BLOCK)
+                what = "%d bytes came without a whole head, chunk header or trailer block" % MAX_BLOCK
+                raise Unframed(what, OVER_BOUND)
             yield from self.receive_steps(deadline)
 
     def receive_steps(self, deadline):
@@ -474,7 +476,9 @@ class Connection:
         room = self._cap - self.received
         if room <= 0:
             over = self._over
-            raise over(HEAD_OVER % MAX_HEAD if over is Unframed else "the reply passed %d bytes" % self._cap)
+            if over is Unframed:
+                raise Unframed(HEAD_OVER % MAX_HEAD, OVER_BOUND)
+            raise over("the reply passed %d bytes" % self._cap)
         sock = self.sock
         if not self.received and not (self.tls and sock.pending()):
             yield from _until(sock, False, deadline)

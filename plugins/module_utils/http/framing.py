@@ -53,12 +53,14 @@ TIMED_OUT = "timed out"
 TLS_PORT = "tls port"  # a plain http:// request answered with TLS bytes: the service speaks TLS there
 PROXY_AUTH = "proxy auth"  # the proxy refused the credentials (407): sending again will not change it
 PROXY_REFUSED = "proxy refused"  # the proxy refused the tunnel with another status
+OVER_BOUND = "over a bound"  # a reply passed a bound of this client (its heads, interim replies, a block): final
 TLS_RECORDS = (b"\x15\x03", b"\x16\x03")  # how a TLS record (an alert, a handshake) begins
 
 
 class Unframed(http.client.HTTPException):
     """A reply this client cannot frame safely (h11 refused it, a 101, too many interim replies, a head or block
-    past its bound). ``nac_cause``: TLS_PORT when the reply was a TLS record, else None."""
+    past its bound). ``nac_cause``: TLS_PORT when the reply was a TLS record, OVER_BOUND when it passed a bound,
+    else None."""
 
     def __init__(self, text, cause=None):
         super(Unframed, self).__init__(text)

@@ -29,6 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
 from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    OVER_BOUND,
     PROXY_AUTH,
     REFUSED,
     TLS_PORT,
@@ -164,8 +165,9 @@ def cause(exc):
 
 def final(exc):
     """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
-    http:// request to a port where the service speaks TLS."""
-    return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT))
+    http:// request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads,
+    its interim replies, a chunk header or trailer block: a server that floods does so again)."""
+    return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT, OVER_BOUND))
 
 
 def broke_unanswered(exc):

@@ -33,10 +33,11 @@ CHUNKED = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encodi
 
 class Flood:
     """A raw-socket server on loopback: once a request's head has come, it sends ``first``, then ``each`` again and
-    again, one send each, until the client closes the connection (or SENT_AT_MOST). ``sent``: its bytes sent."""
+    again, one send each, until the client closes the connection (or SENT_AT_MOST). ``sent``: its bytes sent;
+    ``requests``: the requests it answered."""
 
     def __init__(self, first, each):
-        self.first, self.each, self.sent = first, each, 0
+        self.first, self.each, self.sent, self.requests = first, each, 0, 0
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(8)
@@ -61,6 +62,7 @@ class Flood:
                 if not got:
                     return
                 head += got
+            self.requests += 1
             conn.sendall(self.first)
             self.sent += len(self.first)
             while self.sent < SENT_AT_MOST:
@@ -134,6 +136,18 @@ def test_a_flood_of_heads_ends_at_the_heads_bound(flood, counted, case):
     assert said in text and "GET /api/device" in text and "Traceback" not in text
     # every byte read was parsed once, and no more than the heads' bound and one read past it were read
     assert counted["fed"] == counted["read"] <= framing.MAX_HEAD + connections.READ_BUFFER
+    client.close()
+
+
+@pytest.mark.parametrize("case", ["endless 100 Continue heads", "an endless head"])
+def test_a_flood_of_heads_is_not_sent_again_whatever_the_retries(flood, case):
+    """Sending again will not change a server that floods: the bound it passed ends the request (no backoff)."""
+    first, each, said = HEAD_FLOODS[case]
+    server = flood(first, each)
+    client = client_of(server.url, max_retries=3)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    assert said in str(raised.value) and server.requests == 1
     client.close()
 
 
