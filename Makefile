@@ -207,8 +207,9 @@ if ! command -v java >/dev/null; then
 fi
 endef
 
-# The other versions: ansible-core and what the tests import (requests; ansible-test units installs
-# its own requirements, --requirements). Named after the release, so a new pin makes a new one.
+# The other versions: ansible-core, the collection's requirements and what the tests import (ansible-test units
+# installs the rest, --requirements), pinned by their constraints files. Named after the release, so a new pin
+# makes a new one.
 define version_venv
 # After .venv (order only): .venv is made afresh, with what is inside it, when its Python changed.
 $(STAMP_$(1)): requirements-dev.txt requirements.txt $(LOCK_$(1)) | $(VENV_STAMP)
@@ -455,7 +456,8 @@ venv-next: venv
 	python=$$(tests/tools/find_python.sh $(PYTHON_NEXT) "ansible-core --pre (make test-next)")
 	rm -rf "$(NEXT_VENV)"
 	"$$python" -m venv "$(NEXT_VENV)"
-	"$(NEXT_VENV)/bin/python" -m pip install --quiet --pre ansible-core "$$(grep -E '^requests==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
+	"$(NEXT_VENV)/bin/python" -m pip install --quiet --pre ansible-core "$$(grep -E '^requests==' requirements-dev.txt)" \
+		"$$(grep -E '^h11==' requirements-dev.txt)" 2>&1 | $(PIP_FILTER)
 	$(call java_fallback,$(NEXT_VENV)/bin/python)
 	echo "    $$("$(NEXT_VENV)/bin/ansible" --version | head -n 1)"
 	$(call stage_end,venv)

@@ -36,10 +36,10 @@ import itertools
 import random
 import statistics
 
-import requests
 from bench_dot1x_status import COLLECTIONS  # noqa: F401 (sys.path)
 from bench_engine import RATE_TARGET, SHAPE_TARGET, SHAPES
 
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep
 from ansible_collections.netaccess.nac.tests.emulator.nac_emu.ratelimit import RateLimit
@@ -85,9 +85,8 @@ class Simulation:
                 yield self.way()
                 return Reply(200, dict(stated)) if refusal is None else Reply(refusal[0], dict(refusal[3]))
         yield self.way()
-        exc = requests.exceptions.ConnectionError("reset by the simulated server")
-        exc.nac_sent, exc.nac_replied = True, False  # what connections.Wire sets on a reset after the write
-        raise exc
+        # what connections.Wire raises on a reset after the write
+        raise ExchangeError("reset by the simulated server", EXCHANGE, sent=True, replied=False)
 
     def worker(self):
         """A worker's steps (each a steps.Sleep): the next device, until it is answered."""
@@ -99,7 +98,7 @@ class Simulation:
                 yield Sleep(slot - self.now)
                 try:
                     reply, started = yield from self.throttle.send_steps(self.exchange)
-                except requests.exceptions.ConnectionError:
+                except ExchangeError:
                     self.reset += 1
                     continue  # sent again at once, as the transport sends a read that broke
                 alone = self.throttle.answered(reply, started, paused)

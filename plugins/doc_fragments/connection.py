@@ -138,6 +138,7 @@ options:
     default: 1024
 requirements:
   - requests
+  - h11 (the HTTP/1.1 parser that reads every reply of the service)
 notes:
   - All modules of this collection are in the action group C(netaccess.nac.nac), so the connection
     options can be set once with C(module_defaults) for C(group/netaccess.nac.nac).

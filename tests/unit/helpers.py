@@ -26,7 +26,8 @@ import urllib3
 from ansible.module_utils import basic
 from requests.adapters import BaseAdapter, HTTPAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import REFUSED
+from ansible_collections.netaccess.nac.plugins.module_utils.common import errors
+from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import REFUSED, TIMED_OUT
 from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     DOT1X_INTENT,
@@ -194,7 +195,7 @@ class AdapterWire:
 
     def __init__(self, wire, adapter):
         self.wire, self.adapter = wire, adapter
-        self.headers = dict(line.split(": ", 1) for line in wire._head.decode("latin-1").split("\r\n") if ": " in line)
+        self.headers = dict((name.decode("latin-1"), value.decode("latin-1")) for name, value in wire._head)
 
     def __getattr__(self, name):
         return getattr(self.wire, name)
@@ -206,14 +207,17 @@ class AdapterWire:
             self.fresh_sends = getattr(self, "fresh_sends", 0) + 1
         request = requests.Request(method, wire.url + path, headers=dict(self.headers), json=body).prepare()
         del request.headers["Host"]
-        response = self.adapter.send(
-            request,
-            stream=True,
-            timeout=deadline - time.monotonic(),
-            verify=wire.verify,
-            proxies={wire.scheme: wire.proxy} if wire.proxy else {},
-            cert=None,
-        )
+        try:
+            response = self.adapter.send(
+                request,
+                stream=True,
+                timeout=deadline - time.monotonic(),
+                verify=wire.verify,
+                proxies={wire.scheme: wire.proxy} if wire.proxy else {},
+                cert=None,
+            )
+        except requests.exceptions.RequestException as exc:
+            raise exchange_error(exc) from None
         return AdapterAnswer(response)
 
     def send_steps(self, method, path, body, deadline, fresh=False):
@@ -263,9 +267,28 @@ class AdapterAnswer:
 
 def never_sent(exc, cause=REFUSED):
     """``exc`` (a requests exception) as the wire raises it when no byte of the request was written (the connection
-    never made): the typed facts framing.failure sets, which retry_policy.py reads (never the exception's words)."""
-    exc.nac_sent, exc.nac_replied, exc.nac_reused, exc.nac_cause = False, False, False, cause
-    return exc
+    never made): an ExchangeError with the typed facts framing.failure states, which retry_policy.py reads (never
+    the exception's words)."""
+    stage = errors.PROXY if isinstance(exc, requests.exceptions.ProxyError) else errors.CONNECT
+    return errors.ExchangeError(str(exc), stage, sent=False, cause=cause, error=exc)
+
+
+def exchange_error(exc):
+    """The ExchangeError the wire would raise for what a requests adapter raised (``exc``): a TLS failure, a
+    connection never made or timed out, a proxy's, a reply that timed out, broke off or could not be decoded."""
+    exceptions = requests.exceptions
+    names = getattr(exc, "nac_names", None)
+    if isinstance(exc, exceptions.SSLError):
+        return errors.ExchangeError(str(exc), errors.TLS, sent=False, names=names, error=exc)
+    if isinstance(exc, exceptions.ConnectTimeout):
+        return errors.ExchangeError(str(exc), errors.CONNECT, sent=False, cause=TIMED_OUT, error=exc)
+    if isinstance(exc, exceptions.ProxyError):
+        return errors.ExchangeError(str(exc), errors.PROXY, sent=False, error=exc)
+    if isinstance(exc, exceptions.Timeout):
+        return errors.ExchangeError(str(exc), errors.EXCHANGE, sent=True, cause=TIMED_OUT, error=exc)
+    if isinstance(exc, exceptions.ContentDecodingError):
+        return errors.ExchangeError(str(exc), errors.DECODE, sent=True, replied=True, error=exc)
+    return errors.ExchangeError(str(exc), errors.EXCHANGE, sent=True, error=exc)
 
 
 def site_client(routes, base=URL, **kwargs):

@@ -33,6 +33,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
+    H11_IMPORT_ERROR,
+    HAS_H11,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
     NacClient,
@@ -214,6 +216,8 @@ class NacModule:
         self.ansible = _AnsibleModule(argument_spec=spec, argument_hint=argument_hint, prepare=prepare, **kwargs)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
+        if not HAS_H11:
+            self.ansible.fail_json(msg=missing_required_lib("h11"), exception=H11_IMPORT_ERROR)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         if callable(pool_size):  # sized from the parameters, e.g. a module's concurrency

@@ -113,3 +113,32 @@ class NacResponseError(NacError):
 
 class ReadOnlyViolation(NacError):
     """A write was attempted on a read-only client (check mode): a bug, never sent."""
+
+
+# Where an exchange failed (ExchangeError.stage).
+CONNECT = "connect"  # making the connection (resolving, connecting): no byte of the request was written
+TLS = "tls"  # the TLS handshake or the certificate's name: no byte of the request was written
+PROXY = "proxy"  # the proxy, or its tunnel (CONNECT): no byte of the request reached the service
+EXCHANGE = "exchange"  # writing the request or reading its reply's head or body
+DECODE = "decode"  # decoding the reply's body (gzip, deflate)
+
+
+class ExchangeError(Exception):
+    """One failed exchange with the service, as the wire saw it, before any HTTP status means anything: the
+    transport turns it into a NacConnectionError, and the retry policy decides from its facts alone, never its
+    words. ``stage``: where it failed (CONNECT, TLS, PROXY, EXCHANGE, DECODE); ``sent``: whether a byte of the
+    request may have reached the service (False only when none was written); ``replied``: whether a byte of a
+    reply came; ``reused``: whether the connection had carried an earlier request; ``cause``: what is known of
+    why (framing.REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT, PROXY_AUTH, PROXY_REFUSED, or None); ``names``: the
+    names of a certificate that is for another name ([] for one with a common name alone, None when not read);
+    ``error``: the exception beneath, whose text the message quotes."""
+
+    def __init__(self, text, stage, sent, replied=False, reused=False, cause=None, names=None, error=None):
+        super(ExchangeError, self).__init__(text)
+        self.stage, self.sent, self.replied, self.reused = stage, sent, replied, reused
+        self.cause, self.names, self.error = cause, names, error
+
+    @property
+    def timed_out(self):
+        """Whether the exchange's deadline passed (``timeout``)."""
+        return self.cause == "timed out"

@@ -5,12 +5,17 @@
 
 ``hidden_forms(values, api_url, basic, proxies, forms)`` lists every form of the secrets (``api_key``,
 ``password``, a password inside ``api_url``, the HTTP Basic token of a username and password, a proxy's password
-and its Basic token); ``mask(value, forms)`` replaces each of them, and any part of one that a cut (``...``) left
-at the end of a text, in a text or in every string (and key) of a result. Whatever cuts or collapses a text for
-a message masks it first (server_text.excerpt): no cut shows the start of a secret, no collapsed whitespace hides
-one. The client masks its errors with it, the modules their failures and results, the inventory plugin its
-errors and the event source its events and log lines: a secret is hidden the same way, in every form, wherever
-it could appear. The tenant is an identifier, not a secret: it is never masked.
+and its Basic token), each as it is, in base64 and base64url (padded or not), escaped and URL-encoded;
+``mask(value, forms)`` replaces each of them, and any part of one that a cut (``...``) left at the end of a text,
+in a text or in every string (and key) of a result. Whatever cuts or collapses a text for a message masks it first
+(server_text.excerpt): no cut shows the start of a secret, no collapsed whitespace hides one. The client masks its
+errors with it, the modules their failures and results, the inventory plugin its errors and the event source its
+events and log lines: a secret is hidden the same way, in every form, wherever it could appear. The tenant is an
+identifier, not a secret: it is never masked.
+
+No masking finds a secret the server changed before echoing it: its case changed, split in parts or interleaved,
+reversed, in hex or another encoding not listed here, base64 of a longer text that holds it (at another offset),
+hashed, compressed or encrypted. The security page of the docs says so too.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,6 +33,7 @@ CUT = "..."  # what ends a text cut short (server_text.shown): the part of a sec
 # Whatever it holds (a password may contain '/', '?', '#' or '@'), the userinfo runs to the last '@'.
 USERINFO = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(.*)@", re.DOTALL)
 PERCENT = re.compile("%[0-9A-F]{2}")  # a percent-encoded octet, as quote writes it (upper-case hex)
+SHORTEST_ENCODED = 6  # a base64 form shorter than this is not masked (it would mask common words, not a secret)
 
 
 def mask(text, secrets):
@@ -87,8 +93,12 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     case hex), each also with its runs of whitespace collapsed to one space (as a one-line excerpt shows a text),
     longest first.
 
+    Each secret is also known in its base64 forms (``base64_forms``: base64 and base64url, with and without
+    padding), which are then escaped and URL-encoded as the secret itself is.
+
     ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password``, as
-    ``authorization`` sends it) is a secret too. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
+    ``authorization`` sends it, with and without padding, and in base64url) is a secret too, and so is the base64
+    of that token. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
     HTTPS_PROXY / HTTP_PROXY): the password of each, and the Basic token of its ``user:password`` (URL-decoded,
     in latin-1 as requests sends ``Proxy-Authorization``, and in UTF-8). ``forms``: forms found already (a client's
     ``secrets``), kept as they are."""
@@ -96,9 +106,12 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     password = url_password(api_url)
     if password:
         values += [password, unquote(password)]
+    values += [form for value in values for form in base64_forms(value.encode("utf-8"))]
     for username, secret in basic or ():
         if isinstance(username, str) and isinstance(secret, str) and secret:
-            values.append(authorization(None, username, secret).split(" ", 1)[1])
+            token = authorization(None, username, secret).split(" ", 1)[1]
+            values += base64_forms(("%s:%s" % (username, secret)).encode("utf-8"))  # the token, every way
+            values += base64_forms(token.encode("ascii"))
     for proxy in proxies or ():
         values += _proxy_secrets(proxy)
     found = set(form for form in forms or () if isinstance(form, str))
@@ -132,8 +145,20 @@ def _proxy_secrets(proxy):
             token = ("%s:%s" % (user, plain)).encode(encoding)
         except UnicodeEncodeError:
             continue
-        secrets.append(base64.b64encode(token).decode("ascii"))
+        secrets += base64_forms(token)
+    secrets += [form for value in (password, plain) for form in base64_forms(value.encode("utf-8"))]
     return [secret for secret in secrets if secret]
+
+
+def base64_forms(raw):
+    """The base64 forms of ``raw`` (bytes) a server could echo: base64 and base64url (RFC 4648), each with and
+    without its ``=`` padding, none shorter than SHORTEST_ENCODED. Only the encoding of ``raw`` alone is known: the
+    same bytes encoded inside a longer text start at another offset and look different."""
+    forms = []
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        text = encode(raw).decode("ascii")
+        forms += [text, text.rstrip("=")]
+    return [form for form in forms if len(form) >= SHORTEST_ENCODED]
 
 
 def authorization(api_key, username, password):

@@ -54,8 +54,9 @@ def check_ca_path(ca_path):
 
 
 def tls_failure(exc, display_url, base_url, verify, timeout):
-    """Why the TLS exchange with the service failed (``exc``, a requests SSLError), and what to do about it."""
-    names = getattr(exc, "nac_names", None)  # read on the connection that failed (connections.check_name)
+    """Why the TLS exchange with the service failed (``exc``, an errors.ExchangeError of its TLS stage), and what to
+    do about it."""
+    names = getattr(exc, "names", None)  # read on the connection that failed (connections.check_name)
     if names == []:
         return (
             "TLS verification failed for %s: its certificate has no subjectAltName, and a common name alone names "

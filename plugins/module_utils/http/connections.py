@@ -2,14 +2,16 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The per-request path (no Ansible imports): HTTP/1.1 on kept-alive connections, each owned by one request at a
-time, under transport.Transport. The standard library's ``http.client`` reads every reply (its status line, header
-fields and framing: framing.py), TLS is made as urllib3 makes it (``create_urllib3_context``: TLS 1.2 at least, no
-common-name fallback; the name matched by urllib3's ``match_hostname`` on the same connection, so that a mismatch
-names the certificate's names), and requests gives what it merges from the environment (proxies, ``NO_PROXY``, the
-CA bundle variables), its CA bundle (certifi) and its exceptions. What is ours: which request owns which connection,
-the deadline of each exchange (every read of a connection, the proxy's CONNECT reply and the TLS handshake
-included, is given only the time left), when a connection may carry another request, the cookies kept (bounded),
-and the typed facts of a failure (framing.failure), which retry_policy.py reads.
+time, under transport.Transport. h11, a parser fed bytes as they come and asked for events, writes every request
+and reads every reply (its status line, header fields and framing: framing.py), each byte parsed once. TLS is made
+as urllib3 makes it (``create_urllib3_context``: TLS 1.2 at least, no common-name fallback; the name matched by
+urllib3's ``match_hostname`` on the same connection, so that a mismatch names the certificate's names), and requests
+gives what it merges from the environment (proxies, ``NO_PROXY``, the CA bundle variables) and its CA bundle
+(certifi). What is ours: which request owns which connection, the deadline of each exchange (checked
+before every read of a connection, the proxy's CONNECT reply and the TLS handshake included, each wait given only
+the time left), the bytes a reply may take (Connection), when a connection may carry another request, the cookies
+kept (bounded), and the typed facts of a failure (framing.failure: common.errors.ExchangeError), which
+retry_policy.py reads.
 
 ``Wire(base_url, headers, settings, pool_size)``: ``send_steps(method, path, body, deadline, fresh=False)`` sends
 one request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
@@ -36,19 +38,22 @@ import urllib.request
 from urllib.parse import unquote, urlsplit
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    MAX_BLOCK,
+    MAX_HEAD,
     MAX_INTERIM,
+    OVER_BOUND,
     PROXY_AUTH,
     PROXY_REFUSED,
     TLS_PORT,
     Answer,
+    TooLarge,
     Unframed,
-    check_framing,
     failure,
+    unframed,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Ready, run
 
 try:
-    import requests
     from requests.utils import DEFAULT_CA_BUNDLE_PATH, requote_uri, select_proxy
     from urllib3.util.ssl_ import create_urllib3_context
 
@@ -57,10 +62,15 @@ try:
     except ImportError:  # urllib3 1.26 before 1.26.8
         from urllib3.packages.ssl_match_hostname import CertificateError, match_hostname
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
-    requests = None
+    select_proxy = None
+
+try:
+    import h11
+except ImportError:  # the client reports h11 missing (transport.HAS_H11)
+    h11 = None
 
 READ_BUFFER = 65536  # bytes a connection takes from the socket at most in one read
-HEAD_TRY = 65536  # bytes of a head without its end after which http.client is given it anyway (it says why)
+HEAD_OVER = "the reply's heads (its interim replies included) passed %d bytes"
 TARGETS = 256  # request targets kept per client, one per path (quoted once)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # The cookies the service may set, as browsers bound them (RFC 6265 6.1): at most this many, each at most this
@@ -98,7 +108,7 @@ class Wire:
         if self.proxy:
             proxied = urlsplit(self.proxy if "://" in self.proxy else "http://" + self.proxy)
             if proxied.scheme not in ("http", "https") or (proxied.scheme == "https" and self.scheme == "https"):
-                raise requests.exceptions.InvalidProxyURL(
+                raise ValueError(
                     "The proxy %s://%s is not supported: give an http:// proxy (HTTPS_PROXY / HTTP_PROXY)"
                     % (proxied.scheme, proxied.hostname)
                 )
@@ -108,14 +118,14 @@ class Wire:
                 credentials = [("Proxy-Authorization", "Basic " + base64.b64encode(token.encode("latin-1")).decode())]
             if self.scheme == "https":
                 target = "%s:%d" % (bracketed, self.port)
-                lines = [("Host", target)] + credentials
-                self._tunnel = ("CONNECT %s HTTP/1.1\r\n%s\r\n" % (target, _lines(lines))).encode("latin-1")
+                self._tunnel = (target.encode("latin-1"), _fields([("Host", target)] + credentials))
             else:
                 fixed += credentials
             self._via = (proxied.scheme, proxied.hostname, proxied.port or DEFAULT_PORTS[proxied.scheme])
         if self.scheme == "https" or (self._via is not None and self._via[0] == "https"):
             self.context = tls_context(self.verify)  # the proxy verified as the service would be (as requests does)
-        self._head = _lines(fixed).encode("latin-1")
+        self._head = _fields(fixed)
+        _written(b"GET", b"/", self._head, None)  # a field h11 would refuse is refused here, once (ValueError)
         self._targets = {}
         self._idle = collections.deque()  # kept-alive connections no request is using (popped, appended: atomic)
         self.pool_size = max(1, pool_size)
@@ -148,28 +158,28 @@ class Wire:
         return (yield from self._exchange(connection, method, path, body, deadline))
 
     def _exchange(self, connection, method, path, body, deadline):
-        data = b"" if body is None else _JSON.encode(body).encode("utf-8")
-        head = b"%s %s HTTP/1.1\r\n%s" % (method.encode("ascii"), self.target(path), self._head)
-        if body is not None:
-            head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(data)
+        data = None if body is None else _JSON.encode(body).encode("utf-8")
+        fields = self._head
+        if data is not None:
+            fields = fields + [(b"Content-Type", b"application/json"), (b"Content-Length", b"%d" % len(data))]
         elif method not in ("GET", "HEAD"):
-            head += b"Content-Length: 0\r\n"
+            fields = fields + [(b"Content-Length", b"0")]
         if len(self.cookies):
-            head += self._cookie_line(path)
+            fields = fields + self._cookie_line(path)
         connection.uses += 1
-        inbox = connection.inbox
-        inbox.received = 0  # the bytes of this request's reply, its head too
         try:
-            yield from connection.send_steps(head + b"\r\n" + data, deadline)  # the head and body in one segment
-            response = yield from _final_reply(connection, method, deadline)
+            request = connection.request(method.encode("ascii"), self.target(path), fields, data)
+            yield from connection.send_steps(request, deadline)  # the head and body in one segment
+            response = yield from _final_reply(connection, deadline)
             answer = Answer(self, connection, response, self.url + path)
         except BaseException as exc:
             connection.close()
             if not isinstance(exc, Exception):  # not a failure of the exchange (GeneratorExit, KeyboardInterrupt)
                 raise
-            error = failure(exc, self.host, sent=True, replied=inbox.received > 0, reused=connection.uses > 1)
-            if connection.uses == 1 and not inbox.received and (yield Blocking(self._speaks_tls, deadline)):
-                error.nac_cause = TLS_PORT  # a TLS service closes a plain request without a word
+            replied = connection.received > 0
+            error = failure(exc, self.host, sent=True, replied=replied, reused=connection.uses > 1)
+            if connection.uses == 1 and not replied and (yield Blocking(self._speaks_tls, deadline)):
+                error.cause = TLS_PORT  # a TLS service closes a plain request without a word
             raise error from None
         if answer.set_cookies:
             self.cookies.extract_cookies(answer, urllib.request.Request(self.origin + self.prefix + path))
@@ -194,8 +204,8 @@ class Wire:
         self.cookies.add_cookie_header(request)
         cookie = request.get_header("Cookie")
         if not cookie or len(cookie) > MAX_COOKIE_LINE:
-            return b""
-        return ("Cookie: %s\r\n" % cookie).encode("latin-1", "replace")
+            return []
+        return [(b"Cookie", cookie.encode("latin-1", "replace"))]
 
     def _connection(self, deadline):
         """Steps: an idle connection on which nothing is waiting (the service did not close it or send on it
@@ -212,7 +222,7 @@ class Wire:
     def _connect_steps(self, deadline):
         """Steps: a new connection to the service (through the proxy: an http service's requests sent to it, an https
         service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
-        deadline. A failure here sent no byte of the request (framing.failure: ``nac_sent`` False). A host name is
+        deadline. A failure here sent no byte of the request (framing.failure: ``sent`` False). A host name is
         resolved on a helper thread (steps.Blocking; an address at once); the connection is made without blocking."""
         scheme, host, port = self._via or (self.scheme, self.host, self.port)
         connection = None
@@ -232,17 +242,18 @@ class Wire:
         return connection
 
     def _open_tunnel(self, connection, deadline):
-        """Steps: CONNECT through the proxy, its reply read by http.client within the deadline; raise when it
-        refused."""
-        connection.inbox.received = 0
-        yield from connection.send_steps(self._tunnel, deadline)
-        reply = yield from _final_reply(connection, "CONNECT", deadline)
-        if reply.status != 200:
+        """Steps: CONNECT through the proxy, its reply read by h11 as any reply is (every read checked against the
+        deadline, its heads bounded); raise when it refused."""
+        target, fields = self._tunnel
+        yield from connection.send_steps(connection.request(b"CONNECT", target, fields, None), deadline)
+        reply = yield from _final_reply(connection, deadline)
+        if reply.status_code != 200:
+            reason = reply.reason.decode("latin-1", "replace")
             refused = OSError(
-                "the proxy refused the tunnel: %d %s" % (reply.status, reply.reason)
-                + (" (its credentials: Proxy-Authorization, from the proxy's URL)" if reply.status == 407 else "")
+                "the proxy refused the tunnel: %d %s" % (reply.status_code, reason)
+                + (" (its credentials: Proxy-Authorization, from the proxy's URL)" if reply.status_code == 407 else "")
             )
-            refused.nac_cause = PROXY_AUTH if reply.status == 407 else PROXY_REFUSED
+            refused.nac_cause = PROXY_AUTH if reply.status_code == 407 else PROXY_REFUSED  # (read by framing.failure)
             raise refused
         if connection.buffered():
             raise Unframed("the proxy sent bytes after its reply to CONNECT")
@@ -269,8 +280,27 @@ class Wire:
             self._idle.pop().close()
 
 
-def _lines(pairs):
-    return "".join("%s: %s\r\n" % pair for pair in pairs)
+def _fields(pairs):
+    """(name, value) pairs of text as the bytes h11 is given (latin-1, as http.client wrote them)."""
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
+
+
+def _written(method, target, fields, data):
+    """The bytes of a request, written by h11 on a parser of its own (ValueError when it refuses a field)."""
+    try:
+        return _request(h11.Connection(h11.CLIENT), method, target, fields, data)
+    except h11.LocalProtocolError as exc:
+        raise ValueError("a request header cannot be sent: %s" % exc) from None
+
+
+def _request(parser, method, target, fields, data):
+    """The bytes of a request written by ``parser``: its head, then its body (not copied but once, onto the head)."""
+    head = parser.send(h11.Request(method=method, target=target, headers=fields))
+    if not data:
+        return head + parser.send(h11.EndOfMessage())
+    parts = parser.send_with_data_passthrough(h11.Data(data=data))
+    parts.append(parser.send(h11.EndOfMessage()))  # (nothing, for a body framed by its Content-Length)
+    return head + parts[0] if len(parts) == 2 and not parts[1] else head + b"".join(parts)
 
 
 def _left(deadline):
@@ -324,46 +354,82 @@ def _open(host, port, deadline):
     raise first or OSError("getaddrinfo returns an empty list")
 
 
-def _final_reply(connection, method, deadline):
-    """Steps: the final reply's head, read by http.client once it has come whole: interim replies (102, 103)
-    skipped, at most MAX_INTERIM of them (http.client itself skips a 100 Continue); a reply this client will not
-    frame raises Unframed."""
-    inbox = connection.inbox
-    for dummy in range(MAX_INTERIM + 1):
-        inbox.expect_head()
-        response = yield from connection.parsed(_begun, (connection, method), deadline, inbox.head_ready)
-        if not 100 <= response.status < 200 or response.status == 101:
-            check_framing(response)
-            return response
-    raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM)
-
-
-def _begun(connection, method):
-    response = http.client.HTTPResponse(connection, method=method)
-    response.begin()
-    return response
+def _final_reply(connection, deadline):
+    """Steps: the final reply's head (an h11.Response): interim replies (100, 102, 103) skipped, at most MAX_INTERIM
+    of them; a reply that ends before its head raises http.client.RemoteDisconnected, one h11 refuses Unframed."""
+    interim = 0
+    while True:
+        event = yield from connection.event_steps(deadline)
+        kind = type(event)
+        if kind is h11.Response:
+            connection.bound(None, TooLarge)  # the head is read: read_steps bounds the body (framing.body_cap)
+            return event
+        if kind is h11.ConnectionClosed:
+            raise http.client.RemoteDisconnected("Remote end closed connection without response")
+        interim += 1
+        if kind is not h11.InformationalResponse or interim > MAX_INTERIM:
+            raise Unframed("more than %d interim (1xx) replies" % MAX_INTERIM, OVER_BOUND)
 
 
 class Connection:
-    """One kept-alive socket and what has been received on it (``inbox``), used by one request at a time.
-    ``http.client.HTTPResponse`` reads each reply from the inbox (``makefile``), and only once the bytes it needs
-    have come (``parsed``), so that the same reading serves one exchange in its own thread (steps.run) and many in
-    one (steps.Loop); the inbox stays the connection's own, so that a byte sent past a reply is seen (``idle``)
-    rather than read as the next request's reply.
+    """One kept-alive socket and its h11 parser (``parser``), used by one request at a time. Each request is written
+    by the parser (``request``) and each byte received is fed to it once (``receive_steps``), then asked for events
+    (``event_steps``), so that the same reading serves one exchange in its own thread (steps.run) and many in one
+    (steps.Loop); a byte sent past a reply stays in the parser and is seen (``idle``) rather than read as the next
+    request's reply.
+
+    Every byte read counts (``received``, since the last request was written): the heads of a reply, its interim
+    replies included, at most MAX_HEAD; then the reply's own cap (``bound``, framing.body_cap); and between two
+    events at most MAX_BLOCK (a chunk header with its extensions, a trailer block). A read never takes more than
+    the cap leaves, and the deadline is checked before every read, not only before a wait.
 
     The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is
     a steps.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would
     cost a poll before every send and read and a mode switch for every timeout set."""
 
-    __slots__ = ("sock", "inbox", "uses", "tls", "_space", "_view")
+    __slots__ = (
+        "sock",
+        "parser",
+        "uses",
+        "tls",
+        "received",
+        "_cap",
+        "_over",
+        "_since",
+        "_ended",
+        "_lead",
+        "_space",
+        "_view",
+    )
 
     def __init__(self, sock):
         sock.setblocking(False)
-        self.sock, self.inbox = sock, _Inbox()
+        self.sock = sock
+        # (h11's own bound, past ours by the bytes that came with the last event and one read: ours says it first)
+        self.parser = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_BLOCK + 2 * READ_BUFFER)
         self.tls = isinstance(sock, ssl.SSLSocket)
         self.uses = 0  # the requests sent on it
+        self.received = 0  # the bytes received since the last request was written
+        self._cap, self._over, self._since, self._ended = MAX_HEAD, Unframed, 0, False
+        self._lead = b""  # the first bytes of the last reply (a TLS record's, from a TLS port)
         self._space = bytearray(READ_BUFFER)  # what one read from the socket takes at most
         self._view = memoryview(self._space)
+
+    def request(self, method, target, fields, data):
+        """The bytes of a request, written by the parser (which then expects its reply); its heads bounded by
+        MAX_HEAD from here."""
+        try:
+            written = _request(self.parser, method, target, fields, data)
+        except h11.LocalProtocolError as exc:
+            raise Unframed("the request could not be written: %s" % exc) from None
+        self.received, self._cap, self._over, self._since = 0, MAX_HEAD, Unframed, 0
+        return written
+
+    def bound(self, cap, over):
+        """From here the reply may have ``cap`` bytes received in all (None: as many as MAX_HEAD more), past which
+        its reading raises ``over`` (framing.TooLarge for a body)."""
+        self._cap = self.received + MAX_HEAD if cap is None else cap
+        self._over = over
 
     def send_steps(self, data, deadline):
         """Steps: write ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually
@@ -382,48 +448,74 @@ class Connection:
             if view:
                 yield from _until(sock, True, deadline)
 
+    def event_steps(self, deadline):
+        """Steps: the parser's next event (an h11 event, never NEED_DATA), bytes read for it as needed. Unframed when
+        h11 refuses the reply or MAX_BLOCK bytes came without an event."""
+        parser = self.parser
+        while True:
+            try:
+                event = parser.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise unframed(exc, self._lead) from None
+            if event is not h11.NEED_DATA:
+                self._since = 0
+                return event
+            if self._ended:
+                raise http.client.IncompleteRead(b"")  # (h11 says so itself once told of the end)
+            if self._since > MAX_BLOCK:
+                what = "%d bytes came without a whole head, chunk header or trailer block" % MAX_BLOCK
+                raise Unframed(what, OVER_BOUND)
+            yield from self.receive_steps(deadline)
+
     def receive_steps(self, deadline):
-        """Steps: the next bytes from the socket into the inbox (or its end, ``inbox.ended``), waiting for them at most
-        until ``deadline``. The first read of a reply waits before it reads (the reply takes a round trip to come);
-        later ones read first, and wait only when nothing has come."""
-        sock, inbox = self.sock, self.inbox
-        if not inbox.received and not (self.tls and sock.pending()):
+        """Steps: the next bytes from the socket, fed to the parser (or its end), at most what the reply's cap leaves,
+        waiting for them at most until ``deadline``, which is checked first (bytes that keep coming never outlast
+        it). The first read of a reply waits before it reads (the reply takes a round trip to come); later ones
+        read first, and wait only when nothing has come."""
+        _left(deadline)
+        room = self._cap - self.received
+        if room <= 0:
+            over = self._over
+            if over is Unframed:
+                raise Unframed(HEAD_OVER % MAX_HEAD, OVER_BOUND)
+            raise over("the reply passed %d bytes" % self._cap)
+        sock = self.sock
+        if not self.received and not (self.tls and sock.pending()):
             yield from _until(sock, False, deadline)
         while True:
             try:
-                count = sock.recv_into(self._space)
+                count = sock.recv_into(self._space, min(room, READ_BUFFER))
                 break
             except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError) as exc:
                 yield from _until(sock, isinstance(exc, ssl.SSLWantWriteError), deadline)
-        inbox.add(self._view[:count])
+        self._take(count)
 
-    def parsed(self, read, args, deadline, gate=None):
-        """Steps: ``read(*args)`` (a reading by http.client of the inbox) once the bytes it needs have come: tried
-        when ``gate()`` says it may succeed (None: at once, then whenever more has come), and when the inbox ran
-        short (``NeedMore``) tried again from where it began, after more bytes came."""
-        inbox = self.inbox
-        while True:
-            if gate is None or gate():
-                mark = inbox.pos
-                try:
-                    return read(*args)
-                except NeedMore:
-                    inbox.pos = mark
-            yield from self.receive_steps(deadline)
-
-    def makefile(self, mode, *args, **kwargs):
-        """The connection's inbox, as http.client asks a socket for its reader."""
-        return self.inbox
+    def _take(self, count):
+        if not self.received:
+            self._lead = bytes(self._view[:2])
+        self.received += count
+        self._since += count
+        self._ended = not count
+        self.parser.receive_data(bytes(self._view[:count]))
 
     def buffered(self):
-        """Whether the inbox holds bytes not read yet (a reply's bytes are all read when it has been read whole)."""
-        return self.inbox.available() > 0
+        """Whether the parser holds bytes it has not read (past a reply: unasked)."""
+        return bool(self.parser.trailing_data[0])
+
+    def next_cycle(self):
+        """Whether the connection may carry another request now that a reply was read whole (h11 says so: neither
+        side asked to close it); the parser is readied for it."""
+        parser = self.parser
+        if parser.our_state is not h11.DONE or parser.their_state is not h11.DONE:
+            return False
+        parser.start_next_cycle()
+        return True
 
     def idle(self):
         """True when nothing is waiting on the connection: no byte past the last reply, received or arrived since
         (one poll that does not wait), and the service has not closed it."""
-        inbox, sock = self.inbox, self.sock
-        if inbox.available() or inbox.ended:
+        sock = self.sock
+        if self._ended or self.buffered():
             return False
         if not (self.tls and sock.pending()) and not _ready(sock):
             return True
@@ -433,7 +525,7 @@ class Connection:
             return True
         except OSError:
             return False
-        inbox.add(self._view[:count])
+        self._take(count)
         return False
 
     def secured(self, context, hostname, verify, deadline):
@@ -462,95 +554,6 @@ class Connection:
             self.sock.close()
         except OSError:
             pass
-
-
-class NeedMore(Exception):
-    """http.client asked the inbox for bytes that have not come yet: the reading is tried again once they have."""
-
-
-class _Inbox:
-    """The bytes received on a connection and not read yet: the file http.client reads a reply from. A read that
-    would need bytes not come yet raises NeedMore (nothing is consumed that the caller does not rewind: ``pos``),
-    unless the connection has ended (``ended``), where it returns what there is, as a file at its end does, and
-    http.client says that the reply was cut short. ``received``: the bytes received since the last request was
-    sent. http.client closing its reader once a reply is read whole leaves the inbox to the connection."""
-
-    __slots__ = ("data", "pos", "ended", "received", "_scan", "_try_at")
-
-    def __init__(self):
-        self.data, self.pos, self.ended, self.received = b"", 0, False, 0
-        self._scan, self._try_at = 0, HEAD_TRY
-
-    def expect_head(self):
-        """A reply's head is read next (``head_ready``)."""
-        self._scan, self._try_at = self.pos, self.pos + HEAD_TRY
-
-    def add(self, chunk):
-        """Bytes received (``chunk``, a memoryview of them; empty: the connection's end)."""
-        if not chunk:
-            self.ended = True
-            return
-        self.received += len(chunk)
-        pos = self.pos
-        self.data = bytes(chunk) if pos == len(self.data) else self.data[pos:] + chunk  # (what was read goes)
-        self._scan, self._try_at, self.pos = self._scan - pos, self._try_at - pos, 0
-
-    def available(self):
-        return len(self.data) - self.pos
-
-    def head_ready(self):
-        """Whether a reply's head may have come whole: an empty line has come after it (the end of a head, as
-        http.client reads lines), or the connection ended, or enough bytes came that http.client will say the
-        head is too long (each try of that waits for twice the bytes of the last)."""
-        data, start = self.data, max(self._scan, self.pos)
-        if self.ended:
-            return True
-        found = [at for at in (data.find(b"\n\r\n", start), data.find(b"\n\n", start)) if at >= 0]
-        if found:
-            self._scan = min(found) + 1  # a try that ran short looks past this one next time
-            return True
-        self._scan = max(start, len(data) - 2)
-        if len(data) >= self._try_at:
-            self._try_at = self.pos + 2 * self.available()
-            return True
-        return False
-
-    def read(self, size=-1):
-        pos, data = self.pos, self.data
-        if size is None or size < 0:
-            if not self.ended:
-                raise NeedMore()
-            size = len(data) - pos
-        elif len(data) - pos < size and not self.ended:
-            raise NeedMore()
-        self.pos = end = min(pos + size, len(data))
-        return data[pos:end]
-
-    def read1(self, size=-1):
-        pos, data = self.pos, self.data
-        if pos == len(data):
-            if not self.ended and size != 0:
-                raise NeedMore()
-            return b""
-        self.pos = end = len(data) if size is None or size < 0 else min(pos + size, len(data))
-        return data[pos:end]
-
-    def readline(self, limit=-1):
-        pos, data = self.pos, self.data
-        stop = len(data) if limit is None or limit < 0 else min(pos + limit, len(data))
-        end = data.find(b"\n", pos, stop) + 1
-        if not end:
-            if (limit is None or limit < 0 or stop < pos + limit) and not self.ended:
-                raise NeedMore()  # no end of line yet, nor the limit's bytes
-            end = stop
-        self.pos = end
-        return data[pos:end]
-
-    def close(self):
-        pass
-
-    def flush(self):  # (http.client's reply flushes its reader as it is collected, the connection long closed)
-        pass
 
 
 class _CookiePolicy(http.cookiejar.DefaultCookiePolicy):

@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One HTTP/1.1 reply as the standard library's ``http.client`` reads it (no Ansible imports): this project writes
-no status-line, header-field or chunk parser. What is ours is the policy around it: whether the connection may
-carry another request once the reply is read (``Answer``), the body read against a deadline and a size limit and
+"""One HTTP/1.1 reply as h11 reads it (no Ansible imports): h11 is a parser built to be fed bytes and asked for
+events, so that every byte received is parsed once, as it comes, and this project writes no status-line, header
+or chunk parser. What is ours is the policy around it: the bounds of a reply (``Limits``: the bytes of its heads,
+its interim replies, a chunk header or trailer block, every byte on the wire), whether the connection may carry
+another request once the reply is read (``Answer``), the body read against a deadline and a size limit and
 decoded by ``zlib`` (gzip, deflate) with the compressed bytes counted too, and the typed facts of a failed
 exchange (``failure``: where it failed, whether any byte of the request was written or of a reply received),
 which retry_policy.py reads. connections.py sends the requests and owns the connections.
@@ -19,40 +21,93 @@ import ssl
 import zlib
 
 try:
-    import requests
+    import h11
+except ImportError:  # the client reports h11 missing (transport.HAS_H11)
+    h11 = None
+
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    CONNECT,
+    DECODE,
+    EXCHANGE,
+    PROXY,
+    TLS,
+    ExchangeError,
+)
+
+try:
     from requests.structures import CaseInsensitiveDict
     from requests.utils import get_encoding_from_headers
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
-    requests = None
+    CaseInsensitiveDict = get_encoding_from_headers = None
 
-READ_CHUNK = 65536
-MAX_INTERIM = 8  # interim replies (102 Processing, 103 Early Hints) skipped before the final one, at most
-DIGITS = "0123456789"  # (str.isdigit admits other scripts' digits: "²" is one)
+MAX_INTERIM = 8  # interim replies (100 Continue, 102 Processing, 103 Early Hints) before the final one, at most
+MAX_HEAD = 65536  # bytes of all the heads of one reply (its interim replies too), at most
+MAX_BLOCK = 65536  # bytes received between two parsed events (a head, a chunk header, a trailer block), at most
+FRAMING_SHARE = 8  # a body's framing (chunk headers, trailers) may add a FRAMING_SHARE-th of its budget on the wire
 
-# What a failed exchange's ``nac_cause`` says (set by ``failure``; read by retry_policy.py and tls_trust.py): a fact
-# of the failure's type, never of its words.
+# What a failed exchange's ``cause`` says (common.errors.ExchangeError, made by ``failure``; read by retry_policy.py): a
+# fact of the failure's type, never of its words.
 REFUSED = "refused"  # the connection was refused (ECONNREFUSED)
 UNRESOLVED = "unresolved"  # the host name could not be resolved
 TIMED_OUT = "timed out"
 TLS_PORT = "tls port"  # a plain http:// request answered with TLS bytes: the service speaks TLS there
 PROXY_AUTH = "proxy auth"  # the proxy refused the credentials (407): sending again will not change it
 PROXY_REFUSED = "proxy refused"  # the proxy refused the tunnel with another status
+OVER_BOUND = "over a bound"  # a reply passed a bound of this client (its heads, interim replies, a block): final
+TLS_RECORDS = (b"\x15\x03", b"\x16\x03")  # how a TLS record (an alert, a handshake) begins
 
 
 class Unframed(http.client.HTTPException):
-    """A reply this client cannot frame safely (a 101, Transfer-Encoding other than chunked, conflicting lengths)."""
+    """A reply this client cannot frame safely (h11 refused it, a 101, too many interim replies, a head or block
+    past its bound). ``nac_cause``: TLS_PORT when the reply was a TLS record, OVER_BOUND when it passed a bound,
+    else None."""
+
+    def __init__(self, text, cause=None):
+        super(Unframed, self).__init__(text)
+        self.nac_cause = cause
 
 
 class TooLarge(Exception):
-    """The reply's body, as it came on the wire (compressed), passed the size limit."""
+    """The reply's body, as it came on the wire (compressed, its chunk headers and trailers too), passed the size
+    limit."""
+
+
+def body_cap(received, budget):
+    """The bytes a connection may have received for a reply at most, once ``received`` have come with its heads,
+    for a body of at most ``budget`` bytes: the body, a FRAMING_SHARE-th more for its chunk headers, and one
+    MAX_BLOCK for its trailers."""
+    return received + budget + budget // FRAMING_SHARE + MAX_BLOCK
+
+
+def unframed(exc, lead):
+    """The Unframed of h11's refusal of a reply (``exc``, an h11.RemoteProtocolError) that began with ``lead``, in
+    this client's words."""
+    text = str(exc)
+    if "_SWITCH_UPGRADE" in text:  # a 101 to a request that never asked to switch
+        text = "the service switched protocols (101 Switching Protocols), which this client never asks for"
+    return Unframed(text, TLS_PORT if lead in TLS_RECORDS else None)
+
+
+class _Fields:
+    """The header fields of a reply as http.cookiejar reads them (``get_all``)."""
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs):
+        self._pairs = pairs
+
+    def get_all(self, name, default=None):
+        key = name.lower()
+        found = [value for field, value in self._pairs if field.lower() == key]
+        return found or default
 
 
 class Answer:
-    """A reply whose head ``http.client`` has read: ``status_code``, ``headers`` (case-insensitive; a field that came
-    more than once joined with ", ", as urllib3 joins it), ``url``, ``encoding`` (the charset of its Content-Type,
-    as requests reads it), ``set_cookies`` (each Set-Cookie field). Its body is read once, with ``read_steps``;
-    ``close`` drops the connection. ``keep``: whether the connection may carry another request once the body has
-    been read whole (and nothing else is waiting on it: connections.Connection.idle)."""
+    """A reply whose head h11 has read: ``status_code``, ``headers`` (case-insensitive; a field that came more than
+    once joined with ", ", as urllib3 joins it), ``url``, ``encoding`` (the charset of its Content-Type, as requests
+    reads it), ``set_cookies`` (each Set-Cookie field). Its body is read once, with ``read_steps``; ``close`` drops
+    the connection. The connection carries another request once the body has been read whole, when h11 says it
+    may and the framing was by length or chunks alone (``_reusable``)."""
 
     __slots__ = (
         "status_code",
@@ -62,18 +117,21 @@ class Answer:
         "set_cookies",
         "_wire",
         "_connection",
-        "_response",
+        "_pairs",
+        "_http10",
         "_decoder",
         "_size",
         "_wire_size",
     )
 
     def __init__(self, wire, connection, response, url):
-        self._wire, self._connection, self._response, self.url = wire, connection, response, url
+        self._wire, self._connection, self.url = wire, connection, url
         self._decoder, self._size, self._wire_size = None, 0, 0  # (read_steps)
-        self.status_code = response.status
+        self.status_code = response.status_code
+        self._http10 = response.http_version == b"1.0"
+        pairs = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in response.headers.raw_items()]
         joined, cookies = {}, []
-        for name, value in response.msg.items():
+        for name, value in pairs:
             key = name.lower()
             if key in joined:
                 joined[key] = (joined[key][0], joined[key][1] + ", " + value)
@@ -81,38 +139,42 @@ class Answer:
                 joined[key] = (name, value)
             if key == "set-cookie":
                 cookies.append(value)
+        self._pairs = pairs
         self.headers = CaseInsensitiveDict(joined.values())
         self.set_cookies = cookies
         self.encoding = get_encoding_from_headers(self.headers)
 
     def info(self):
         """The header fields as http.cookiejar reads a reply's."""
-        return self._response.msg
+        return _Fields(self._pairs)
 
     def read_steps(self, deadline, budget):
-        """Steps (steps.py) that return the body's next piece as it arrives, framed by http.client and decoded (gzip,
+        """Steps (steps.py) that return the body's next piece as it arrives, framed by h11 and decoded (gzip,
         deflate), or None once it has come whole: each read from the socket given only the time left until
-        ``deadline`` (a ReadTimeout once it has passed). Neither the bytes on the wire nor a decoded piece pass
-        ``budget`` + 1: a body whose compressed bytes pass it raises TooLarge, and a compressed body that would
-        decode past it is never held whole (the piece that passes it is the last: the rest stays unread). A
-        compressed body must end as its format says (a gzip stream cut before its trailer is a failure). The
-        connection goes back to the idle ones once the body has come whole on a connection that may carry another
-        request (``reusable``), and is closed otherwise."""
+        ``deadline`` (a ReadTimeout once it has passed). Every byte received for the reply counts: past
+        ``body_cap`` (the body's ``budget``, its chunk headers and trailers) the reply raises TooLarge, and so does
+        a body whose bytes on the wire pass ``budget`` + 1; a compressed body that would decode past it is never
+        held whole (the piece that passes it is the last: the rest stays unread). A compressed body must end as its
+        format says (a gzip stream cut before its trailer is a failure). The connection goes back to the idle ones
+        once the body has come whole on a connection that may carry another request, and is closed otherwise."""
         if self._connection is None:
             return None
-        response, connection = self._response, self._connection
+        connection = self._connection
         if self._decoder is None:
             self._decoder = _decoder(self.headers.get("Content-Encoding")) or False
+            connection.bound(body_cap(connection.received, budget), TooLarge)
         decoder = self._decoder
         try:
             while True:
-                data = yield from connection.parsed(_read1, (response,), deadline)
-                if not data:
-                    if response.length:  # http.client's read1 ends a body cut short without a word
-                        raise http.client.IncompleteRead(b"", response.length)
+                event = yield from connection.event_steps(deadline)
+                kind = type(event)
+                if kind is h11.EndOfMessage:
                     tail = decoder.finish() if decoder else b""
                     self._finish()
                     return tail or None
+                if kind is not h11.Data:
+                    raise Unframed("the body ended with %s" % kind.__name__)
+                data = event.data
                 self._wire_size += len(data)
                 if self._wire_size > budget + 1:
                     raise TooLarge()
@@ -135,60 +197,23 @@ class Answer:
             raise
 
     def _finish(self):
-        if self.reusable():
+        if self._reusable() and self._connection.next_cycle():
             self._wire.kept(self._connection)
             self._connection = None
         else:
             self.close()
 
-    def reusable(self):
-        """Whether the connection may carry another request: http.client read the reply whole on a connection it
-        does not close, the reply was framed by its length or chunks (never by the connection's end, nor chunks
-        with a Content-Length or on HTTP/1.0, RFC 9112 6.1). Whether anything else is waiting on it is asked
-        when it is taken for the next request (connections.Connection.idle)."""
-        response, msg = self._response, self._response.msg
-        if not response.chunked and response.length == 0:  # read whole (Python 3.11's read1 leaves it open)
-            response.close()
-        if response.will_close or not response.isclosed():
-            return False
-        return not ("Transfer-Encoding" in msg and ("Content-Length" in msg or response.version == 10))
+    def _reusable(self):
+        """Whether the framing lets the connection carry another request: never chunks with a Content-Length or on
+        HTTP/1.0 (RFC 9112 6.1); h11 says the rest (a close asked for, a body framed by the connection's end)."""
+        headers = self.headers
+        return not ("Transfer-Encoding" in headers and ("Content-Length" in headers or self._http10))
 
     def close(self):
         """The connection is closed: the body is not read (further)."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
-
-
-def _read1(response):
-    """One read of the body by http.client (``read1``): what the connection's inbox holds, at most READ_CHUNK. When
-    the inbox runs short (connections.NeedMore), the reply's framing state is as before the read, which is tried
-    again once more bytes have come."""
-    saved = response.chunk_left, response.length
-    try:
-        return response.read1(READ_CHUNK)
-    except Exception:
-        response.chunk_left, response.length = saved
-        raise
-
-
-def check_framing(response):
-    """Raise Unframed for a reply whose body this client will not frame: a 101 (this client never asks to switch
-    protocols), a Transfer-Encoding other than ``chunked`` (http.client would read it to the connection's end), a
-    Content-Length that is not one plain number (http.client's ``int()`` takes "+1_0" and ignores a second, different
-    field)."""
-    if response.status == 101:
-        raise Unframed("the service switched protocols (101 Switching Protocols), which this client never asks for")
-    msg = response.msg
-    coding = msg.get_all("Transfer-Encoding")
-    if coding and not response.chunked:
-        raise Unframed("a Transfer-Encoding this client does not frame (%s)" % ", ".join(coding))
-    lengths = msg.get_all("Content-Length")
-    if lengths and not response.chunked:
-        values = set(part.strip() for value in lengths for part in value.split(","))
-        value = next(iter(values))
-        if len(values) != 1 or not value or len(value) > 20 or value.strip(DIGITS):
-            raise Unframed("a Content-Length that is not one number")
 
 
 def _decoder(encoding):
@@ -239,53 +264,50 @@ class _Decoder:
 
 
 def failure(exc, host, sent, replied=False, reused=False, proxy=None):
-    """The requests exception of a failed exchange (``exc``), with the typed facts of where it failed:
-    ``nac_sent`` (False: it failed before any byte of the request was written, the connection never made; True: a
-    byte may have reached the service), ``nac_replied`` (a byte of a reply was received), ``nac_reused`` (the
-    connection had carried an earlier request) and ``nac_cause`` (REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT,
-    PROXY_AUTH, PROXY_REFUSED or None). Its text is for people; retry_policy.py decides from the facts alone."""
-    exceptions = requests.exceptions
-    if isinstance(exc, exceptions.RequestException):
-        error = exc
-    elif not isinstance(exc, (OSError, http.client.HTTPException, zlib.error, ValueError)):
-        return exc  # KeyboardInterrupt and the like: not a failure of the exchange
-    elif not sent:
-        error = _connect_failure(exc, host, proxy)
+    """The ExchangeError of a failed exchange (``exc``), with the typed facts of where it failed: its ``stage``,
+    ``sent`` (False: it failed before any byte of the request was written, the connection never made; True: a byte
+    may have reached the service), ``replied`` (a byte of a reply was received), ``reused`` (the connection had
+    carried an earlier request), ``cause`` (REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT, PROXY_AUTH, PROXY_REFUSED or
+    None) and ``names`` (those of a certificate for another name). Its text is for people; retry_policy.py decides
+    from the facts alone. ``exc`` itself when it is one already, or no failure of the exchange (KeyboardInterrupt)."""
+    if isinstance(exc, ExchangeError) or not isinstance(
+        exc, (OSError, http.client.HTTPException, zlib.error, ValueError)
+    ):
+        return exc
+    cause = getattr(exc, "nac_cause", None) or _cause(exc)
+    if not sent:
+        stage, text = _connect_failure(exc, host, proxy, cause)
     elif isinstance(exc, socket.timeout):
-        error = exceptions.ReadTimeout("Read timed out.")
+        stage, text = EXCHANGE, "Read timed out."
     elif isinstance(exc, zlib.error):
-        error = exceptions.ContentDecodingError("the reply's body could not be decoded: %s" % exc)
+        stage, text = DECODE, "the reply's body could not be decoded: %s" % exc
     elif isinstance(exc, Unframed):
-        error = exceptions.ConnectionError("the reply could not be read safely: %s" % exc)
+        stage, text = EXCHANGE, "the reply could not be read safely: %s" % exc
     else:
-        error = exceptions.ConnectionError("('Connection aborted.', %r)" % (exc,))
-    error.nac_sent, error.nac_replied, error.nac_reused = sent, replied, reused
-    error.nac_cause = getattr(exc, "nac_cause", None) or _cause(exc)
-    error.nac_names = getattr(exc, "nac_names", None)  # the names of a certificate that is for another name
-    return error
+        stage, text = EXCHANGE, "('Connection aborted.', %r)" % (exc,)
+    names = getattr(exc, "nac_names", None)  # (connections.check_name: the names read on that connection)
+    return ExchangeError(text, stage, sent, replied, reused, cause, names, exc)
 
 
-def _connect_failure(exc, host, proxy):
-    exceptions = requests.exceptions
-    if getattr(exc, "nac_cause", None) in (PROXY_AUTH, PROXY_REFUSED):
-        return exceptions.ProxyError("Unable to connect to proxy: %s" % exc)
+def _connect_failure(exc, host, proxy, cause):
+    """(stage, text) of a failure before any byte of the request was written."""
+    if cause in (PROXY_AUTH, PROXY_REFUSED):
+        return PROXY, "Unable to connect to proxy: %s" % exc
     if isinstance(exc, (ssl.SSLError, ssl.CertificateError)):
-        return exceptions.SSLError(exc)
+        return TLS, str(exc)
     if isinstance(exc, socket.timeout):
-        return exceptions.ConnectTimeout("Connection to %s timed out." % host)
+        return CONNECT, "Connection to %s timed out." % host
     what = "Failed to establish a new connection: %s" % exc
     if proxy is not None:
-        return exceptions.ProxyError("Unable to connect to proxy: %s" % what)
-    return exceptions.ConnectionError(what)
+        return PROXY, "Unable to connect to proxy: %s" % what
+    return CONNECT, what
 
 
-def _cause(exc):
+def _cause(exc):  # (a failure's own type: the wire's own exceptions state theirs in nac_cause)
     if isinstance(exc, ConnectionRefusedError):
         return REFUSED
     if isinstance(exc, socket.gaierror):
         return UNRESOLVED
     if isinstance(exc, socket.timeout):
         return TIMED_OUT
-    if isinstance(exc, http.client.BadStatusLine) and str(exc.line).startswith(("\x15\x03", "\x16\x03")):
-        return TLS_PORT  # a TLS record (an alert, a handshake) where an HTTP status line was due
     return None

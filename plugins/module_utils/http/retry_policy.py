@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
 statuses retried, jittered backoff, ``Retry-After``, the quota a reply states (``quota``: the RateLimit headers),
-and what a requests exception tells of the service
+and what a failed exchange (common.errors.ExchangeError) tells of the service
 (never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
 once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
@@ -18,14 +18,18 @@ import random
 import re
 import time
 
-try:
-    import requests
-except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
-    requests = None
-
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    CONNECT,
+    DECODE,
+    EXCHANGE,
+    PROXY,
+    TLS,
+    ExchangeError,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
 from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+    OVER_BOUND,
     PROXY_AUTH,
     REFUSED,
     TLS_PORT,
@@ -149,37 +153,42 @@ def _kong_quota(headers):
 
 def never_sent(exc):
     """True when the exchange failed before any byte of the request was written (the connection never made, the
-    proxy's tunnel refused): a fact the wire sets on the exception (framing.failure's ``nac_sent``), never read from
-    its words. An exception without it may have been sent."""
-    return getattr(exc, "nac_sent", True) is False
+    proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its
+    words. Any other exception may have been sent."""
+    return isinstance(exc, ExchangeError) and not exc.sent
 
 
 def cause(exc):
     """What the wire knows of a failure's cause (framing.REFUSED, UNRESOLVED, ...), or None."""
-    return getattr(exc, "nac_cause", None)
+    return exc.cause if isinstance(exc, ExchangeError) else None
 
 
 def final(exc):
     """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
-    http:// request to a port where the service speaks TLS."""
-    return isinstance(exc, requests.exceptions.SSLError) or cause(exc) in (PROXY_AUTH, TLS_PORT)
+    http:// request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads,
+    its interim replies, a chunk header or trailer block: a server that floods does so again)."""
+    return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT, OVER_BOUND))
 
 
 def broke_unanswered(exc):
-    """True when an exchange failed before any byte of its reply came (``nac_replied``, set by connections.Wire on the
-    requests exception of a failed exchange): what a kept-alive connection the server was closing does."""
-    return isinstance(exc, requests.exceptions.ConnectionError) and not getattr(exc, "nac_replied", False)
+    """True when an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
+    deadline after the request went out nor while decoding: what a kept-alive connection the server was closing
+    does."""
+    if not isinstance(exc, ExchangeError) or exc.replied or exc.stage == DECODE:
+        return False
+    return not (exc.sent and exc.timed_out)
 
 
 def unreachable(exc):
     """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
     refused or timed out, a name not resolved, no reply. unreachable.Outage decides whether it is an outage."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
+    if not isinstance(exc, ExchangeError):
+        return None
+    if exc.stage == CONNECT and exc.timed_out:
         return "connections time out"
-    if isinstance(exc, requests.exceptions.ConnectionError) and never_sent(exc) and not final(exc):
-        reason = connect_reason(exc)
-        return "connection refused" if cause(exc) == REFUSED else reason
-    if isinstance(exc, requests.exceptions.Timeout):
+    if not exc.sent and not final(exc):
+        return "connection refused" if exc.cause == REFUSED else connect_reason(exc)
+    if exc.timed_out:
         return "no reply"
     return None
 
@@ -196,29 +205,28 @@ def connect_reason(exc, secrets=()):
 
 
 def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
-    """What a failed exchange (``exc``, a requests exception, of ``method path`` to the service at ``url``) says,
-    and whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is
-    quoted with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
-    exceptions = requests.exceptions
-    if isinstance(exc, exceptions.SSLError):
+    """What a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
+    whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted
+    with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
+    if exc.stage == TLS:
         return tls_failure(exc, url, base_url, verify, timeout), False
-    if isinstance(exc, exceptions.ConnectTimeout):
+    if exc.stage == CONNECT and exc.timed_out:
         return "Timed out connecting to the NAC API at %s (timeout %ss)" % (url, timeout), False
-    if isinstance(exc, exceptions.Timeout):
+    if exc.timed_out:
         return "No reply from the NAC API at %s within %ss to %s %s" % (url, timeout, method, path), True
-    if isinstance(exc, exceptions.ProxyError) and never_sent(exc):  # the tunnel or proxy: nothing reached the service
+    if exc.stage == PROXY and not exc.sent:  # the tunnel or proxy: nothing reached the service
         reason = connect_reason(exc, secrets)
         return "Could not connect to the NAC API at %s through the proxy: %s" % (url, reason), False
-    if isinstance(exc, exceptions.ConnectionError) and never_sent(exc):
+    if not exc.sent:
         return "Could not connect to the NAC API at %s: %s" % (url, connect_reason(exc, secrets)), False
-    if cause(exc) == TLS_PORT:
+    if exc.cause == TLS_PORT:
         text = "The NAC API at %s answered %s %s with TLS: the service speaks TLS on that port (try https://)" % (
             url,
             method,
             path,
         )
         return text, False
-    if isinstance(exc, exceptions.ConnectionError):
+    if exc.stage == EXCHANGE:
         text = "The connection to the NAC API at %s broke off during %s %s: %s" % (
             url,
             method,

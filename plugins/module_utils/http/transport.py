@@ -29,7 +29,18 @@ else:
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 
+try:
+    import h11  # noqa: F401  # pylint: disable=unused-import  # (the parser connections.py and framing.py drive)
+except ImportError:
+    HAS_H11 = False
+    H11_IMPORT_ERROR = traceback.format_exc()
+else:
+    HAS_H11 = True
+    H11_IMPORT_ERROR = None
+
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    TLS,
+    ExchangeError,
     NacConfigError,
     NacConnectionError,
     NacResponseError,
@@ -87,6 +98,8 @@ class Transport:
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
+        if not HAS_H11:
+            raise NacConfigError("the Python library 'h11' is required (it reads the service's replies)")
         check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
         option = dict(DEFAULTS, **given)
         api_key, username, password = option["api_key"], option["username"], option["password"]
@@ -134,7 +147,7 @@ class Transport:
         self._secrets = hidden_forms((api_key, password), basic=[(username, password)], proxies=proxies)
         try:
             self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
-        except (requests.exceptions.RequestException, ValueError) as exc:  # a CA bundle, a proxy that cannot be used
+        except ValueError as exc:  # a CA bundle, a proxy, a header field that cannot be used
             raise self.scrubbed(NacConfigError(str(exc))) from None
 
     @property
@@ -181,10 +194,10 @@ class Transport:
                 reply, started = yield from self.throttle.send_steps(
                     self._send_steps, method, path, body, decoder, limit, fresh
                 )
-            except requests.exceptions.RequestException as exc:
+            except ExchangeError as exc:
                 error = self.connection_error(method, path, exc)
                 # broke before any byte of its reply on a kept-alive connection: the server was closing it
-                closing = broke_unanswered(exc) and getattr(exc, "nac_reused", False)
+                closing = broke_unanswered(exc) and exc.reused
                 again = closing and not fresh  # a read: sent again at once, once, on a new connection (below)
                 if broke_unanswered(exc):  # its next attempt goes out on a new connection (the idle ones may be
                     fresh = True  # closing too); a write's: whether it was processed stays the list's to decide
@@ -260,10 +273,8 @@ class Transport:
         status; a TLS failure is an answer too), else why it could not be reached."""
         try:
             self.wire.probe(PROBE_PATH, timeout)
-        except requests.exceptions.SSLError:
-            return None
-        except requests.exceptions.RequestException as exc:
-            return unreachable(exc) or "the connection broke off"
+        except ExchangeError as exc:
+            return None if exc.stage == TLS else unreachable(exc) or "the connection broke off"
         return None
 
     def _send_steps(self, method, path, body, decoder=None, list_limit=None, fresh=False):
@@ -356,7 +367,7 @@ class Transport:
             ) from None
 
     def connection_error(self, method, path, exc):
-        """The NacConnectionError of a failed exchange (``exc``, a requests exception), stating whether the
+        """The NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the
         request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
         url = self.display_url
         text, unknown = connection_failure(

@@ -39,6 +39,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text i
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import (
+    H11_IMPORT_ERROR,
+    HAS_H11,
     HAS_REQUESTS,
     MIB,
     REQUESTS_IMPORT_ERROR,
@@ -62,6 +64,8 @@ __all__ = (
     "CONNECTION_OPTIONS",
     "DOT1X_INTENT",
     "DOT1X_INTENT_NAMES",
+    "H11_IMPORT_ERROR",
+    "HAS_H11",
     "HAS_REQUESTS",
     "MAX_CONCURRENCY",
     "REQUESTS_IMPORT_ERROR",

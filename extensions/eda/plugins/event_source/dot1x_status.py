@@ -57,7 +57,7 @@ description:
     echoes it in a status reply: it is replaced by C(********). ansible-rulebook itself logs the
     arguments of a source at C(-vv), so give credentials with the E(NAC_API_KEY) (or E(NAC_USERNAME),
     E(NAC_PASSWORD)) environment variables rather than as arguments."
-  - Needs the Python library C(requests) where ansible-rulebook runs (the decision environment).
+  - Needs the Python libraries C(requests) and C(h11) where ansible-rulebook runs (the decision environment).
 options:
   api_url:
     description: Base address of the NAC service. If not set, E(NAC_API_URL) is used; one of the two is needed.

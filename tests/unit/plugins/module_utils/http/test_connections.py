@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What connections.py promises, over real loopback sockets (issue 26): bodies read whole whatever their framing and
 encoding, a compressed body never decoded past the limit, kept-alive connections reused only while they can be,
-redirects not followed, failures worded as the requests exceptions that retry_policy.py reads, and the idle pool
+redirects not followed, failures stated as the ExchangeError that retry_policy.py reads, and the idle pool
 bounded."""
 
 from __future__ import absolute_import, division, print_function
@@ -250,7 +250,7 @@ def test_a_connection_closed_mid_body_fails_a_write_with_its_outcome_unknown(loc
     with pytest.raises(NacConnectionError) as raised:
         client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
     assert raised.value.outcome_unknown is True and "broke off during POST /api/device" in str(raised.value)
-    assert "IncompleteRead" in str(raised.value) and "Traceback" not in str(raised.value)
+    assert "without sending complete message body" in str(raised.value) and "Traceback" not in str(raised.value)
     assert len(client.wire._idle) == 0  # the broken connection is not kept
     client.close()
 
@@ -307,7 +307,7 @@ def test_the_api_guide_names_every_header_field_sent_with_every_request():
     """The API guide's "Connections" says what goes with every request: it is what the wire sends."""
     section = guide_section("8.3. Connections ^^^", "9. The emulator ---")
     client = NacClient("https://nac.example.com", api_key=KEY, tenant="t-1")
-    fields = [line.split(": ", 1) for line in client.wire._head.decode("latin-1").split("\r\n") if line]
+    fields = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in client.wire._head]
     assert [name for name, dummy in fields] == [
         "Host",
         "User-Agent",
@@ -331,19 +331,19 @@ def test_the_api_guide_names_every_header_field_sent_with_every_request():
 @pytest.mark.parametrize(
     "raw, said",
     [
-        (b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\n[]", "BadStatusLine"),
-        (b"SSH-2.0-OpenSSH_9.6\r\n\r\n", "BadStatusLine"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n[]", "a Content-Length that is not one number"),  # "²"
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 2, 3\r\n\r\n[]", "a Content-Length that is not one number"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\n[]", "a Content-Length that is not one number"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n[]", "a Content-Length that is not one"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n[]\r\n0\r\n\r\n", "IncompleteRead"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1_0\r\n[]\r\n0\r\n\r\n", "IncompleteRead"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 40 + b"\r\n[]", "IncompleteRead"),
+        (b"HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\n[]", "illegal status line"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n\r\n", "illegal status line"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: \xb2\r\n\r\n[]", "bad Content-Length"),  # "²"
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2, 3\r\n\r\n[]", "conflicting Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\n[]", "bad Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n[]", "bad Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n[]\r\n0\r\n\r\n", "illegal chunk header"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1_0\r\n[]\r\n0\r\n\r\n", "illegal chunk header"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 40 + b"\r\n[]", "illegal chunk header"),
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n", "Transfer-Encoding"),
         (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n", "switched protocols"),
-        (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 101 + b"Content-Length: 2\r\n\r\n[]", "more than 100 headers"),
-        (b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 70000 + b"\r\nContent-Length: 2\r\n\r\n[]", "LineTooLong"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 9400 + b"Content-Length: 2\r\n\r\n[]", "heads (its interim"),
+        (b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 70000 + b"\r\nContent-Length: 2\r\n\r\n[]", "passed 65536 bytes"),
     ],
 )
 def test_a_reply_framed_to_harm_is_a_clear_connection_failure(local_http, raw, said):

@@ -19,6 +19,7 @@ import zlib
 
 import pytest
 
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import CONNECT, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, framing
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
@@ -214,9 +215,10 @@ def test_a_refused_connection_is_known_unsent_from_its_type():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(ExchangeError) as raised:
         connections.Wire("http://127.0.0.1:%d" % port, [], {}, 1).send("POST", "/api/device", {}, time.monotonic() + 2)
-    assert raised.value.nac_sent is False and raised.value.nac_cause == "refused"
+    assert raised.value.sent is False and raised.value.cause == framing.REFUSED and raised.value.stage == CONNECT
+    assert isinstance(raised.value.error, ConnectionRefusedError)  # the cause beneath, not a requests exception
 
 
 # -- 4. TLS as urllib3 makes it ------------------------------------------------------------------------------
@@ -277,6 +279,15 @@ def test_plain_http_to_a_tls_port_says_the_service_speaks_tls(scripted):
         client.request("GET", "/api/device")
     assert "speaks TLS on that port (try https://)" in str(raised.value)
     assert time.monotonic() - started < 2  # not retried: sending again will not change it
+    client.close()
+
+
+def test_a_tls_alert_where_a_status_line_was_due_says_the_service_speaks_tls(scripted):
+    server = scripted(lambda method, number: b"\x15\x03\x01\x00\x02\x02\x46")  # a TLS alert record
+    client = client_of(server.url, max_retries=3)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    assert "speaks TLS on that port (try https://)" in str(raised.value) and server.count("GET") == 1
     client.close()
 
 
@@ -345,12 +356,12 @@ def test_a_proxy_that_refuses_the_credentials_fails_at_once(monkeypatch):
 
 def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_characters(scripted):
     heads = []
-    cookies = b"".join(b"Set-Cookie: c%d=%s; Path=/\r\n" % (n, b"v" * (8000 if n % 2 else 700)) for n in range(90))
-    # (a bare CR ends the header fields for http.client's parser: the fields after it are not read)
-    bad = b"Set-Cookie: ok=1; Path=/\r\nSet-Cookie: nul=a\x00b; Path=/\r\n"
+    # within the head's bound (framing.MAX_HEAD): 8 values past MAX_COOKIE_BYTES, 60 more than MAX_COOKIES allows
+    cookies = b"".join(b"Set-Cookie: c%d=%s; Path=/\r\n" % (n, b"v" * (5000 if n % 9 == 1 else 300)) for n in range(68))
+    assert len(cookies) < framing.MAX_HEAD - 1000
 
     def script(method, number):
-        return reply(LIST, fields=bad + cookies + b"Set-Cookie: cr=a\rb; Path=/\r\n")
+        return reply(LIST, fields=b"Set-Cookie: ok=1; Path=/\r\n" + cookies)
 
     server = scripted(script)
     original = server._serve
@@ -386,6 +397,16 @@ def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_
     assert all(len(line) <= connections.MAX_COOKIE_LINE + 10 for line in heads)
     assert not any(b"\r" in line[:-2] or b"\x00" in line for line in heads)
     assert any(b"ok=1" in line for line in heads)
+    client.close()
+
+
+@pytest.mark.parametrize("field", [b"Set-Cookie: nul=a\x00b; Path=/", b"Set-Cookie: cr=a\rb; Path=/"])
+def test_a_cookie_with_a_control_character_fails_the_reply_it_came_in(scripted, field):
+    server = scripted(lambda method, number: reply(LIST, fields=field + b"\r\n"))
+    client = client_of(server.url)
+    with pytest.raises(NacConnectionError) as raised:
+        client.request("GET", "/api/device")
+    assert "illegal header line" in str(raised.value) and not client.wire.cookies
     client.close()
 
 

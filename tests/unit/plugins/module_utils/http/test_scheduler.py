@@ -14,9 +14,13 @@ import threading
 import time
 
 import pytest
-import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacError
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
+    CONNECT,
+    EXCHANGE,
+    ExchangeError,
+    NacError,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     QUOTA_MAX,
@@ -193,13 +197,12 @@ def sent_through_the_gate(throttle, clock, outcome):
         yield Sleep(0.003, clock.sleep)
         if outcome == "answered":
             return Reply(200, {})
-        exc = requests.exceptions.ConnectionError("connection reset by peer")
-        exc.nac_sent, exc.nac_replied = outcome != "unsent", False
-        raise exc
+        sent = outcome != "unsent"
+        raise ExchangeError("connection reset by peer", EXCHANGE if sent else CONNECT, sent=sent, replied=False)
 
     try:
         answer = run(throttle.send_steps(send))
-    except requests.exceptions.ConnectionError:
+    except ExchangeError:
         return None
     assert throttle.answered(answer[0], answer[1], []) is None
     return answer[1]

@@ -19,6 +19,7 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common import masking, options
+from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, TLS, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import framing
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     BACKOFF_CAP,
@@ -373,9 +374,7 @@ def test_a_proxy_that_refuses_the_credentials_fails_at_once():
 def broken(reused):
     """What the wire raises when the connection broke before any byte of the reply (a kept-alive one the server
     was closing: ``reused``)."""
-    exc = requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected")
-    exc.nac_sent, exc.nac_replied, exc.nac_reused = True, False, reused
-    return exc
+    return ExchangeError("Connection aborted. RemoteDisconnected", EXCHANGE, sent=True, replied=False, reused=reused)
 
 
 def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connections():
@@ -686,8 +685,9 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
-    failure = tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'.")
-    failure.nac_names = ["nac-emulator.test", "127.0.0.1"]  # as connections.check_name read them on that connection
+    text = str(tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'."))
+    names = ["nac-emulator.test", "127.0.0.1"]  # as connections.check_name read them on that connection
+    failure = ExchangeError(text, TLS, sent=False, names=names)
     client, transport, sleeps = make_client(failure)
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
