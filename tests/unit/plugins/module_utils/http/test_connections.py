@@ -401,7 +401,8 @@ def test_a_reply_whose_head_drips_in_ends_at_the_deadline(local_http):
     started = time.monotonic()
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
-    assert time.monotonic() - started < 1.0  # not a timeout per read: 4 s of dripping would have been read
+    # Not a timeout per read: 4 s of dripping would have been read (the bound leaves room for a loaded machine).
+    assert time.monotonic() - started < 3.0
     assert "within 0.3s" in str(raised.value)
     client.close()
 
@@ -427,7 +428,7 @@ def test_a_request_body_the_service_does_not_take_ends_at_the_deadline():
     try:
         with pytest.raises(NacConnectionError) as raised:
             client.request("POST", "/api/device", body={"hostname": "x" * (64 * MIB)})  # more than the buffers hold
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 5.0  # the peer holds the connection 10 s: ended by the deadline
         assert "within 0.3s" in str(raised.value) and raised.value.outcome_unknown is True
     finally:
         stop.set()
