@@ -91,3 +91,27 @@ def put_in_place(temporary, dest, check_mode=False):
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+class StagedFile:
+    """Hold a file written beside its dest (``stream``, open on ``temporary``) until it is put in place.
+
+    Closing removes the temporary file unless it was committed (``temporary`` set to None), so that a failed
+    task leaves nothing beside dest; use it in a ``with`` block."""
+
+    stream = None
+    temporary = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        """Remove the temporary file (when not committed)."""
+        if self.stream is not None and not self.stream.closed:
+            self.stream.close()
+        if self.temporary is not None and os.path.exists(self.temporary):
+            os.unlink(self.temporary)
+        self.temporary = None

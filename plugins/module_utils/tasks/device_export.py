@@ -38,6 +38,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list impo
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import SAME_RECORD, Page, Shifts
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import (
+    StagedFile,
     put_in_place,
     temporary_file,
     unwritable,
@@ -211,7 +212,7 @@ class DeviceDecoder(ListDecoder):
         return page
 
 
-class DeviceFile:
+class DeviceFile(StagedFile):
     """The device list written to ``dest`` in format ``form`` (FORMATS), as its pages are decoded: where
     client.NacClient.list_devices puts the records (``into``); a context manager, whose end without ``commit``
     removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
@@ -230,20 +231,6 @@ class DeviceFile:
     def unwritable(self, error):
         """The NacConfigError of an OSError writing the file."""
         return unwritable(self.dest, error)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-    def close(self):
-        """Remove the temporary file (when not committed)."""
-        if not self.stream.closed:
-            self.stream.close()
-        if self.temporary is not None and os.path.exists(self.temporary):
-            os.unlink(self.temporary)
-        self.temporary = None
 
     # -- as client.NacClient._read_pages takes the pages (pagination.Records' methods) ------------------------------
 

@@ -21,6 +21,7 @@ import os
 from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dest_file import (
+    StagedFile,
     put_in_place,
     temporary_file,
     unwritable,
@@ -39,7 +40,7 @@ def renderer(form):
     return lambda entry: ",".join([csv_cell(entry.get(column)) for column in RESULT_COLUMNS])
 
 
-class ResultFile:
+class ResultFile(StagedFile):
     """The entries of a query written to ``dest`` in format ``form`` (FORMATS); a context manager, whose end without
     ``commit`` removes the temporary file. NacConfigError naming ``dest`` when it cannot be written."""
 
@@ -53,20 +54,6 @@ class ResultFile:
         self.stream = os.fdopen(handle, "wb", buffering=BUFFER)
         if form == "csv":
             self._put(",".join(RESULT_COLUMNS))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-    def close(self):
-        """Remove the temporary file (when not committed)."""
-        if not self.stream.closed:
-            self.stream.close()
-        if self.temporary is not None and os.path.exists(self.temporary):
-            os.unlink(self.temporary)
-        self.temporary = None
 
     def _put(self, text):
         data = (text + self.ending).encode("utf-8")

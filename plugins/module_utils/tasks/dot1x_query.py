@@ -323,20 +323,35 @@ def poll(
             for index, target in enumerate(targets)
             if target.error is None and index not in copies and not reached(results[index], wait_for)
         ]
-        now = clock()
-        if not pending or now >= deadline:
-            break
-        rounds += 1
-        progress.phase(
-            "queried again (round %d: %s of %s without status %s)"
-            % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
-            len(pending),
-            deadline=deadline,
+        rounds = next_round(
+            rounds, pending, queried, (wait_for, deadline, wait_interval, clock, sleep), started, progress
         )
-        pause = min(started + wait_interval, deadline) - now
-        if pause > 0:
-            sleep(pause)
+        if rounds is None:
+            break
     return results, None
+
+
+def next_round(rounds, pending, queried, timing, started, progress):
+    """Announce the next round of a wait and sleep until it starts; return its number, or None when the wait is over.
+
+    The wait is over when no target is ``pending`` or the deadline has passed. Otherwise the round starts at
+    ``wait_interval`` after the last one ``started``, never past the deadline (timing: wait_for, deadline,
+    wait_interval, clock, sleep), so that a last round runs at the deadline."""
+    wait_for, deadline, wait_interval, clock, sleep = timing
+    now = clock()
+    if not pending or now >= deadline:
+        return None
+    rounds += 1
+    progress.phase(
+        "queried again (round %d: %s of %s without status %s)"
+        % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
+        len(pending),
+        deadline=deadline,
+    )
+    pause = min(started + wait_interval, deadline) - now
+    if pause > 0:
+        sleep(pause)
+    return rounds
 
 
 def stream_poll(client, targets, sink, tally, concurrency, timing, progress=None):
@@ -454,23 +469,13 @@ def wait_rounds(client, held, copies, concurrency, timing, started, refused, pro
     """The rounds of ``stream_poll`` after its first: ``held`` ({index: [entry, span]}) updated until every held
     target has ``wait_for`` (timing: wait_for, deadline, wait_interval, clock, sleep) or the deadline passed;
     ``copies`` ({index: index}): the targets that share another's answer."""
-    wait_for, deadline, wait_interval, clock, sleep = timing
+    wait_for, clock = timing[0], timing[3]
     rounds, queried = 1, len(held) - sum(1 for index in held if index in copies)
     while True:
         pending = [i for i in sorted(held) if i not in copies and not reached(held[i][0], wait_for)]
-        now = clock()
-        if not pending or now >= deadline:
+        rounds = next_round(rounds, pending, queried, timing, started, progress)
+        if rounds is None:
             return
-        rounds += 1
-        progress.phase(
-            "queried again (round %d: %s of %s without status %s)"
-            % (rounds, format(len(pending), ","), format(queried, ","), shown(wait_for)),
-            len(pending),
-            deadline=deadline,
-        )
-        pause = min(started + wait_interval, deadline) - now
-        if pause > 0:
-            sleep(pause)
         started = clock()
         chosen = (Target(held[i][0]["id"], held[i][0]["hostname"], None) for i in pending)
         for index, entry in zip(pending, query(client, chosen, concurrency, refused, progress)):
