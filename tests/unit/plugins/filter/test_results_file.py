@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) netaccess.nac contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The filter results_file, through Ansible's templar: the CSV report that playbooks/dot1x_report.yml makes from the
+file nac_dot1x_status wrote to its dest is the one it made from the registered results; hostile values stay data; a
+file that is not one is named."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import csv
+import io
+import os
+
+import pytest
+from ansible.errors import AnsibleError
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
+
+from ansible_collections.netaccess.nac.tests.unit.plugins.filter.test_html_report_file import (
+    query,
+    trust_as_template,
+    untrusted,
+)
+
+TEMPLATE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))),
+    "roles",
+    "device_onboarding",
+    "templates",
+    "device_onboarding.csv.j2",
+)
+# The rows as the playbook gives them to the CSV template: read from the file, else from the registered results.
+ROWS = (
+    "{{ path | netaccess.nac.results_file(expected_status='AUTHENTICATED') if path"
+    " else results | map('combine', {'expected_status': 'AUTHENTICATED'}) | list }}"
+)
+
+
+def csv_report(path="", results=None):
+    """The CSV report of the role's template, with the rows of ROWS, rendered by Ansible's templar."""
+    with open(TEMPLATE) as handle:
+        source = handle.read()
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(path=path, results=results or [])))
+    rows = templar.template(trust_as_template(ROWS))
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(device_onboarding_status=dict(results=rows))))
+    return templar.template(trust_as_template(source))
+
+
+@pytest.mark.parametrize("form", ["jsonl", "csv"])
+def test_the_csv_report_of_the_file_is_that_of_the_registered_results(form, tmp_path):
+    results = query().results
+    query(tmp_path, form)
+    report = csv_report(path=str(tmp_path / ("s." + form)))
+    assert report == csv_report(results=results)
+    rows = list(csv.reader(io.StringIO(report)))
+    assert len(rows) == 1 + 5 and rows[2][3] == "{{ lookup('pipe', 'id') }}" and "uid=" not in report
+
+
+def test_a_file_that_is_not_one_is_named(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": 1, "hostname": "a", "status": "OK"}\nnot json\n', encoding="utf-8")
+    with pytest.raises(AnsibleError, match="results_file: .*s.jsonl line 2 is not JSON"):
+        csv_report(path=str(path))
+    with pytest.raises(AnsibleError, match="results_file: .*cannot be read: No such file"):
+        csv_report(path=str(tmp_path / "none.jsonl"))
