@@ -44,7 +44,7 @@ def csv_report(path="", results=None):
         source = handle.read()
     templar = Templar(loader=DataLoader(), variables=untrusted(dict(path=path, results=results or [])))
     rows = templar.template(trust_as_template(ROWS))
-    templar = Templar(loader=DataLoader(), variables=untrusted(dict(device_onboarding_status=dict(results=rows))))
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(device_onboarding_rows=rows)))
     return templar.template(trust_as_template(source))
 
 
@@ -65,3 +65,30 @@ def test_a_file_that_is_not_one_is_named(tmp_path):
         csv_report(path=str(path))
     with pytest.raises(AnsibleError, match="results_file: .*cannot be read: No such file"):
         csv_report(path=str(tmp_path / "none.jsonl"))
+
+
+def rows_of(value, **options):
+    arguments = "".join(", %s=%s" % (name, name) for name in options)
+    templar = Templar(loader=DataLoader(), variables=untrusted(dict(value=value, **options)))
+    return templar.template(trust_as_template("{{ value | netaccess.nac.results_file(%s) }}" % arguments[2:]))
+
+
+def test_a_list_of_files_gives_their_entries_in_order_each_with_its_expected_status(tmp_path):
+    query(tmp_path, "jsonl")
+    query(tmp_path, "csv")
+    files = [
+        dict(path=str(tmp_path / "s.jsonl"), expected_status="AUTHENTICATED"),
+        dict(path=str(tmp_path / "s.csv"), expected_status="UNAUTHENTICATED"),
+    ]
+    rows = rows_of(files)
+    results = query().results
+    assert [(r["id"], r["expected_status"]) for r in rows] == [(r["id"], "AUTHENTICATED") for r in results] + [
+        (r["id"], "UNAUTHENTICATED") for r in results
+    ]
+    assert rows_of([]) == []
+    with pytest.raises(AnsibleError, match="results_file: expected_status is for one path"):
+        rows_of(files, expected_status="AUTHENTICATED")
+    with pytest.raises(AnsibleError, match="results_file: each item of a list of files is a mapping with path"):
+        rows_of([str(tmp_path / "s.jsonl")])
+    with pytest.raises(AnsibleError, match="expected_status .* is required"):
+        rows_of([dict(path=str(tmp_path / "s.jsonl"))])
