@@ -18,11 +18,43 @@ from ansible.errors import AnsibleError
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
-from ansible_collections.netaccess.nac.tests.unit.plugins.filter.test_html_report_file import (
-    query,
-    trust_as_template,
-    untrusted,
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
+
+try:
+    from ansible.template import trust_as_template
+except ImportError:  # ansible-core before 2.19 trusts every template, and every variable that is not unsafe
+    from ansible.utils.unsafe_proxy import wrap_var as untrusted
+
+    def trust_as_template(template):
+        return template
+
+else:  # since 2.19 a variable is never a template unless trusted
+
+    def untrusted(value):
+        return value
+
+
+RECORDS = [dict(id=1, hostname="cam-01"), dict(id=2, hostname="Printer-01"), dict(id=3, hostname="prn-02")]
+HOSTILE = dict(
+    status="{{ lookup('pipe', 'id') }}", authMethod="<script>x</script>", username="=1+1", message="a\nb\x1b[31m"
 )
+SCRIPTS = {2: [HOSTILE], 3: [dict(status="UNAUTHENTICATED", authMethod=None, username=None, message=None)]}
+
+
+def query(tmp_path=None, form="jsonl"):
+    """The Report of nac_dot1x_status for four ids (one unknown), written to tmp_path/s.<form> when given."""
+    client = FakeClient(
+        RECORDS,
+        dict((k, list(v)) for k, v in SCRIPTS.items()),
+        default_reply=lambda ident: dict(status="AUTHENTICATED", authMethod="EAP-TLS", username="u%d" % ident),
+        compact_only=True,
+    )
+    options = dict(device_id=[1, 2, 3, 42])
+    if tmp_path is not None:
+        options.update(dest=str(tmp_path / ("s." + form)), format=form)
+    return dot1x_status(client, **options)
+
 
 TEMPLATE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))),
@@ -55,7 +87,7 @@ def test_the_csv_report_of_the_file_is_that_of_the_registered_results(form, tmp_
     report = csv_report(path=str(tmp_path / ("s." + form)))
     assert report == csv_report(results=results)
     rows = list(csv.reader(io.StringIO(report)))
-    assert len(rows) == 1 + 5 and rows[2][3] == "{{ lookup('pipe', 'id') }}" and "uid=" not in report
+    assert len(rows) == 1 + 4 and rows[2][3] == "{{ lookup('pipe', 'id') }}" and "uid=" not in report
 
 
 def test_a_file_that_is_not_one_is_named(tmp_path):
