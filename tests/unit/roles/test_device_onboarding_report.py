@@ -77,8 +77,12 @@ def render(name, results=None, created=2):
     results = RESULTS if results is None else results
     variables = dict(
         device_onboarding_expected_status="AUTHENTICATED",
-        device_onboarding_status=dict(results=results, summary={"AUTHENTICATED": 1, "UNAUTHENTICATED": 2, "ERROR": 1}),
-        device_onboarding_laggards=[r for r in results if r["status"].lower() != r["expected_status"].lower()],
+        device_onboarding_rows=results,
+        device_onboarding_status=dict(
+            count=len(results),
+            not_reached=len([r for r in results if r["status"].lower() != r["expected_status"].lower()]),
+            summary={"AUTHENTICATED": 1, "UNAUTHENTICATED": 2, "ERROR": 1},
+        ),
         device_onboarding_provisioned=dict(created=created, existing=4 - created),
     )
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(source))

@@ -143,7 +143,8 @@ def main():
             onboarded = "All 2 devices have their expected 802.1x status (AUTHENTICATED: 2); 2 created by this run"
             assert onboarded in stdout, stdout
             written = sorted(os.listdir(reports))
-            assert written == ["device_onboarding.last.json"] + [  # (the record the next report compares with)
+            # The record the next report compares with, the file of results the reports are made from, the reports.
+            assert written == ["device_onboarding.last.json", "device_onboarding_41.1.jsonl"] + [
                 "device_onboarding_41.%s" % ext for ext in ("csv", "html", "md")
             ], written
             assert stat.S_IMODE(os.stat(os.path.join(reports, "device_onboarding.last.json")).st_mode) == 0o600
