@@ -84,6 +84,10 @@ DOCS_STAMP := $(DOCS_VENV)/.requirements-docs.stamp
 
 TMPROOT := $(patsubst %/,%,$(or $(TMPDIR),/tmp))
 STAGE ?= $(TMPROOT)/netaccess-nac-$(shell printf '%s' '$(CURDIR)' | sha1sum | cut -c1-8)
+# PREPARED=1 (make test's second phase): build and browser were made just before, and the stages do not wait on
+# them again. make -j starts the goals in order only when none waits on a prerequisite being made by another.
+PREPARE := $(if $(PREPARED),,build)
+BROWSER := $(if $(PREPARED),,browser)
 COLL_PATH := ansible_collections/netaccess/nac
 COLL := $(STAGE)/$(COLL_PATH)
 BUILD_DIR := $(CURDIR)/build
@@ -253,7 +257,7 @@ ansible-galaxy collection install --offline --force -p "$(STAGE)" "$$tarball" >/
 echo "    $$(basename "$$tarball") installed in $(COLL)"
 endef
 
-lint: build
+lint: $(PREPARE)
 	$(call stage_start,lint,$(NEWEST))
 	# Python: ruff's lint rules and its formatting (ruff.toml; apply with `ruff format .`).
 	ruff check --quiet .
@@ -300,7 +304,7 @@ $(DOCS_STAMP): requirements-docs.txt requirements-dev.txt $(LOCK_$(NEWEST)) $(if
 # site shows the very playbooks, rulebook and definitions that the tests run.
 DOCS_SRC := $(DOCS_DIR)/src
 DOCS_RST := $(DOCS_SRC)/docs/rst
-docs: $(if $(TOOLCHAIN),build) $(DOCS_STAMP)
+docs: $(if $(TOOLCHAIN),$(PREPARE)) $(DOCS_STAMP)
 	$(call stage_start,docs,$(NEWEST))
 	export PATH="$(DOCS_VENV)/bin:$$PATH"
 	$(if $(TOOLCHAIN),,$(build_collection))
@@ -331,7 +335,7 @@ docs: $(if $(TOOLCHAIN),build) $(DOCS_STAMP)
 # run side by side (ansible-test writes into the copy's tests/output).
 define version_stages
 $(foreach stage,sanity units integration,
-$(stage)-$(1): build $(STAMP_$(1)) $(if $(filter integration,$(stage)),browser)
+$(stage)-$(1): $(PREPARE) $(STAMP_$(1)) $(if $(filter integration,$(stage)),$(BROWSER))
 	$$(call stage_start,$(stage),$(1),ansible-core $(CORE_$(1)) / Python $(PYTHON_$(1)))
 	$$(call stage_copy,$(1)-$(stage))
 	PATH="$(VENV_$(1))/bin:$$$$PATH" PYTHON="$(VENV_$(1))/bin/python" ANSIBLE_COLLECTIONS_PATH="$(STAGE)/$(1)-$(stage)" \
@@ -362,27 +366,30 @@ integration: integration-$(NEWEST)
 # The stages of `make test`, the longest first: make -j starts them in this order, TEST_JOBS at once, each as
 # soon as its prerequisites are done. The integration stages wait most of their time on emulators and browsers,
 # so they run beside the stages that keep the processors busy (sanity, units, lint, docs).
-TEST_STAGES := integration-$(NEWEST) $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),integration-$(v)) \
-	lint sanity-$(NEWEST) $(foreach v,$(filter-out $(NEWEST),$(MATRIX)),sanity-$(v)) \
-	docs $(foreach v,$(MATRIX),units-$(v))
+OLDEST := $(lastword $(MATRIX))
+MIDDLE := $(filter-out $(NEWEST) $(OLDEST),$(MATRIX))
+TEST_STAGES := integration-$(NEWEST) integration-$(OLDEST) lint sanity-$(NEWEST) $(foreach v,$(MIDDLE),integration-$(v)) \
+	$(foreach v,$(OLDEST) $(MIDDLE),sanity-$(v)) docs $(foreach v,$(NEWEST) $(OLDEST) $(MIDDLE),units-$(v))
 
 # The integration targets on the versions between the newest and the oldest run in their short form: every
 # entry point once, the long cases left to 2.21 and 2.16 (each target's long cases are named in its own files,
 # where nac_test_form is read). INTEGRATION_FORM_<version> may say long.
 INTEGRATION_FORM_$(NEWEST) ?= long
-INTEGRATION_FORM_$(lastword $(MATRIX)) ?= long
+INTEGRATION_FORM_$(OLDEST) ?= long
 $(foreach v,$(MATRIX),$(eval INTEGRATION_FORM_$(v) ?= short))
 
 # Every stage runs even when an earlier one failed (make -k; a stage whose prerequisite failed is
-# reported as not run), so that one failure does not hide the state of the other versions. Stages run side
-# by side, their output kept together per stage (--output-sync). The summary (tests/tools/test_summary.py)
+# reported as not run), so that one failure does not hide the state of the other versions. First the virtual
+# environments, the build and the browser, then the stages side by side in TEST_STAGES' order, their output kept
+# together per stage (--output-sync). The summary (tests/tools/test_summary.py)
 # prints each version's counts and stage times, the ten slowest integration targets and unit tests, and ends
 # with the line "tests: N passed, N failed, N skipped"; the exit status is 1 when anything failed or did not run.
 test: pythons
 	rm -rf "$(RESULTS)"
 	rc=0
 	started=$$SECONDS
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_STAGES) || rc=$$?
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target venv venvs $(DOCS_STAMP) build browser || rc=$$?
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target PREPARED=1 $(TEST_STAGES) || rc=$$?
 	echo "==> summary ($$(( SECONDS - started )) s in all, $(TEST_JOBS) stages at a time)"
 	python3 tests/tools/test_summary.py "$(RESULTS)" \
 		$(foreach v,$(MATRIX),--version $(v)=venv+$(if $(filter $(v),$(NEWEST)),build+lint+docs+)sanity+units+integration) || rc=1
@@ -394,13 +401,14 @@ check: pythons
 	rm -rf "$(RESULTS)"
 	rc=0
 	started=$$SECONDS
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target lint units-$(NEWEST) smoke || rc=$$?
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target venv build || rc=$$?
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target PREPARED=1 lint units-$(NEWEST) smoke || rc=$$?
 	echo "==> summary ($$(( SECONDS - started )) s in all)"
 	python3 tests/tools/test_summary.py "$(RESULTS)" --label check \
 		--version $(NEWEST)=venv+build+lint+units+smoke || rc=1
 	exit $$rc
 
-smoke: build $(VENV_STAMP)
+smoke: $(PREPARE) $(VENV_STAMP)
 	$(call stage_start,smoke,$(NEWEST),the integration target smoke_modules on ansible-core $(CORE_$(NEWEST)))
 	$(call stage_copy,$(NEWEST)-smoke)
 	ANSIBLE_COLLECTIONS_PATH="$(STAGE)/$(NEWEST)-smoke" PYTHON="$(PY)" \
