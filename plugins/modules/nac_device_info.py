@@ -44,7 +44,7 @@ options:
         and O(dest) is left as it was.
       - With O(hostname) or O(id), only the matching devices are written (the list is then held compactly, as
         without O(dest)).
-      - O(dest) is put in place as M(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
+      - O(dest) is put in place as C(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
         content differs, and the task is C(changed) only then (or when an identical file had another mode).
         In check mode nothing is written where O(dest) is (the list is written to the system's temporary
         directory, compared with O(dest) and removed), and C(changed) says whether a run would change O(dest).

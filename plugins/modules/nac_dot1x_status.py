@@ -101,7 +101,7 @@ options:
       - The file takes the place of O(dest) when every device was queried, also when the task then fails because
         some could not be queried or did not reach O(wait_for); when the task fails before (the device list, the
         intent check, options), O(dest) is left as it was.
-      - O(dest) is put in place as M(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
+      - O(dest) is put in place as C(ansible.builtin.copy) puts a file (mode 0600), replaced only when its
         content differs, and the task is C(changed) only then (or when an identical file had another mode).
         In check mode nothing is written where O(dest) is, and C(changed) says whether a run would change it.
       - A O(dest) that is a symbolic link is refused (give the path of the file itself), and so is a directory.
