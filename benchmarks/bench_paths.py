@@ -8,7 +8,7 @@ reply decoded, status checked) by ``--concurrency`` worker threads through
 - urllib3: requests' own transport used directly (one ``HTTPConnectionPool`` of ``concurrency`` connections);
 - http.client: one stdlib ``HTTPConnection`` owned by each worker thread;
 - the collection: module_utils' NacClient.fire_intent (every guarantee: deadline per exchange, reply size limit,
-  retries, masking, throttle), through scheduler.ordered_map;
+  retries, masking, throttle), through engine.ordered_map;
 - aiohttp: the reference client (bench_aiohttp.py), an event loop.
 
 Each path runs once per round, in turns (the order rotates); it prints wall ms per request, CPU ms per request and
@@ -32,7 +32,7 @@ from bench_compare import EmulatorProcess, show
 from bench_dot1x_status import ADMIN_KEY, client_for, config
 from bench_engine import measure, per
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
 
 FIRE = "/api/intent/dot1x_status/fire"
 HEADERS = {"Authorization": "Bearer " + ADMIN_KEY, "Accept": "application/json", "Content-Type": "application/json"}

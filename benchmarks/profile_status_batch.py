@@ -74,7 +74,7 @@ def short(frame):
 
 
 def report(raw, top):
-    """Top functions of the stacks that run in a worker thread (the requests): a thread pool's, or scheduler.py's."""
+    """Top functions of the stacks that run in a worker thread (the requests): a thread pool's, or engine.py's."""
     cumulative, own, total = collections.Counter(), collections.Counter(), 0
     with open(raw) as handle:
         for line in handle:

@@ -3,12 +3,12 @@
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The rate-limit cases of bench_engine.py (issue 33) in simulated time: the collection's own Throttle
-(http/scheduler.py) in front of the emulator's own limiter (tests/emulator/nac_emu/ratelimit.py), with no sockets
+(http/pacing.py) in front of the emulator's own limiter (tests/emulator/nac_emu/ratelimit.py), with no sockets
 and no sleeping, so that a change to the pacing can be tried on every shape, concurrency and phase in seconds.
 
 Each case is the status batch of bench_engine's SHAPES (the same limits, devices and resets): ``--concurrency``
 workers each take the next device and send it through the Throttle as the transport does (``send_steps``, then
-``answered`` with the reply; each steps.Sleep moves the simulated clock on); the limiter answers ``--latency``
+``answered`` with the reply; each loop.Sleep moves the simulated clock on); the limiter answers ``--latency``
 later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
 network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
 order, as they do a threaded server. A refused device is sent again after the pause (a stray refusal's own pause
@@ -40,8 +40,8 @@ from bench_dot1x_status import COLLECTIONS  # noqa: F401 (sys.path)
 from bench_engine import RATE_TARGET, SHAPE_TARGET, SHAPES
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep
+from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.tests.emulator.nac_emu.ratelimit import RateLimit
 
 Reply = collections.namedtuple("Reply", "status_code headers")  # what Throttle.answered reads of a reply
@@ -89,7 +89,7 @@ class Simulation:
         raise ExchangeError("reset by the simulated server", EXCHANGE, sent=True, replied=False)
 
     def worker(self):
-        """A worker's steps (each a steps.Sleep): the next device, until it is answered."""
+        """A worker's steps (each a loop.Sleep): the next device, until it is answered."""
         for _device in self.devices:
             paused = []  # the pauses of this request's refusals, as transport.Transport keeps them
             while True:

@@ -27,8 +27,8 @@ from ansible.module_utils import basic
 from requests.adapters import BaseAdapter, HTTPAdapter
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common import errors
-from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import REFUSED, TIMED_OUT
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import REFUSED, TIMED_OUT
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     DOT1X_INTENT,
     NacClient,
@@ -221,7 +221,7 @@ class AdapterWire:
         return AdapterAnswer(response)
 
     def send_steps(self, method, path, body, deadline, fresh=False):
-        """``send`` as the transport drives the wire (http/steps.py): it waits for nothing of its own."""
+        """``send`` as the transport drives the wire (http/loop.py): it waits for nothing of its own."""
         return self.send(method, path, body, deadline, fresh=fresh)
         yield  # pylint: disable=unreachable  # (a generator)
 
@@ -243,7 +243,7 @@ class AdapterAnswer:
         self.encoding = response.encoding
 
     def read_steps(self, deadline, budget):
-        """The body's next piece, None at its end, as framing.Answer.read_steps returns it (steps that wait for
+        """The body's next piece, None at its end, as response.Answer.read_steps returns it (steps that wait for
         nothing of their own)."""
         if not hasattr(self, "pieces"):
             self.pieces = self.chunks()
@@ -267,7 +267,7 @@ class AdapterAnswer:
 
 def never_sent(exc, cause=REFUSED):
     """``exc`` (a requests exception) as the wire raises it when no byte of the request was written (the connection
-    never made): an ExchangeError with the typed facts framing.failure states, which retry_policy.py reads (never
+    never made): an ExchangeError with the typed facts response.failure states, which retry_policy.py reads (never
     the exception's words)."""
     stage = errors.PROXY if isinstance(exc, requests.exceptions.ProxyError) else errors.CONNECT
     return errors.ExchangeError(str(exc), stage, sent=False, cause=cause, error=exc)
@@ -448,7 +448,7 @@ class FakeClient:
         return status_reply(target_id, given) if isinstance(given, str) else dict(given)
 
     def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
-        """``fire_intent`` as the status batch drives it (http/steps.py): a call that may block (``on_fire`` may wait
+        """``fire_intent`` as the status batch drives it (http/loop.py): a call that may block (``on_fire`` may wait
         for the other queries), run on a helper thread of the batch's loop as a real client's blocking waits are."""
         return (yield Blocking(self.fire_intent, target_id, tag))
 

@@ -129,7 +129,7 @@ class ExchangeError(Exception):
     words. ``stage``: where it failed (CONNECT, TLS, PROXY, EXCHANGE, DECODE); ``sent``: whether a byte of the
     request may have reached the service (False only when none was written); ``replied``: whether a byte of a
     reply came; ``reused``: whether the connection had carried an earlier request; ``cause``: what is known of
-    why (framing.REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT, PROXY_AUTH, PROXY_REFUSED, or None); ``names``: the
+    why (response.REFUSED, UNRESOLVED, TIMED_OUT, TLS_PORT, PROXY_AUTH, PROXY_REFUSED, or None); ``names``: the
     names of a certificate that is for another name ([] for one with a common name alone, None when not read);
     ``error``: the exception beneath, whose text the message quotes."""
 

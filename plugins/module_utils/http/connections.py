@@ -3,20 +3,20 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The per-request path (no Ansible imports): HTTP/1.1 on kept-alive connections, each owned by one request at a
 time, under transport.Transport. h11, a parser fed bytes as they come and asked for events, writes every request
-and reads every reply (its status line, header fields and framing: framing.py), each byte parsed once. TLS is made
+and reads every reply (its status line, header fields and framing: response.py), each byte parsed once. TLS is made
 as urllib3 makes it (``create_urllib3_context``: TLS 1.2 at least, no common-name fallback; the name matched by
 urllib3's ``match_hostname`` on the same connection, so that a mismatch names the certificate's names), and requests
 gives what it merges from the environment (proxies, ``NO_PROXY``, the CA bundle variables) and its CA bundle
 (certifi). What is ours: which request owns which connection, the deadline of each exchange (checked
 before every read of a connection, the proxy's CONNECT reply and the TLS handshake included, each wait given only
 the time left), the bytes a reply may take (Connection), when a connection may carry another request, the cookies
-kept (bounded), and the typed facts of a failure (framing.failure: common.errors.ExchangeError), which
+kept (bounded), and the typed facts of a failure (response.failure: common.errors.ExchangeError), which
 retry_policy.py reads.
 
 ``Wire(base_url, headers, settings, pool_size)``: ``send_steps(method, path, body, deadline, fresh=False)`` sends
 one request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a
-framing.Answer once the final reply's head has come; the body is read with ``Answer.read_steps(deadline, budget)``.
-Both are steps (steps.py): one exchange driven in its own thread (steps.run), or many in one (steps.Loop).
+response.Answer once the final reply's head has come; the body is read with ``Answer.read_steps(deadline, budget)``.
+Both are steps (loop.py): one exchange driven in its own thread (loop.run), or many in one (loop.Loop).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,7 +37,8 @@ import time
 import urllib.request
 from urllib.parse import unquote, urlsplit
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking, Ready, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import (
     MAX_BLOCK,
     MAX_HEAD,
     MAX_INTERIM,
@@ -51,7 +52,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import 
     failure,
     unframed,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Ready, run
 
 try:
     from requests.utils import DEFAULT_CA_BUNDLE_PATH, requote_uri, select_proxy
@@ -147,12 +147,12 @@ class Wire:
         return found
 
     def send(self, method, path, body, deadline, fresh=False):
-        """``send_steps`` driven in this thread (steps.run): the Answer."""
+        """``send_steps`` driven in this thread (loop.run): the Answer."""
         return run(self.send_steps(method, path, body, deadline, fresh))
 
     def send_steps(self, method, path, body, deadline, fresh=False):
         """Send ``method path`` with ``body`` (a JSON value, or None) and read the final reply's head, all before
-        ``deadline`` (time.monotonic): steps (steps.py) that return an Answer, whose body is still to be read
+        ``deadline`` (time.monotonic): steps (loop.py) that return an Answer, whose body is still to be read
         (Answer.read_steps). ``fresh``: on a new connection, never an idle one."""
         connection = (yield from self._connect_steps(deadline)) if fresh else (yield from self._connection(deadline))
         return (yield from self._exchange(connection, method, path, body, deadline))
@@ -222,8 +222,8 @@ class Wire:
     def _connect_steps(self, deadline):
         """Steps: a new connection to the service (through the proxy: an http service's requests sent to it, an https
         service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
-        deadline. A failure here sent no byte of the request (framing.failure: ``sent`` False). A host name is
-        resolved on a helper thread (steps.Blocking; an address at once); the connection is made without blocking."""
+        deadline. A failure here sent no byte of the request (response.failure: ``sent`` False). A host name is
+        resolved on a helper thread (loop.Blocking; an address at once); the connection is made without blocking."""
         scheme, host, port = self._via or (self.scheme, self.host, self.port)
         connection = None
         try:
@@ -253,7 +253,7 @@ class Wire:
                 "the proxy refused the tunnel: %d %s" % (reply.status_code, reason)
                 + (" (its credentials: Proxy-Authorization, from the proxy's URL)" if reply.status_code == 407 else "")
             )
-            refused.nac_cause = PROXY_AUTH if reply.status_code == 407 else PROXY_REFUSED  # (read by framing.failure)
+            refused.nac_cause = PROXY_AUTH if reply.status_code == 407 else PROXY_REFUSED  # (read by response.failure)
             raise refused
         if connection.buffered():
             raise Unframed("the proxy sent bytes after its reply to CONNECT")
@@ -362,7 +362,7 @@ def _final_reply(connection, deadline):
         event = yield from connection.event_steps(deadline)
         kind = type(event)
         if kind is h11.Response:
-            connection.bound(None, TooLarge)  # the head is read: read_steps bounds the body (framing.body_cap)
+            connection.bound(None, TooLarge)  # the head is read: read_steps bounds the body (response.body_cap)
             return event
         if kind is h11.ConnectionClosed:
             raise http.client.RemoteDisconnected("Remote end closed connection without response")
@@ -374,17 +374,17 @@ def _final_reply(connection, deadline):
 class Connection:
     """One kept-alive socket and its h11 parser (``parser``), used by one request at a time. Each request is written
     by the parser (``request``) and each byte received is fed to it once (``receive_steps``), then asked for events
-    (``event_steps``), so that the same reading serves one exchange in its own thread (steps.run) and many in one
-    (steps.Loop); a byte sent past a reply stays in the parser and is seen (``idle``) rather than read as the next
+    (``event_steps``), so that the same reading serves one exchange in its own thread (loop.run) and many in one
+    (loop.Loop); a byte sent past a reply stays in the parser and is seen (``idle``) rather than read as the next
     request's reply.
 
     Every byte read counts (``received``, since the last request was written): the heads of a reply, its interim
-    replies included, at most MAX_HEAD; then the reply's own cap (``bound``, framing.body_cap); and between two
+    replies included, at most MAX_HEAD; then the reply's own cap (``bound``, response.body_cap); and between two
     events at most MAX_BLOCK (a chunk header with its extensions, a trailer block). A read never takes more than
     the cap leaves, and the deadline is checked before every read, not only before a wait.
 
     The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is
-    a steps.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would
+    a loop.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would
     cost a poll before every send and read and a mode switch for every timeout set."""
 
     __slots__ = (
@@ -427,7 +427,7 @@ class Connection:
 
     def bound(self, cap, over):
         """From here the reply may have ``cap`` bytes received in all (None: as many as MAX_HEAD more), past which
-        its reading raises ``over`` (framing.TooLarge for a body)."""
+        its reading raises ``over`` (response.TooLarge for a body)."""
         self._cap = self.received + MAX_HEAD if cap is None else cap
         self._over = over
 

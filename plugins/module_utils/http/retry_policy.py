@@ -28,7 +28,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
-from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import (
     OVER_BOUND,
     PROXY_AUTH,
     REFUSED,
@@ -65,7 +65,7 @@ def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
 def refusal(status, headers):
     """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
     ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
-    no usable one (scheduler.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
+    no usable one (pacing.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
     outcome policy looks it up in the list first (apply.py)."""
     if status not in REFUSAL_STATUS:
         return None
@@ -159,7 +159,7 @@ def never_sent(exc):
 
 
 def cause(exc):
-    """What the wire knows of a failure's cause (framing.REFUSED, UNRESOLVED, ...), or None."""
+    """What the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
     return exc.cause if isinstance(exc, ExchangeError) else None
 
 
@@ -181,7 +181,7 @@ def broke_unanswered(exc):
 
 def unreachable(exc):
     """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
-    refused or timed out, a name not resolved, no reply. unreachable.Outage decides whether it is an outage."""
+    refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
     if not isinstance(exc, ExchangeError):
         return None
     if exc.stage == CONNECT and exc.timed_out:

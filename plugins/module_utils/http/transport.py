@@ -4,7 +4,7 @@
 """The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (connections.py, HTTP/1.1 over
 the standard library's, with the environment's settings as requests reads them), authentication, retries with
 backoff and ``Retry-After``, a reply read against a deadline and a size limit, and transport failures turned into
-NacConnectionError. ``exchange`` returns what was read (reply.Reply),
+NacConnectionError. ``exchange`` returns what was read (response.Reply),
 whatever its status; what a status means for this API is client.py's alone (NacClient.request).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
@@ -30,7 +30,7 @@ else:
     REQUESTS_IMPORT_ERROR = None
 
 try:
-    import h11  # noqa: F401  # pylint: disable=unused-import  # (the parser connections.py and framing.py drive)
+    import h11  # noqa: F401  # pylint: disable=unused-import  # (the parser connections.py and response.py drive)
 except ImportError:
     HAS_H11 = False
     H11_IMPORT_ERROR = traceback.format_exc()
@@ -63,8 +63,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import decode_json, excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.http.connections import Wire
-from ansible_collections.netaccess.nac.plugins.module_utils.http.framing import TooLarge
-from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import RECOVERED, Outage, Unreachable
+from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import Reply, TooLarge
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     RETRYABLE_STATUS,
     WRITE_RETRYABLE_STATUS,
@@ -75,9 +77,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     retry_after,
     unreachable,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
-from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import RECOVERED, Outage, Unreachable
 
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
@@ -119,7 +118,7 @@ class Transport:
         self._fresh_writes = False  # writes go out on new connections (a reused one broke under a write)
         self._succeeded = threading.Event()  # set by the first 2xx reply; shared by the client's threads
         self._sleep = sleep
-        # A service that stops answering mid-task is waited for, by all the client's threads at once (unreachable.py).
+        # A service that stops answering mid-task is waited for, by all the client's threads at once (outage.py).
         self._outage = Outage(
             check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
         )
@@ -162,12 +161,12 @@ class Transport:
         return self._succeeded.is_set()
 
     def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
-        """``exchange_steps`` driven in this thread (steps.run): the last reply read."""
+        """``exchange_steps`` driven in this thread (loop.run): the last reply read."""
         return run(self.exchange_steps(method, path, body, write, decoder, limit))
 
     def exchange_steps(self, method, path, body=None, write=False, decoder=None, limit=None):
-        """Steps (steps.py): send one request, retried as the policy says; return the last reply read (a
-        reply.Reply, whatever its status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply
+        """Steps (loop.py): send one request, retried as the policy says; return the last reply read (a
+        response.Reply, whatever its status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply
         is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why)
         when the reply may be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb),
         where that is less than max_reply_mb.
@@ -175,7 +174,7 @@ class Transport:
         A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
         was not processed (WRITE_RETRYABLE_STATUS, a connection never made). A read that broke before any byte of
         its reply on a kept-alive connection (the server was closing it) is sent again at once on a new one, without
-        spending its retries. While the service cannot be reached at all, the request waits for it (unreachable.py)
+        spending its retries. While the service cannot be reached at all, the request waits for it (outage.py)
         without spending its retries."""
         if write and self.read_only:
             raise ReadOnlyViolation(
@@ -233,12 +232,12 @@ class Transport:
 
     def limit_waiting(self, seconds, why):
         """A context in which waiting for an unreachable service ends once nothing has answered for
-        ``seconds`` (``why``: what that limit is, for messages); see unreachable.Outage.limit_waiting."""
+        ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
         return self._outage.limit_waiting(seconds, why)
 
     def _wait_out(self, exc, error, sent_at, method, path):
-        """Steps: after a failed attempt, when it shows the service unreachable, wait for the service (unreachable.py).
-        None when there is nothing to wait out, else what the wait ended with (unreachable.UP or RECOVERED)."""
+        """Steps: after a failed attempt, when it shows the service unreachable, wait for the service (outage.py).
+        None when there is nothing to wait out, else what the wait ended with (outage.UP or RECOVERED)."""
         reason = unreachable(exc)
         if reason is None:
             return None

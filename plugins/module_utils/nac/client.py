@@ -37,7 +37,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text i
     server_reason,
     shown,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import (
     H11_IMPORT_ERROR,
     HAS_H11,
@@ -97,15 +97,15 @@ class NacClient(Transport):
 
     @property
     def refusals(self):
-        """Rate-limit refusals this client's requests waited out so far (scheduler.Throttle; each was sent again)."""
+        """Rate-limit refusals this client's requests waited out so far (pacing.Throttle; each was sent again)."""
         return self.throttle.refusals
 
     def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
-        """``request_steps`` driven in this thread (steps.run)."""
+        """``request_steps`` driven in this thread (loop.run)."""
         return run(self.request_steps(method, path, body, write, decoder, needs, limit))
 
     def request_steps(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
-        """Steps (http/steps.py): send one request (transport.Transport.exchange_steps, retried as the policy says;
+        """Steps (http/loop.py): send one request (transport.Transport.exchange_steps, retried as the policy says;
         ``limit`` as it takes it) and return its JSON (None for an empty body; a JSON array as a pagination.Page,
         which keeps the reply's headers, address and size for the next page). A reply that is not a success is raised
         as the NacError ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for
@@ -152,7 +152,7 @@ class NacClient(Transport):
         return run(self.fire_intent_steps(target_id, tag))
 
     def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
-        """``fire_intent`` as steps (http/steps.py): many of them run at once by scheduler.ordered_steps."""
+        """``fire_intent`` as steps (http/loop.py): many of them run at once by engine.ordered_steps."""
         path = "/api/intent/%s/fire" % tag
         needs = INTENT_ACCESS_NEEDED % (tag, INTENT_NAMES[tag]) if tag in INTENT_NAMES else None
         body = {"targetId": target_id, "additionalPayload": {"json": True}}
@@ -329,7 +329,7 @@ class NacClient(Transport):
         )
 
     def http_error(self, method, path, reply, write=False, attempts=1, needs=None):
-        """The NacError of a non-success reply (a reply.Reply, after ``attempts`` requests), as the API guide
+        """The NacError of a non-success reply (a response.Reply, after ``attempts`` requests), as the API guide
         reads each status. A write's error states ``outcome_unknown``: true for a server fault or a redirect (it may
         have been committed). ``needs``: what the account needs to be allowed the request (ACCESS_NEEDED)."""
         status = reply.status_code

@@ -47,8 +47,8 @@ import time
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import body_reason
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_map
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
 PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
@@ -214,7 +214,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     while to_send or waiting:
         if what is not None and to_send:
             progress.phase(what, len(to_send))
-        for _done in ordered_map(attempt, to_send, concurrency):  # scheduler.py's workers
+        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.

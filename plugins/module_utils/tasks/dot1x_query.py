@@ -28,7 +28,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
     check_number,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import DOT1X_INTENT, DOT1X_INTENT_NAMES
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     by_hostname,
@@ -498,7 +498,7 @@ def query(client, targets, concurrency, refused=None, progress=None):
     refused = [] if refused is None else refused
     progress = progress or Progress()
 
-    def one(target):  # steps (http/steps.py): the queries run on one event loop (scheduler.ordered_steps)
+    def one(target):  # steps (http/loop.py): the queries run on one event loop (engine.ordered_steps)
         entry = yield from answer(target)
         progress.step(failed="error" in entry)
         return entry

@@ -20,7 +20,7 @@ import zlib
 import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import CONNECT, ExchangeError
-from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, framing
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, response
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConnectionError,
@@ -203,7 +203,7 @@ def test_a_read_that_broke_unanswered_on_a_kept_alive_connection_goes_again_on_a
     (other idle connections may be closing too), and it is answered there."""
     server = scripted(lambda method, number: None if number == 2 else reply(LIST))
     client = client_of(server.url, unreachable_timeout=0)
-    fresh, send = [], client.wire.send_steps  # (what the transport drives: steps.py)
+    fresh, send = [], client.wire.send_steps  # (what the transport drives: loop.py)
     client.wire.send_steps = lambda *args, **kwargs: fresh.append(kwargs.get("fresh", False)) or send(*args, **kwargs)
     listed = [dict(id=1, hostname="cam-01")]
     assert client.request("GET", "/api/device") == client.request("GET", "/api/device") == listed
@@ -217,7 +217,7 @@ def test_a_refused_connection_is_known_unsent_from_its_type():
         port = sock.getsockname()[1]
     with pytest.raises(ExchangeError) as raised:
         connections.Wire("http://127.0.0.1:%d" % port, [], {}, 1).send("POST", "/api/device", {}, time.monotonic() + 2)
-    assert raised.value.sent is False and raised.value.cause == framing.REFUSED and raised.value.stage == CONNECT
+    assert raised.value.sent is False and raised.value.cause == response.REFUSED and raised.value.stage == CONNECT
     assert isinstance(raised.value.error, ConnectionRefusedError)  # the cause beneath, not a requests exception
 
 
@@ -356,9 +356,9 @@ def test_a_proxy_that_refuses_the_credentials_fails_at_once(monkeypatch):
 
 def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_characters(scripted):
     heads = []
-    # within the head's bound (framing.MAX_HEAD): 8 values past MAX_COOKIE_BYTES, 60 more than MAX_COOKIES allows
+    # within the head's bound (response.MAX_HEAD): 8 values past MAX_COOKIE_BYTES, 60 more than MAX_COOKIES allows
     cookies = b"".join(b"Set-Cookie: c%d=%s; Path=/\r\n" % (n, b"v" * (5000 if n % 9 == 1 else 300)) for n in range(68))
-    assert len(cookies) < framing.MAX_HEAD - 1000
+    assert len(cookies) < response.MAX_HEAD - 1000
 
     def script(method, number):
         return reply(LIST, fields=b"Set-Cookie: ok=1; Path=/\r\n" + cookies)
@@ -467,7 +467,7 @@ def test_a_raw_deflate_body_is_known_from_its_first_two_bytes(scripted):
     server = scripted(lambda method, number: compressed(body, b"Content-Encoding: deflate\r\n"))
     client = client_of(server.url)
     assert client.request("GET", "/api/device") == [{"id": 1, "hostname": "cam-01"}]
-    decoder = framing._decoder("deflate")
+    decoder = response._decoder("deflate")
     assert decoder.decompress(body[:1], 100) == b"" and decoder._head == body[:1]
     decoder.decompress(body[1:2], 100)
     assert decoder._head == b"" and decoder._inner is not None  # nothing held once the format is known

@@ -17,8 +17,8 @@ import threading
 import h11
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, framing
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import run
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, response
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConnectionError,
@@ -135,7 +135,7 @@ def test_a_flood_of_heads_ends_at_the_heads_bound(flood, counted, case):
     text = str(raised.value)
     assert said in text and "GET /api/device" in text and "Traceback" not in text
     # every byte read was parsed once, and no more than the heads' bound and one read past it were read
-    assert counted["fed"] == counted["read"] <= framing.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
     client.close()
 
 
@@ -161,7 +161,7 @@ def test_endless_interim_heads_as_a_proxy_s_answer_to_connect_end_at_their_count
         client.request("GET", "/api/device")
     text = str(raised.value)
     assert "through the proxy" in text and "more than 8 interim (1xx) replies" in text
-    assert counted["fed"] == counted["read"] <= framing.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
     client.close()
 
 
@@ -174,7 +174,7 @@ def test_an_endless_head_as_a_proxy_s_answer_to_connect_ends_at_the_heads_bound(
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "through the proxy" in str(raised.value) and "passed 65536 bytes" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= framing.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
     client.close()
 
 
@@ -184,7 +184,7 @@ def test_endless_trailer_fields_end_at_the_block_bound_and_the_body_is_not_accep
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "65536 bytes came without a whole head, chunk header or trailer block" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= 2 * framing.MAX_BLOCK + 2 * connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * connections.READ_BUFFER
     client.close()
 
 
@@ -194,7 +194,7 @@ def test_an_endless_chunk_extension_ends_at_the_block_bound(flood, counted):
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "65536 bytes came without a whole head" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= 2 * framing.MAX_BLOCK + 2 * connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * connections.READ_BUFFER
     client.close()
 
 
@@ -205,7 +205,7 @@ def test_one_byte_chunks_with_60_kb_extensions_count_every_byte_against_max_repl
         client.request("GET", "/api/device")
     assert "max_reply_mb allows 1 MiB" in str(raised.value)
     # the chunks' data is 1 byte each: only the wire's bytes, extensions included, stop the reading
-    assert counted["fed"] == counted["read"] <= framing.body_cap(framing.MAX_HEAD, MIB)
+    assert counted["fed"] == counted["read"] <= response.body_cap(response.MAX_HEAD, MIB)
     client.close()
 
 
@@ -215,7 +215,7 @@ def test_a_flood_of_body_bytes_ends_at_the_reply_s_wire_bound(flood, counted):
     with pytest.raises(NacResponseError) as raised:
         client.request("GET", "/api/device")
     assert "grew past the limit" in str(raised.value) and "max_reply_mb" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= framing.body_cap(framing.MAX_HEAD, MIB)
+    assert counted["fed"] == counted["read"] <= response.body_cap(response.MAX_HEAD, MIB)
     client.close()
 
 
@@ -249,7 +249,7 @@ def test_the_deadline_is_checked_before_every_read_while_bytes_keep_coming(monke
         connection.request(b"GET", b"/", [(b"Host", b"h")], None)
         deadline = connections.time.monotonic() + 60
         run(connections._final_reply(connection, deadline))
-        connection.bound(10**9, framing.TooLarge)
+        connection.bound(10**9, response.TooLarge)
         with pytest.raises(socket.timeout):
             while True:
                 run(connection.event_steps(deadline))
@@ -274,12 +274,12 @@ def test_a_reply_read_one_byte_at_a_time_is_parsed_once(monkeypatch, counted, he
         connection.request(b"GET", b"/", [(b"Host", b"h")], None)
         far.sendall(raw)
         deadline = connections.time.monotonic() + 30
-        response = run(connections._final_reply(connection, deadline))
-        connection.bound(None, framing.TooLarge)
+        reply = run(connections._final_reply(connection, deadline))
+        connection.bound(None, response.TooLarge)
         events = [run(connection.event_steps(deadline))]
         while not isinstance(events[-1], h11.EndOfMessage):
             events.append(run(connection.event_steps(deadline)))
-        assert response.status_code == 200 and b"".join(event.data for event in events[:-1]) == b"[]"
+        assert reply.status_code == 200 and b"".join(event.data for event in events[:-1]) == b"[]"
         assert counted["fed"] == counted["read"] == counted["reads"] == len(raw) == connection.received
         assert len(steps) <= len(raw) + heads + len(events) + 1  # one step per byte fed, and one per event
     finally:

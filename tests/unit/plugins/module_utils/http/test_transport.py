@@ -23,7 +23,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, loop
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConfigError,
@@ -429,10 +429,10 @@ def server(local_http):
 
 @pytest.fixture
 def deadline_waits(monkeypatch):
-    """The waits of this thread for a connection's socket (steps._wait, steps.run's): what was left of the deadline
+    """The waits of this thread for a connection's socket (steps._wait, loop.run's): what was left of the deadline
     for each (below TIMEOUT), and whether it waited to write (True) or to read."""
     calls = []
-    original = steps._wait
+    original = loop._wait
     me = threading.current_thread()
 
     def recorded(sock, writing, deadline):
@@ -440,7 +440,7 @@ def deadline_waits(monkeypatch):
             calls.append((deadline - time.monotonic(), writing))
         return original(sock, writing, deadline)
 
-    monkeypatch.setattr(steps, "_wait", recorded)
+    monkeypatch.setattr(loop, "_wait", recorded)
     return calls
 
 

@@ -20,7 +20,7 @@ import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common import masking, options
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, TLS, ExchangeError
-from ansible_collections.netaccess.nac.plugins.module_utils.http import framing
+from ansible_collections.netaccess.nac.plugins.module_utils.http import response
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     BACKOFF_CAP,
     RATE_LIMIT_PATIENCE,
@@ -362,7 +362,7 @@ def test_a_creation_refused_with_503_is_not_sent_again_by_the_transport_but_said
 def test_a_proxy_that_refuses_the_credentials_fails_at_once():
     refused = never_sent(  # as the wire raises it: a typed cause, whatever the words
         requests.exceptions.ProxyError("Unable to connect to proxy: the proxy refused the tunnel"),
-        cause=framing.PROXY_AUTH,
+        cause=response.PROXY_AUTH,
     )
     client, transport, sleeps = make_client(refused, (200, []), max_retries=3)
     with pytest.raises(NacConnectionError) as raised:

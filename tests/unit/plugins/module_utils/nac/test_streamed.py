@@ -18,7 +18,7 @@ import tracemalloc
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import Reply
 from ansible_collections.netaccess.nac.plugins.module_utils.nac import device_list
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import (

@@ -20,7 +20,7 @@ import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.csv_cells import csv_cell
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError
-from ansible_collections.netaccess.nac.plugins.module_utils.http.reply import Reply
+from ansible_collections.netaccess.nac.plugins.module_utils.http.response import Reply
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import ArrayReader, ListDecoder
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import repeated_ids_warning

@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import http.client
+import json
 import socket
 import ssl
 import zlib
@@ -35,9 +36,11 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
 )
 
 try:
+    from requests.compat import chardet
     from requests.structures import CaseInsensitiveDict
-    from requests.utils import get_encoding_from_headers
+    from requests.utils import get_encoding_from_headers, guess_json_utf
 except ImportError:  # the client reports requests missing (transport.HAS_REQUESTS)
+    chardet = guess_json_utf = None
     CaseInsensitiveDict = get_encoding_from_headers = None
 
 MAX_INTERIM = 8  # interim replies (100 Continue, 102 Processing, 103 Early Hints) before the final one, at most
@@ -149,7 +152,7 @@ class Answer:
         return _Fields(self._pairs)
 
     def read_steps(self, deadline, budget):
-        """Steps (steps.py) that return the body's next piece as it arrives, framed by h11 and decoded (gzip,
+        """Steps (loop.py) that return the body's next piece as it arrives, framed by h11 and decoded (gzip,
         deflate), or None once it has come whole: each read from the socket given only the time left until
         ``deadline`` (a ReadTimeout once it has passed). Every byte received for the reply counts: past
         ``body_cap`` (the body's ``budget``, its chunk headers and trailers) the reply raises TooLarge, and so does
@@ -311,3 +314,51 @@ def _cause(exc):  # (a failure's own type: the wire's own exceptions state their
     if isinstance(exc, socket.timeout):
         return TIMED_OUT
     return None
+
+
+class Reply:
+    """What was read of one reply: ``status_code``, ``headers``, ``url``, ``encoding`` (the charset of its
+    Content-Type, as requests reads it; None when it names none), ``content`` (the body's bytes; None once a
+    decoder dropped them, or when the body was decoded as it arrived), ``items`` (a device_list.ArrayReader that
+    decoded the body as it arrived, else None), ``size`` (the body's bytes as read, decoded: what counts towards
+    a list's max_list_mb), ``attempts`` (the requests sent for it, retries included) and ``refused`` (a write a rate
+    limit refused with 503, the shared pause taken: the list decides whether to send it again)."""
+
+    __slots__ = ("status_code", "headers", "url", "encoding", "content", "items", "size", "attempts", "refused")
+
+    def __init__(self, response, content, items=None, size=None, attempts=1):
+        self.status_code = response.status_code
+        self.headers = response.headers
+        self.url = response.url
+        self.encoding = response.encoding
+        self.content = content
+        self.items = items
+        self.size = len(content or b"") if size is None else size
+        self.attempts = attempts
+        self.refused = False
+
+    @property
+    def text(self):
+        """The body as text, as requests' ``Response.text``: its charset, else the one detected."""
+        if not self.content:
+            return ""
+        encoding = self.encoding
+        if encoding is None:
+            encoding = chardet.detect(self.content)["encoding"] if chardet is not None else "utf-8"
+        try:
+            return str(self.content, encoding or "utf-8", errors="replace")
+        except (LookupError, TypeError):
+            return str(self.content, errors="replace")
+
+    def json(self):
+        """The body's JSON, as requests' ``Response.json``: without a charset, in the UTF encoding its first bytes
+        show (RFC 4627), else from ``text``. ValueError when it is not JSON."""
+        content = self.content
+        if not self.encoding and content and len(content) > 3:
+            encoding = guess_json_utf(content)
+            if encoding is not None:
+                try:
+                    return json.loads(content.decode(encoding))
+                except UnicodeDecodeError:
+                    pass  # not the UTF codec guessed (an 8-bit one): read from text, as requests does
+        return json.loads(self.text)

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Riding out a service that cannot be reached at all (no Ansible imports; I/O only through the callables
 given): one ``Outage`` per client, shared by its threads (and by its event loop's requests: each wait is a
-steps.Blocking, on a helper thread of its own).
+loop.Blocking, on a helper thread of its own).
 
 A restart of the service refuses every connection for a while; a hung one answers nothing. Each request
 alone would spend its own retries on that and fail. Instead, the first request that finds the service
@@ -33,7 +33,7 @@ import random
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking
 
 DOWN, GAVE_UP = "down", "gave up"
 UP, RECOVERED = "up", "recovered"  # what a wait ended with: answered at the first probe, or after an outage
@@ -121,14 +121,14 @@ class Outage:
         return self._clock()
 
     def before_send_steps(self):
-        """``before_send`` as steps (steps.py): with no outage under way, the clock at once; else the wait is a
-        steps.Blocking (under the loop, a helper thread of its own, a waiter as a thread is today)."""
+        """``before_send`` as steps (loop.py): with no outage under way, the clock at once; else the wait is a
+        loop.Blocking (under the loop, a helper thread of its own, a waiter as a thread is today)."""
         if self._episode is None:
             return self._clock()
         return (yield Blocking(self.before_send))
 
     def after_failure_steps(self, reason, sent_at):
-        """``after_failure`` as steps (steps.py): a steps.Blocking."""
+        """``after_failure`` as steps (loop.py): a loop.Blocking."""
         return (yield Blocking(self.after_failure, reason, sent_at))
 
     def after_failure(self, reason, sent_at):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The outage state machine (unreachable.Outage) on a fake clock: who waits, who probes, when it ends; and the
+"""The outage state machine (outage.Outage) on a fake clock: who waits, who probes, when it ends; and the
 transport riding out an outage through it (scripted replies, no network, no sleeping)."""
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +14,7 @@ import time
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.unreachable import (
+from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import (
     PROBE_CAP,
     RECHECK,
     RECOVERED,

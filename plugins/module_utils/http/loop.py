@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What an exchange waits for, and the two drivers that do the waiting (no Ansible imports).
 
-The exchange (transport.py over connections.py and framing.py) is written once, as generators, its "steps": each
+The exchange (transport.py over connections.py and response.py) is written once, as generators, its "steps": each
 ``yield`` says what it waits for and is sent what came of it, and the generator returns its result (or raises).
 A step yields one of:
 
@@ -11,12 +11,12 @@ A step yields one of:
   once ``deadline`` (time.monotonic) has passed first (then the step raises its timeout);
 - ``Sleep(seconds, sleep)``: a pause (before a retry; a rate limit's pause or pace); sent None;
 - ``Blocking(function, *args)``: a call that blocks (a service that cannot be reached, waited for with the other
-  requests of the client: unreachable.py; a host name resolved); sent what it returned, or its exception is thrown
+  requests of the client: outage.py; a host name resolved); sent what it returned, or its exception is thrown
   in.
 
 ``run(steps)`` drives one exchange in the caller's thread: a Ready is one ``poll`` given what is left of the
 deadline, a Sleep sleeps, a Blocking is called. ``Loop`` drives many at once in one thread (the request engine's
-batches, scheduler.ordered_steps): every socket waited for is watched by one ``selectors`` selector, each deadline
+batches, engine.ordered_steps): every socket waited for is watched by one ``selectors`` selector, each deadline
 and pause by one timer heap, and only a Blocking runs on a helper thread (at most ``helpers`` of them), its end
 told to the loop through a socket pair. A batch's requests never leave the loop's thread, paced or paused by a rate
 limit included, until the service cannot be reached at all.

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The two drivers of the exchange written as steps (http/steps.py): ``run`` (one exchange in the caller's thread)
-and ``Loop`` (many in one thread), and the status batch's engine over the loop (scheduler.ordered_steps): many
+"""The two drivers of the exchange written as steps (http/loop.py): ``run`` (one exchange in the caller's thread)
+and ``Loop`` (many in one thread), and the status batch's engine over the loop (engine.ordered_steps): many
 exchanges at once on one thread, a slow one holding back none of the others, each deadline kept, a connection
 broken mid-batch, the results in the items' order."""
 
@@ -21,8 +21,8 @@ import time
 import pytest
 import requests
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import WINDOW_PER_WORKER, ordered_steps
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Blocking, Loop, Ready, Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import WINDOW_PER_WORKER, ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking, Loop, Ready, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted, never_sent
 
@@ -412,7 +412,7 @@ def test_a_sleep_on_the_loop_is_a_timer_and_the_others_go_on():
 
 
 def test_a_paced_batch_waits_at_the_gate_on_timers_not_threads(fires):
-    """Once paced (a rate limit's pace: scheduler.Throttle), the batch's requests start ``gap`` apart, each wait at
+    """Once paced (a rate limit's pace: pacing.Throttle), the batch's requests start ``gap`` apart, each wait at
     the gate a timer of the loop: no thread is started, and the other requests' replies are read meanwhile."""
     client = NacClient(fires, api_key=KEY, pool_size=4)
     try:
@@ -509,8 +509,8 @@ class Restarting(FakeTransport):
 
 
 def test_a_restart_mid_batch_is_waited_out_on_helper_threads_by_one_prober_and_every_query_answered():
-    """The outage wait (unreachable.py) of the requests on the loop: one of them probes, the others wait, each on a
-    helper thread (steps.Blocking); once the service answers, every query is sent again and answered, no retry
+    """The outage wait (outage.py) of the requests on the loop: one of them probes, the others wait, each on a
+    helper thread (loop.Blocking); once the service answers, every query is sent again and answered, no retry
     spent (max_retries 0)."""
     transport = Restarting(restart_after=5, probes=2)
     client = mounted(NacClient("https://nac.example.com", api_key=KEY, max_retries=0, pool_size=4), transport)

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine (scheduler.py, issue 26): work driven by completions with the results in order, one shared pause
+"""The request engine (pacing.py, issue 26): work driven by completions with the results in order, one shared pause
 on a rate-limit refusal, concurrency that adapts (AIMD), refusals that spend no retry, and the summary that counts
 them."""
 
@@ -21,7 +21,10 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     ExchangeError,
     NacError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http import scheduler
+from ansible_collections.netaccess.nac.plugins.module_utils.http import engine, pacing
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     QUOTA_MAX,
     RATE_LIMIT_PATIENCE,
@@ -33,8 +36,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     Quota,
     quota,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler import Throttle, ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.http.steps import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
@@ -55,7 +56,7 @@ def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
 
     results = ordered_map(lambda n: n * 2, items(), 4)
     assert next(results) == 0
-    assert len(taken) <= scheduler.WINDOW_PER_WORKER * 4 + 1
+    assert len(taken) <= engine.WINDOW_PER_WORKER * 4 + 1
     assert list(results) == [n * 2 for n in range(1, 10000)]
 
 
@@ -237,9 +238,9 @@ def test_refusals_in_a_run_pause_every_sender_and_pace_from_the_rate_admitted():
     them) are refusals; that one pauses every sender, and the requests in flight refused meanwhile set a pace."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    returned = replies(throttle, clock, [200] * 6 + [429] * scheduler.RUN)
-    assert returned[6:] == [1.0] * (scheduler.RUN - 1) + [0.0]  # alone, alone, then every sender
-    assert throttle.resume_at == pytest.approx(clock.now + 1.0) and throttle.strays == scheduler.RUN - 1
+    returned = replies(throttle, clock, [200] * 6 + [429] * pacing.RUN)
+    assert returned[6:] == [1.0] * (pacing.RUN - 1) + [0.0]  # alone, alone, then every sender
+    assert throttle.resume_at == pytest.approx(clock.now + 1.0) and throttle.strays == pacing.RUN - 1
     paused_at = clock.now
     clock.now += 0.01
     throttle.leave(refused_for=1.0, started=paused_at - 0.005)  # a request in flight, refused too
@@ -268,7 +269,7 @@ def test_a_run_with_nothing_else_in_flight_is_judged_by_the_replies_before_it():
     """One request at a time: ten admitted, then four refused in a row (the fourth a run: a quarter of the last
     replies); nothing answers during the pause, and the replies before it were mostly admitted: no pace. Eight of
     twelve refused would have set one."""
-    for statuses, paced in (([200] * 10 + [429] * scheduler.RUN, False), ([200] * 4 + [429] * 8, True)):
+    for statuses, paced in (([200] * 10 + [429] * pacing.RUN, False), ([200] * 4 + [429] * 8, True)):
         clock = Clock()
         throttle = Throttle(clock, clock.sleep)
         assert replies(throttle, clock, statuses)[-1] == 0.0
@@ -681,7 +682,7 @@ def test_waiting_out_a_refusal_spends_no_retry(limited):
 
 
 def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeypatch):
-    """4 workers firing against a bucket of 4: once 429s (Retry-After 1) come in a run (scheduler.RUN of them), no
+    """4 workers firing against a bucket of 4: once 429s (Retry-After 1) come in a run (pacing.RUN of them), no
     worker sends anything for 1 s (before issue 26: each refused worker slept on its own while the others kept
     sending and being refused); the refusals before the run waited alone."""
     sends, lock = [], threading.Lock()
@@ -703,8 +704,8 @@ def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeyp
         client.close()
     assert len(answers) == 12
     refusals = sorted(answered for _started, answered, status in sends if status == 429)
-    assert len(refusals) >= scheduler.RUN and client.throttle.strays == scheduler.RUN - 1
-    for refused_at in refusals[scheduler.RUN - 1 :]:
+    assert len(refusals) >= pacing.RUN and client.throttle.strays == pacing.RUN - 1
+    for refused_at in refusals[pacing.RUN - 1 :]:
         too_soon = [started for started, _answered, _status in sends if refused_at < started < refused_at + 0.9]
         assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
 
@@ -733,16 +734,14 @@ def test_stray_refusals_of_a_flaky_proxy_are_waited_out_each_alone_and_the_clien
         finally:
             client.close()
         injected = emulator.faults()["injected"]["429"]
-    assert len(answers) == 300 and injected >= scheduler.RUN
+    assert len(answers) == 300 and injected >= pacing.RUN
     throttle = client.throttle
     assert (throttle.refusals, throttle.strays, throttle.rate, throttle.resume_at) == (injected, injected, None, 0.0)
     assert slept == [REFUSAL_FLOOR] * injected
 
 
 def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
-    monkeypatch.setattr(
-        "ansible_collections.netaccess.nac.plugins.module_utils.http.scheduler.RATE_LIMIT_PATIENCE", 0.0
-    )
+    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.http.pacing.RATE_LIMIT_PATIENCE", 0.0)
     limited.rate_limit(rate=0.001, burst=1, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
     try:
@@ -770,11 +769,11 @@ def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
     ) in section
     assert "Every 429 and every 503 so read, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
     stray = "among the last %d replies of which fewer than a quarter, or fewer than %d," % (
-        scheduler.STRAY_SAMPLE,
-        scheduler.RUN,
+        pacing.STRAY_SAMPLE,
+        pacing.RUN,
     )
-    assert stray in section and scheduler.STRAY_SHARE == 0.25
-    assert "in flight meanwhile were mostly admitted" in section and scheduler.RUN_SHARE == 0.5
+    assert stray in section and pacing.STRAY_SHARE == 0.25
+    assert "in flight meanwhile were mostly admitted" in section and pacing.RUN_SHARE == 0.5
     assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
     assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
     assert "whose connection broke before any byte of its reply counts as admitted" in section
