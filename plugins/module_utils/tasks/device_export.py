@@ -107,7 +107,7 @@ def line_keeper(form):
 
 def id_keeper():
     """The ``keep`` of a JSON Lines DeviceFile that holds each device's id and hostname alone (a status query's
-    targets, dot1x_query.ListedTargets), as ``line_keeper`` keeps the records it makes Lines of."""
+    targets, dot1x_targets.ListedTargets), as ``line_keeper`` keeps the records it makes Lines of."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
     def keep(item):

@@ -26,10 +26,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks import dot1x_q
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import (
     NOT_QUERIED,
     BatchStopped,
-    Target,
     check_options,
     dot1x_status,
-    resolve,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import (
     ERROR,
@@ -38,6 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results 
     shape,
     summarize,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_targets import NOT_LISTED, Target, resolve
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeClient
 
@@ -166,7 +165,7 @@ def test_all_devices_in_the_server_order():
 
 def test_ids_in_the_order_asked_each_once_and_unknown_ids_are_errors():
     targets, warnings = resolve(RECORDS, device_ids=[5, 1, 99, 5, 99])
-    assert targets == [Target(5, "ws-01", None), Target(1, "cam-01", None), Target(99, None, dot1x_query.NOT_LISTED)]
+    assert targets == [Target(5, "ws-01", None), Target(1, "cam-01", None), Target(99, None, NOT_LISTED)]
     assert warnings == []
 
 
@@ -175,7 +174,7 @@ def test_hostnames_case_insensitive_with_the_servers_spelling():
     assert targets == [
         Target(2, "Printer-01", None),
         Target(1, "cam-01", None),
-        Target(None, "no-such-host", dot1x_query.NOT_LISTED),
+        Target(None, "no-such-host", NOT_LISTED),
     ]
 
 

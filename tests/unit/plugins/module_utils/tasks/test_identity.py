@@ -17,7 +17,8 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import settle_seconds
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import poll_once
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import NOT_LISTED, dot1x_status, resolve
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_targets import NOT_LISTED, resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     CREATED,
     EXISTING,
