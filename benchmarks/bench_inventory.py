@@ -37,10 +37,10 @@ import tempfile
 import time
 
 import requests
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess
-from bench_dot1x_status import COLLECTIONS, config
+from harness.bare import BareClient
+from harness.emulator import EmulatorProcess
+from harness.nac import COLLECTIONS, config
+from harness.paths import ADMIN_KEY
 
 
 def start_emulator(devices, latency, workdir):

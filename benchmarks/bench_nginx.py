@@ -30,9 +30,9 @@ import tempfile
 import time
 
 import requests
-from bench_compare import EmulatorProcess, stop_process
-from bench_dot1x_status import config
-from bench_engine import RATE_TARGET, SHAPE_TARGET, wall_text
+from harness.emulator import EmulatorProcess, stop_process
+from harness.nac import config
+from harness.rates import RATE_TARGET, SHAPE_TARGET, wall_text
 
 HERE = os.path.abspath(os.path.dirname(__file__))
 FORMS = (

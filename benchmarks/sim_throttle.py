@@ -36,8 +36,8 @@ import itertools
 import random
 import statistics
 
-from bench_dot1x_status import COLLECTIONS  # noqa: F401 (sys.path)
-from bench_engine import RATE_TARGET, SHAPE_TARGET, SHAPES
+from harness.nac import COLLECTIONS  # noqa: F401 (this work tree on sys.path)
+from harness.rates import RATE_TARGET, SHAPE_TARGET, SHAPES
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep
