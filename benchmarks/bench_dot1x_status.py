@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of nac_dot1x_status's all-devices query against the NAC API emulator.
+"""Measure nac_dot1x_status's all-devices query against the NAC API emulator.
 
 Starts the emulator in this process with N seeded devices and an injected latency per request,
 then runs the query through ``plugins/module_utils/tasks/dot1x_query.py`` (the code the module runs) at each
@@ -226,6 +226,7 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
         )
 
 
+# house: long because its argument table and the runs in the order they print
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000, help="devices for the timing runs (default 1000)")

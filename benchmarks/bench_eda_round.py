@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Cost of one round of the event source netaccess.nac.dot1x_status against the NAC API emulator.
+"""Measure the cost of one round of the event source netaccess.nac.dot1x_status against the NAC API emulator.
 
 Starts the emulator in this process with N devices and an injected latency per request, then runs
 ``dot1x_events.poll_once`` (what the source runs in its worker thread each round) three times: the
@@ -94,6 +94,7 @@ def side_by_side(devices, latency, concurrency, repeat):
             nac.close()
 
 
+# house: long because its argument table and the runs in the order they print
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", type=int, default=5000)

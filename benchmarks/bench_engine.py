@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine against the aiohttp reference client and against a rate limit (issue 26).
+# house: long because its three tables share the cases, the child processes and the reference clients they run
+"""Measure the request engine against the aiohttp reference client and against a rate limit (issue 26).
 
 Against the emulator in a process of its own (harness.emulator.EmulatorProcess, its listen backlog large enough for
 256 clients connecting at once), three tables:
@@ -97,6 +98,7 @@ def module_status(url, concurrency):
         nac.close()
 
 
+# house: long because one table: its sides in turns at each concurrency, then its rows and ratios
 def status_table(args):
     print(
         "1. Status batch: %d devices, %.0f ms latency, module_utils vs aiohttp in turns, %d rounds; CPU and context"

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of a large network (issue 16, "Bounded replies and large networks").
+"""Measure the modules on a large network (issue 16, "Bounded replies and large networks").
 
 Against the NAC API emulator in a process of its own with N bulk-seeded devices (``--seed-devices``,
 200,000 by default), in the same run:
@@ -163,6 +163,7 @@ def list_bytes(emulator):
         return sum(len(chunk) for chunk in reply.iter_content(1 << 20))
 
 
+# house: long because one table: its sides in turns, then its rows, ratios and targets
 def measure(emulator, playbooks, args):
     connection = dict(api_url=emulator.url, api_key=ADMIN_KEY)
     size = list_bytes(emulator)

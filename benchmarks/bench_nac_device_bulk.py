@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark: nac_device's bulk form creating N devices, then the rerun with nothing to do.
+"""Measure nac_device's bulk form creating N devices, then the rerun with nothing to do.
 
 Starts the NAC API emulator in this process (tests/emulator, integration config), then for each
 mode prints the wall time and the requests the emulator counted, for the first run and the rerun:
@@ -204,6 +204,7 @@ def measure(name, make_runner, args, items):
 BULK_TARGETS = (1.2, None)  # issue 17: wall time as a ratio to the bare client; CPU per request shown, no target
 
 
+# house: long because one table: its sides in turns, then its rows and ratios
 def side_by_side(args, items):
     """The bulk creation by the bare client, the engine and the module process, in turns, each on a reset emulator."""
     config = os.path.join(EMULATOR_DIR, "integration_config.json")

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine behind a real nginx ``limit_req`` (issue 33), not the emulator's imitation of it.
+"""Measure the request engine behind a real nginx ``limit_req`` (issue 33), not the emulator's imitation of it.
 
 nginx (Debian: ``apt-get install nginx-light``) runs in the foreground on 127.0.0.1 as a reverse proxy in front of
 the emulator, with a configuration this script writes in a temporary directory, and is stopped at the end. Three

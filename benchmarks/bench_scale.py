@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The scale run of issue 36: the collection at 10,000 to 1,000,000 devices against the least work that does the
+"""Measure the collection at scale (issue 36): 10,000 to 1,000,000 devices against the least work that does the
 same, one device count after another, each against an emulator of its own (bulk-seeded, in a process of its own):
 
 - inventory: ``ansible-inventory --list --output FILE`` with the plugin (``record_var`` false, the default, then

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rate-limit cases of bench_engine.py (issue 33) in simulated time: the collection's own Throttle
+"""Simulate the rate-limit cases of bench_engine.py (issue 33) in a clock of their own: the collection's own Throttle
 (http/pacing.py) in front of the emulator's own limiter (tests/emulator/nac_emu/ratelimit.py), with no sockets
 and no sleeping, so that a change to the pacing can be tried on every shape, concurrency and phase in seconds.
 

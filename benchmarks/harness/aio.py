@@ -70,16 +70,16 @@ async def _bulk(url, concurrency, bodies):
         return await client.call_all("POST", "/api/device", wanted)
 
 
-def aiohttp_status_batch(url, concurrency):
+def aiohttp_status_batch(url: str, concurrency: int) -> list:
     """The status batch (intent list, device list, one fire per device); the replies in the devices' order."""
     return asyncio.run(_status(url, concurrency))
 
 
-def aiohttp_status_listed(url, concurrency):
+def aiohttp_status_listed(url: str, concurrency: int) -> tuple:
     """The status batch as ``aiohttp_status_batch``: (the device list, the replies in its order)."""
     return asyncio.run(_status_listed(url, concurrency))
 
 
-def aiohttp_bulk(url, concurrency, bodies):
+def aiohttp_bulk(url: str, concurrency: int, bodies: list) -> list:
     """The bulk creation (device list, one POST per body whose hostname is not listed); the replies."""
     return asyncio.run(_bulk(url, concurrency, bodies))

@@ -62,7 +62,7 @@ class BareClient:
         self.session.close()
 
 
-def bare_status_batch(url, concurrency, check_intent=True):
+def bare_status_batch(url: str, concurrency: int, check_intent: bool = True) -> list:
     """One status batch by a fresh bare client (a new session, as each run of the module has)."""
     client = BareClient(url, concurrency)
     try:
@@ -71,7 +71,7 @@ def bare_status_batch(url, concurrency, check_intent=True):
         client.close()
 
 
-def bare_bulk(url, concurrency, bodies):
+def bare_bulk(url: str, concurrency: int, bodies: list) -> list:
     """What a bulk creation needs: the device list, one POST per body whose hostname is not listed."""
     client = BareClient(url, concurrency)
     try:

@@ -28,18 +28,21 @@ Targets are printed PASS/FAIL against the median ratio; a missed target never ch
 
 import collections
 import statistics
+from typing import List, Tuple
 
 
-def median_spread(values):
+def median_spread(values: List[float]) -> Tuple[float, float, float]:
+    """Return the median, the lowest and the highest of ``values``."""
     return statistics.median(values), min(values), max(values)
 
 
-def show(value, form):
+def show(value: List[float], form: str) -> str:
+    """Return ``value``'s median [min-max], each number written with ``form``."""
     median, low, high = median_spread(value)
     return (form + " [" + form + "-" + form + "]") % (median, low, high)
 
 
-def compare(title, sides, repeat=3, targets=None):
+def compare(title: str, sides: list, repeat: int = 3, targets: "dict | None" = None) -> dict:
     """Run every side ``repeat`` times in turns and print the figures and the ratios to the first side.
 
     ``sides``: [(name, run)], ``run(repeat_index)`` returning a Sample; the first is the baseline (the bare
@@ -109,11 +112,13 @@ def ratios(samples, baseline, width, targets, only=None):
         )
 
 
-def per_request(sample):
+def per_request(sample) -> float:
+    """Return a sample's CPU milliseconds per request."""
     return sample.cpu * 1000.0 / max(sample.requests, 1)
 
 
-def verdict(ratios, limit):
+def verdict(ratios: List[float], limit: "float | None") -> str:
+    """Return the target's PASS or FAIL for the median of ``ratios``, or nothing without a target."""
     if limit is None:
         return ""
     return " (target <= %.2fx: %s)" % (limit, "PASS" if statistics.median(ratios) <= limit else "FAIL")

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any, Callable, Tuple
 
 import requests
 
@@ -24,13 +25,13 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 Sample = collections.namedtuple("Sample", "wall cpu requests server_cpu")
 
 
-def self_cpu():
+def self_cpu() -> float:
     """CPU seconds (user + system) of every thread of this process so far."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-def stop_process(process):
+def stop_process(process: "subprocess.Popen | None") -> None:
     """Terminate a child process that is still running (killed if it does not end within 10 s)."""
     if process is not None and process.poll() is None:
         process.terminate()
@@ -50,7 +51,7 @@ class EmulatorProcess:
         self.config, self.latency = config, latency
         self.process = self.url = self.workdir = None
 
-    def start(self):
+    def start(self) -> "EmulatorProcess":
         self.workdir = tempfile.mkdtemp(prefix="nac-bench-emulator-")
         config_path, port_file = self.config, os.path.join(self.workdir, "port")
         if not isinstance(config_path, str):
@@ -82,7 +83,7 @@ class EmulatorProcess:
             self.url = "http://127.0.0.1:%s" % handle.read().strip()
         return self
 
-    def stop(self):
+    def stop(self) -> None:
         stop_process(self.process)
         if self.workdir:
             shutil.rmtree(self.workdir, True)
@@ -94,21 +95,21 @@ class EmulatorProcess:
     def __exit__(self, *exc_info):
         self.stop()
 
-    def counts(self):
+    def counts(self) -> dict:
         """{"METHOD /api/path": requests} since the start or the last reset (admin requests are not counted)."""
         return requests.get(self.url + "/_emulator/requests", timeout=30).json()
 
-    def reset(self):
+    def reset(self) -> None:
         """Back to the configured devices (a bulk creation can run again) and zero counts."""
         requests.post(self.url + "/_emulator/reset", timeout=60).raise_for_status()
 
-    def cpu(self):
+    def cpu(self) -> float:
         """CPU seconds of the emulator process so far (all its threads)."""
         with open("/proc/%d/stat" % self.process.pid) as handle:
             fields = handle.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / float(CLOCK_TICKS)  # utime, stime: fields 14 and 15 of stat(5)
 
-    def measure(self, work):
+    def measure(self, work: Callable[[], Any]) -> Tuple[Sample, Any]:
         """Sample of ``work()`` run in this process, and what it returned."""
         before, server = self.counts(), self.cpu()
         cpu, start = self_cpu(), time.perf_counter()
@@ -117,6 +118,6 @@ class EmulatorProcess:
         return Sample(wall, cpu, sent(before, self.counts()), self.cpu() - server), result
 
 
-def sent(before, after):
+def sent(before: dict, after: dict) -> int:
     """Requests counted between two ``counts()``."""
     return sum(after.get(kind, 0) - before.get(kind, 0) for kind in after)

@@ -63,7 +63,7 @@ def application(devices, latency):
 class FastServerProcess:
     """This server as a process of its own, like harness.emulator.EmulatorProcess: ``url``, ``cpu()``, ``stop()``."""
 
-    def __init__(self, devices, latency):
+    def __init__(self, devices: int, latency: float) -> None:
         self.devices, self.latency = devices, latency
         self.process = self.url = None
 
@@ -89,7 +89,7 @@ class FastServerProcess:
 
         stop_process(self.process)
 
-    def cpu(self):
+    def cpu(self) -> float:
         """CPU seconds of the server process so far."""
         with open("/proc/%d/stat" % self.process.pid) as handle:
             fields = handle.read().rsplit(")", 1)[1].split()

@@ -12,8 +12,9 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import List, Tuple
 
-from harness.emulator import Sample, sent
+from harness.emulator import EmulatorProcess, Sample, sent
 from harness.rusage import SITECUSTOMIZE
 
 BARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bare.py")
@@ -26,7 +27,7 @@ class ModuleProcess:
     exit: every thread of it) and its lifetime; pipelining is off so that the module's file
     (AnsiballZ_<module>.py) names the process. Not counted: the interpreter's teardown after atexit."""
 
-    def __init__(self, workdir, collections_path):
+    def __init__(self, workdir: str, collections_path: str) -> None:
         self.workdir = workdir
         self.log = os.path.join(workdir, "module-rusage.jsonl")
         site = os.path.join(workdir, "site")
@@ -51,7 +52,7 @@ class ModuleProcess:
             ANSIBLE_RETRY_FILES_ENABLED="false",
         )
 
-    def run(self, emulator, module, arguments):
+    def run(self, emulator: EmulatorProcess, module: str, arguments: List[str]) -> Tuple[Sample, float]:
         """(Sample of the module's process, ansible-playbook's whole wall time): ``ansible-playbook`` with
         ``arguments`` (playbook and options). Every counted request is the module's: it is the only task
         that talks to the emulator."""
@@ -73,7 +74,7 @@ class ModuleProcess:
         mine = self._logged("AnsiballZ_%s.py" % module)
         return Sample(mine["wall"], mine["cpu"], sent(before, emulator.counts()), emulator.cpu() - server), whole
 
-    def bare(self, emulator, kind, concurrency, bodies=None):
+    def bare(self, emulator: EmulatorProcess, kind: str, concurrency: int, bodies: "list | None" = None) -> Sample:
         """Sample of the bare client (harness/bare.py) doing a ``kind`` batch (status, or bulk with ``bodies``) in a
         process of its own, measured as a module's process is: its lifetime and its CPU time at exit."""
         if os.path.exists(self.log):

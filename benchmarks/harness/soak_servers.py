@@ -33,11 +33,10 @@ import os
 import subprocess
 import sys
 
-from nac_emulator import Emulator, stored_hostname  # harness.soak put tests/emulator on sys.path
-
 from harness.soak import (
     API_KEY,
     SOAK,
+    Emulator,
     Row,
     config,
     entries_of,
@@ -47,6 +46,7 @@ from harness.soak import (
     judge_status,
     same,
     seeds,
+    stored_hostname,
     texts,
     truth,
 )
@@ -299,6 +299,7 @@ def inventory_hosts(runner, emulator):
     return sorted(json.loads(done.stdout).get("_meta", {}).get("hostvars", {})), ""
 
 
+# house: long because one scenario read in order: its runs, then what it judges
 def scenario_shifting_pages(args, runner):
     """Issue 25 case 6: a device inserted at the front / the first deleted while the pages are read."""
     row = new_row("shifting-pages")
