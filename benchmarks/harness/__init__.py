@@ -11,7 +11,8 @@ Every script of ``benchmarks/`` imports what it shares from here, and from nowhe
 - ``rusage`` and ``module``: a module's own process measured under ``ansible-playbook``;
 - ``compare``: sides run in turns, their medians, spreads, ratios and targets printed as a table;
 - ``rates``: the rate-limit shapes and their targets; ``fast_server``: an independent server on aiohttp;
-- ``soak``: the soak's emulator, its playbook runner and the judges of its reports.
+- ``soak``: the soak's emulator, its playbook runner and the judges of its reports; ``soak_writes``,
+  ``soak_lists``, ``soak_crowds`` and ``soak_servers``: the scenarios that soak_faults.py runs.
 
 The modules import one another only downwards (paths first), never a script, and nothing from ``tests/`` but the
 emulator (``tests/emulator``, the product's test server).
