@@ -164,8 +164,10 @@ help:
 	echo "  bench        print the benchmarks' figures (bulk creation, 802.1x status of 1,000 devices,"
 	echo "               inventory of 5,000, one event source round of 5,000, status change -> rule latency,"
 	echo "               the HTML report of 1,000 and 20,000 devices made and used in headless Chromium;"
-	echo "               the request engine against aiohttp and rate limits of every shape, and behind a real"
-	echo "               nginx limit_req when nginx is installed: BENCH_ENGINE_ARGS=--quick for a short run;"
+	echo "               the request engine against aiohttp (against the emulator and an independent server on"
+	echo "               aiohttp's event loop) and rate limits of every shape, and behind a real"
+	echo "               nginx limit_req when nginx is installed: BENCH_ENGINE_ARGS=--quick for a short run; the same"
+	echo "               rate limits in simulated time (sim_throttle.py, a few seconds);"
 	echo "               the scale run: inventory, full list, file export and whole-network status at"
 	echo "               BENCH_SCALE_DEVICES (10000 100000 300000; add 1000000 on request) against the bare client)"
 	echo "  soak         500 devices and their 802.1x status through 20 % injected faults: PASS/FAIL per target"
@@ -544,6 +546,8 @@ bench: venv build
 	"$(PY)" benchmarks/bench_dot1x_status.py --devices 1000 --latency 0.02 --concurrency 1 32 --ansible \
 		--compare-devices 5000 --compare-concurrency 32 --compare-repeat 3
 	"$(PY)" benchmarks/bench_engine.py $(BENCH_ENGINE_ARGS)
+	"$(PY)" benchmarks/bench_engine.py --tables status --server fast $(BENCH_ENGINE_ARGS)
+	"$(PY)" benchmarks/sim_throttle.py
 	"$(PY)" benchmarks/bench_nginx.py $(BENCH_ENGINE_ARGS)
 	"$(PY)" benchmarks/bench_faults.py --devices 500 --rates 0.05 0.2 0.4 --concurrency 8 32
 	"$(PY)" benchmarks/bench_eda_round.py --devices 5000 --latency 0.02 --concurrency 32 --compare-repeat 3

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of nac_dot1x_status's all-devices query against the NAC API emulator.
+"""Measure nac_dot1x_status's all-devices query against the NAC API emulator.
 
 Starts the emulator in this process with N seeded devices and an injected latency per request,
 then runs the query through ``plugins/module_utils/tasks/dot1x_query.py`` (the code the module runs) at each
@@ -10,7 +10,7 @@ concurrency, and prints wall times, the speed-up, and the peak Python memory (tr
 query for several numbers of devices. With --ansible it also times the module under
 ansible-playbook.
 
-Then, side by side in the same run (bench_compare.py), against the emulator in a process of its own
+Then, side by side in the same run (harness/compare.py), against the emulator in a process of its own
 with --compare-devices devices: a bare requests + ThreadPoolExecutor client making the same requests
 (intent list, device list, one fire per device), the query through module_utils in this process and,
 with --ansible, the module's own process under ansible-playbook: wall time, CPU time per request and
@@ -36,59 +36,19 @@ import tempfile
 import time
 import tracemalloc
 
-from bench_compare import EmulatorProcess, ModuleProcess, bare_status_batch, compare
+from harness.bare import bare_status_batch
+from harness.compare import compare
+from harness.emulator import EmulatorProcess
+from harness.module import ModuleProcess
+from harness.nac import COLLECTIONS, client_for, config
+from harness.paths import ADMIN_KEY
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
-
-
-def collections_path():
-    """A directory from which ``ansible_collections.netaccess.nac`` imports as this work tree."""
-    parts = ROOT.split(os.sep)
-    if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
-        return os.sep.join(parts[:-3])
-    base = tempfile.mkdtemp(prefix="nac-bench-")
-    atexit.register(shutil.rmtree, base, True)  # removes the link, never the work tree behind it
-    os.makedirs(os.path.join(base, "ansible_collections", "netaccess"))
-    os.symlink(ROOT, os.path.join(base, "ansible_collections", "netaccess", "nac"))
-    return base
-
-
-COLLECTIONS = collections_path()
-sys.path.insert(0, COLLECTIONS)
-
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status, poll, resolve  # noqa: E402
-from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator  # noqa: E402
-
-
-def config(devices):
-    """The emulator's default accounts plus ``devices`` settled devices; every tenth has no MAC."""
-    seeds = []
-    for number in range(1, devices + 1):
-        seed = dict(
-            hostname="bench-%05d" % number,
-            group="Bench",
-            profile="Bench",
-            ips=["10.64.%d.%d" % (number // 250, number % 250 + 1)],
-        )
-        if number % 10:
-            seed["macs"] = ["02:00:00:%02x:%02x:%02x" % (number >> 16 & 255, number >> 8 & 255, number & 255)]
-        seeds.append(seed)
-    return dict(
-        groups=[dict(name="Bench", subnet="10.64.0.0/10")],
-        profiles=[dict(name="Bench", max_pairs=1, host_start=1, host_end=4000000)],
-        devices=seeds,
-    )
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status, poll, resolve
+from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 
 
 def client(emulator, concurrency):
     return client_for(emulator.url, concurrency)
-
-
-def client_for(url, concurrency):
-    """The client as the module builds it (pool_size: its concurrency, at least 8)."""
-    return NacClient(url, api_key=ADMIN_KEY, pool_size=max(concurrency, 8))
 
 
 def timed_query(emulator, concurrency):
@@ -256,7 +216,7 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
             " own\n"
             "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
             " lifetime,\n"
-            "  Python start-up and AnsiballZ included; the bare client process (bench_bare.py) is measured the same"
+            "  Python start-up and AnsiballZ included; the bare client process (harness/bare.py) is measured the same"
             " way,\n"
             "  its start-up included, and the module process's targets are held against it."
             % (devices, latency * 1000, concurrency),
@@ -266,6 +226,7 @@ def side_by_side(devices, latency, concurrency, repeat, ansible):
         )
 
 
+# house: long because its argument table and the runs in the order they print
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000, help="devices for the timing runs (default 1000)")

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Cost of one round of the event source netaccess.nac.dot1x_status against the NAC API emulator.
+"""Measure the cost of one round of the event source netaccess.nac.dot1x_status against the NAC API emulator.
 
 Starts the emulator in this process with N devices and an injected latency per request, then runs
 ``dot1x_events.poll_once`` (what the source runs in its worker thread each round) three times: the
@@ -10,7 +10,7 @@ first round (baseline, no events), a round after ``--changes`` devices changed s
 endpoint), and a round with no change. Prints each round's wall time, requests by kind (counted by
 the emulator), events, and the time of the change detection alone.
 
-Then, side by side in the same run (bench_compare.py), against the emulator in a process of its own: a
+Then, side by side in the same run (harness/compare.py), against the emulator in a process of its own: a
 bare requests + ThreadPoolExecutor client making the same requests (the device list, one fire per
 device) and ``poll_once`` with its client built as the source builds it (``source_options``), each
 keeping its session from round to round as the source does (one warm-up round each, not counted):
@@ -25,15 +25,14 @@ bare client's wall time). It asserts nothing about speed.
 from __future__ import absolute_import, division, print_function
 
 import argparse
-import os
-import sys
 import time
 
 import requests
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess, compare
-from bench_dot1x_status import client, config
+from harness.bare import BareClient
+from harness.compare import compare
+from harness.emulator import EmulatorProcess
+from harness.nac import client_for, config
+from harness.paths import ADMIN_KEY
 
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_events import detect, poll_once, source_options
@@ -95,6 +94,7 @@ def side_by_side(devices, latency, concurrency, repeat):
             nac.close()
 
 
+# house: long because its argument table and the runs in the order they print
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", type=int, default=5000)
@@ -114,7 +114,7 @@ def main():
         % (args.devices, args.latency * 1000, args.concurrency)
     )
     with Emulator(config=config(args.devices), latency=args.latency).start() as emulator:
-        nac = client(emulator, args.concurrency)
+        nac = client_for(emulator.url, args.concurrency)
         known = None
         try:
             for label in ("first round (baseline)", "after %d changes" % args.changes, "no change"):

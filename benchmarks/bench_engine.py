@@ -1,20 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine against the aiohttp reference client and against a rate limit (issue 26).
+# house: long because its three tables share the cases, the child processes and the reference clients they run
+"""Measure the request engine against the aiohttp reference client and against a rate limit (issue 26).
 
-Against the emulator in a process of its own (bench_compare.EmulatorProcess, its listen backlog large enough for
+Against the emulator in a process of its own (harness.emulator.EmulatorProcess, its listen backlog large enough for
 256 clients connecting at once), three tables:
 
-1. status: the status batch of ``--devices`` devices at ``--latency`` by the aiohttp client (bench_aiohttp.py)
+1. status: the status batch of ``--devices`` devices at ``--latency`` by the aiohttp client (harness/aio.py)
    and by module_utils (dot1x_query.dot1x_status, the code the module runs), in turns (the order rotates), at each
    ``--concurrency``: wall ms per device, CPU ms per request and context switches per request (RUSAGE_SELF of
    this process: every thread of it, never the emulator's), medians [min-max], and the ratios module / aiohttp
    taken run by run.
-2. rate limits of every shape (SHAPES: nginx ``limit_req`` without and with burst, answering 429 or 503; a token
-   bucket; a fixed window; DRF's throttle; 429 without Retry-After; a 503 storm with reset connections; a penalty
-   box; a server closing kept-alive connections just after each reply): per shape, the status of its devices and a
-   bulk creation of as many new ones (``--rate-kinds``: both by default) at each ``--rate-concurrency``, against
+2. rate limits of every shape (harness.rates.SHAPES: nginx ``limit_req`` without and with burst, answering 429 or
+   503; a token bucket; a fixed window; DRF's throttle; 429 without Retry-After; a 503 storm with reset connections; a
+   penalty box; a server closing kept-alive connections just after each reply): per shape, the status of its devices
+   and a bulk creation of as many new ones (``--rate-kinds``: both by default) at each ``--rate-concurrency``, against
    the emulator's limiter (tests/emulator/nac_emu/ratelimit.py): the wall time against the ideal (devices / rate)
    and against a reference client that paces at the true rate, the refusals the emulator sent, the devices in
    error, and duplicates (hostnames listed twice; the emulator allows them here, so that a creation sent twice
@@ -41,10 +42,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
-from bench_aiohttp import aiohttp_bulk, aiohttp_status_batch
-from bench_compare import EmulatorProcess, median_spread, show
-from bench_dot1x_status import ADMIN_KEY, COLLECTIONS, client_for, config  # noqa: F401 (COLLECTIONS: sys.path)
-from bench_fast_server import FastServerProcess
+from harness.aio import aiohttp_bulk, aiohttp_status_batch
+from harness.compare import median_spread, show
+from harness.emulator import EmulatorProcess
+from harness.fast_server import FastServerProcess
+from harness.nac import client_for, config
+from harness.paths import ADMIN_KEY
+from harness.rates import RATE_TARGET, SHAPE_TARGET, SHAPES, wall_text
 
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
@@ -60,7 +64,6 @@ except ImportError:  # the code before the plan/apply engine (issue 24), for fig
 
 Sample = collections.namedtuple("Sample", "wall cpu switches requests server_cpu")
 STATUS_TARGETS = (1.2, 1.5)  # wall, CPU per request: module / aiohttp
-RATE_TARGET = 1.25  # wall / ideal against a rate limit (issue 33)
 BULK_TARGET = 1.2
 
 
@@ -95,6 +98,7 @@ def module_status(url, concurrency):
         nac.close()
 
 
+# house: long because one table: its sides in turns at each concurrency, then its rows and ratios
 def status_table(args):
     print(
         "1. Status batch: %d devices, %.0f ms latency, module_utils vs aiohttp in turns, %d rounds; CPU and context"
@@ -102,7 +106,7 @@ def status_table(args):
         % (args.devices, args.latency * 1000, args.repeat)
     )
     if args.server == "fast":
-        print("  against an independent server on aiohttp's event loop (bench_fast_server.py), not the emulator")
+        print("  against an independent server on aiohttp's event loop (harness/fast_server.py), not the emulator")
         server = FastServerProcess(args.devices, args.latency)
     else:
         server = EmulatorProcess(config(args.devices), args.latency)
@@ -183,102 +187,6 @@ def verdict(values, limit):
 
 
 # ---- the rate-limit shapes: each case in a child process (``--case``), killed at its timeout --------------------
-
-Shape = collections.namedtuple("Shape", "name text rate devices limit faults")
-# The limiters of real deployments (tests/emulator/nac_emu/ratelimit.py), each with the devices of its case: the
-# status of that many devices, or a bulk creation of that many new ones. rate 0: no limit (the ideal is then the
-# time of the same case without the shape).
-SHAPES = (
-    Shape(
-        "nginx",
-        "nginx limit_req 50 r/s, no burst, 429, no Retry-After",
-        50,
-        500,
-        dict(shape="leaky", rate=50, burst=0, status=429, retry_after=None),
-        None,
-    ),
-    Shape(
-        "nginx503",
-        "nginx limit_req 50 r/s burst=20 nodelay, its default 503, no Retry-After",
-        50,
-        500,
-        dict(shape="leaky", rate=50, burst=20, status=503, retry_after=None),
-        None,
-    ),
-    Shape(
-        "token",
-        "token bucket 100/s, burst 20, 429, Retry-After 1",
-        100,
-        1000,
-        dict(shape="token", rate=100, burst=20, status=429, retry_after=1),
-        None,
-    ),
-    Shape(
-        "window",
-        "fixed window (Kong) 50 a second, 429, Retry-After: the rest of the window",
-        50,
-        500,
-        dict(shape="window", rate=50, status=429, retry_after=1),
-        None,
-    ),
-    Shape(
-        "kong",
-        "fixed window (Kong) 50 a second, 429, Retry-After and RateLimit-* / X-RateLimit-*-Second headers",
-        50,
-        500,
-        dict(shape="window", rate=50, status=429, retry_after=1, quota_headers=True),
-        None,
-    ),
-    Shape(
-        "drf",
-        "DRF throttle 50/s (sliding log), 429, Retry-After as DRF reckons it",
-        50,
-        500,
-        dict(shape="drf", rate=50, status=429, retry_after=1),
-        None,
-    ),
-    Shape(
-        "noretry",
-        "token bucket 50/s, burst 10, 429 without Retry-After",
-        50,
-        500,
-        dict(shape="token", rate=50, burst=10, status=429, retry_after=None),
-        None,
-    ),
-    Shape(
-        "storm",
-        "503 storm: token bucket 50/s, burst 50, 503, Retry-After 2; 10 % of requests reset",
-        50,
-        500,
-        dict(shape="token", rate=50, burst=50, status=503, retry_after=2),
-        dict(rate=0.1, modes=["reset"]),
-    ),
-    Shape(
-        "stormfront",
-        "the same storm, its resets made in front of the limiter (a load balancer): never counted by it",
-        50,
-        500,
-        dict(shape="token", rate=50, burst=50, status=503, retry_after=2),
-        dict(rate=0.1, modes=["reset"], in_front=True),
-    ),
-    Shape(
-        "penalty",
-        "penalty box: over 10 a second, everything refused 30 s, Retry-After 30",
-        10,
-        300,
-        dict(shape="penalty", rate=10, status=429, retry_after=30),
-        None,
-    ),
-    Shape(
-        "closing",
-        "no limit; each kept-alive connection closed 5 ms after its reply, no Connection: close",
-        0,
-        300,
-        dict(rate=0, close_after=0.005),
-        None,
-    ),
-)
-SHAPE_TARGET = dict(penalty=5.0, nginx503=1.5)  # wall / ideal; every other shape: RATE_TARGET
 
 
 def run_case(url, kind, count, concurrency, rate=0.0):
@@ -398,14 +306,6 @@ def case(emulator, args, kind, count, concurrency, shape, timeout):
     )
     duplicates = sum(n - 1 for n in names.values() if n > 1)
     return result, refused, requests_sent(emulator.url) - before, duplicates
-
-
-def wall_text(result):
-    if "timeout" in result:
-        return "> %.0f s (killed)" % result["timeout"]
-    if "crashed" in result:
-        return "crashed (rc %s)" % result["crashed"]
-    return "%.1f s" % result["wall"]
 
 
 def rate_table(args):

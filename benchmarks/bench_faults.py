@@ -26,7 +26,6 @@ It prints figures and PASS/FAIL; it never fails on them.
 from __future__ import absolute_import, division, print_function
 
 import argparse
-import atexit
 import collections
 import json
 import os
@@ -38,28 +37,15 @@ import threading
 import time
 
 import requests
+from harness.paths import ADMIN_KEY as API_KEY
+from harness.paths import EMULATOR, import_collection
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EMULATOR = os.path.join(ROOT, "tests", "emulator", "nac_emulator.py")
-API_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
 MODES = ["500", "502", "503", "429", "reset", "commit_drop", "commit_500", "slow"]
 WALL_TARGET = 300.0  # seconds for 500 devices through the 20 % mix (issue 49)
 PHASE_TARGET = 2.0  # the write phase, at most this many times the fault-free one
 
 
-def collections_path():
-    """A directory from which ``ansible_collections.netaccess.nac`` imports as this work tree."""
-    parts = ROOT.split(os.sep)
-    if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
-        return os.sep.join(parts[:-3])
-    base = tempfile.mkdtemp(prefix="nac-bench-faults-")
-    atexit.register(shutil.rmtree, base, True)  # removes the link, never the work tree behind it
-    os.makedirs(os.path.join(base, "ansible_collections", "netaccess"))
-    os.symlink(ROOT, os.path.join(base, "ansible_collections", "netaccess", "nac"))
-    return base
-
-
-sys.path.insert(0, collections_path())
+import_collection()
 
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient  # noqa: E402
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (  # noqa: E402

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of the inventory plugin netaccess.nac.nac against a bare requests + thread-pool client.
+"""Measure the inventory plugin netaccess.nac.nac against a bare requests + thread-pool client.
 
 Starts the NAC API emulator as a process of its own (so that no client shares its interpreter) with N
 devices and an injected latency per request, then times, in turns, on the same emulator:
@@ -37,10 +37,10 @@ import tempfile
 import time
 
 import requests
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import ADMIN_KEY, BareClient, EmulatorProcess
-from bench_dot1x_status import COLLECTIONS, config
+from harness.bare import BareClient
+from harness.emulator import EmulatorProcess
+from harness.nac import COLLECTIONS, config
+from harness.paths import ADMIN_KEY
 
 
 def start_emulator(devices, latency, workdir):
@@ -108,6 +108,7 @@ def inventory_run(url, source, workdir):
         return elapsed, used, json.load(handle), float(queried.group(1)) if queried else None
 
 
+# house: long because its argument table and the runs in the order they print
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=5000, help="devices (default 5000)")

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark of a large network (issue 16, "Bounded replies and large networks").
+"""Measure the modules on a large network (issue 16, "Bounded replies and large networks").
 
 Against the NAC API emulator in a process of its own with N bulk-seeded devices (``--seed-devices``,
 200,000 by default), in the same run:
@@ -13,7 +13,7 @@ Against the NAC API emulator in a process of its own with N bulk-seeded devices 
   fire's reply (interpreter start-up and imports not counted) and its peak RSS;
 - ``nac_device_info`` (every device) and ``nac_dot1x_status`` (``hostname: [one]``) under ansible-playbook, and the
   start-up of a module process (the same module failing on its arguments, before any request):
-  the module's own process (a ``sitecustomize`` on PYTHONPATH, bench_rusage.py, records its lifetime, CPU
+  the module's own process (a ``sitecustomize`` on PYTHONPATH, harness/rusage.py, records its lifetime, CPU
   time, peak RSS ``ru_maxrss`` and its RSS just before its first request), and the whole ansible-playbook run
   (controller included);
 - with ``--huge-bytes`` (default 1,100,000,000): the device list padded to that many more bytes, sent with a
@@ -42,8 +42,9 @@ import tempfile
 import time
 
 import requests
-from bench_compare import ADMIN_KEY, EmulatorProcess
-from bench_rusage import SITECUSTOMIZE
+from harness.emulator import EmulatorProcess
+from harness.paths import ADMIN_KEY, collections_path
+from harness.rusage import SITECUSTOMIZE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MB = 1024.0 * 1024.0
@@ -68,16 +69,6 @@ wall = time.perf_counter() - start
 print(json.dumps(dict(wall=wall, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, rss_before=before,
                       status=fired.json().get("status"))))
 """
-
-
-def collections_path(workdir):
-    """A directory from which ``ansible_collections.netaccess.nac`` imports as this work tree."""
-    parts = ROOT.split(os.sep)
-    if parts[-3:-1] == ["ansible_collections", "netaccess"] and parts[-1] == "nac":
-        return os.sep.join(parts[:-3])
-    os.makedirs(os.path.join(workdir, "collections", "ansible_collections", "netaccess"))
-    os.symlink(ROOT, os.path.join(workdir, "collections", "ansible_collections", "netaccess", "nac"))
-    return os.path.join(workdir, "collections")
 
 
 class Playbooks:
@@ -172,6 +163,7 @@ def list_bytes(emulator):
         return sum(len(chunk) for chunk in reply.iter_content(1 << 20))
 
 
+# house: long because one table: its sides in turns, then its rows, ratios and targets
 def measure(emulator, playbooks, args):
     connection = dict(api_url=emulator.url, api_key=ADMIN_KEY)
     size = list_bytes(emulator)

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark: nac_device's bulk form creating N devices, then the rerun with nothing to do.
+"""Measure nac_device's bulk form creating N devices, then the rerun with nothing to do.
 
 Starts the NAC API emulator in this process (tests/emulator, integration config), then for each
 mode prints the wall time and the requests the emulator counted, for the first run and the rerun:
@@ -18,7 +18,7 @@ rule 1 would allocate two IPs per Workstation and the profile's host range holds
     .venv/bin/python benchmarks/bench_nac_device_bulk.py [--devices 1000] [--concurrency 8]
         [--latency 0.0] [--mode both|playbook|engine] [--compare-repeat 3]
 
-Then, side by side in the same run (bench_compare.py), against the emulator in a process of its own: a
+Then, side by side in the same run (harness/compare.py), against the emulator in a process of its own: a
 bare requests + ThreadPoolExecutor client making the same requests (the device list, one POST per device; the
 collection also lists once more, to confirm the creations),
 the engine in this process and the module's own process under ansible-playbook, each creating the N
@@ -40,26 +40,17 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "tests", "emulator"))
+from harness.bare import bare_bulk
+from harness.compare import compare
+from harness.emulator import EmulatorProcess
+from harness.module import ModuleProcess
+from harness.paths import EMULATOR_DIR, collections_path, import_emulator
 
-from bench_compare import EmulatorProcess, ModuleProcess, bare_bulk, compare  # noqa: E402  pylint: disable=wrong-import-position
+import_emulator()
 from nac_emulator import Emulator, load_config  # noqa: E402  pylint: disable=wrong-import-position
 
 API_KEY = "nac-demo-admin-key"
 FIRST_IP = ipaddress.IPv4Address("10.40.0.20")
-
-
-def collections_dir(workdir):
-    """A directory with ansible_collections/netaccess/nac pointing at this checkout."""
-    parts = REPO.split(os.sep)
-    if parts[-3:-2] == ["ansible_collections"]:
-        return os.sep.join(parts[:-3])
-    link = os.path.join(workdir, "ansible_collections", "netaccess", "nac")
-    if not os.path.islink(link):  # made once per workdir
-        os.makedirs(os.path.dirname(link))
-        os.symlink(REPO, link)
-    return workdir
 
 
 def devices(count):
@@ -82,7 +73,7 @@ def playbook_runner(workdir, emulator, items, concurrency):
     result_file = os.path.join(workdir, "result.json")
     env = dict(
         os.environ,
-        ANSIBLE_COLLECTIONS_PATH=collections_dir(workdir),
+        ANSIBLE_COLLECTIONS_PATH=collections_path(workdir),
         ANSIBLE_LOCALHOST_WARNING="false",
         ANSIBLE_PYTHON_INTERPRETER=sys.executable,
         ANSIBLE_NOCOLOR="1",
@@ -141,7 +132,7 @@ PLAYBOOK = """---
 
 
 def engine_runner(workdir, emulator, items, concurrency):
-    sys.path.insert(0, collections_dir(workdir))
+    sys.path.insert(0, collections_path(workdir))
     from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
     from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
         device_specs,
@@ -163,7 +154,7 @@ def engine_runner(workdir, emulator, items, concurrency):
 
 
 def measure(name, make_runner, args, items):
-    config = load_config(os.path.join(REPO, "tests", "emulator", "integration_config.json"))
+    config = load_config(os.path.join(EMULATOR_DIR, "integration_config.json"))
     with (
         tempfile.TemporaryDirectory(prefix="bench-nac-device-") as workdir,
         Emulator(config, latency=args.latency).start() as emulator,
@@ -213,9 +204,10 @@ def measure(name, make_runner, args, items):
 BULK_TARGETS = (1.2, None)  # issue 17: wall time as a ratio to the bare client; CPU per request shown, no target
 
 
+# house: long because one table: its sides in turns, then its rows and ratios
 def side_by_side(args, items):
     """The bulk creation by the bare client, the engine and the module process, in turns, each on a reset emulator."""
-    config = os.path.join(REPO, "tests", "emulator", "integration_config.json")
+    config = os.path.join(EMULATOR_DIR, "integration_config.json")
     with (
         tempfile.TemporaryDirectory(prefix="bench-nac-device-compare-") as workdir,
         EmulatorProcess(config, args.latency) as emulator,
@@ -244,7 +236,7 @@ def side_by_side(args, items):
             check("engine", result["created"], sample)
             return sample
 
-        runner = ModuleProcess(workdir, collections_dir(workdir))
+        runner = ModuleProcess(workdir, collections_path(workdir))
         result_file = os.path.join(workdir, "result.json")
         with open(os.path.join(workdir, "devices.json"), "w") as handle:
             json.dump(dict(bench_devices=items), handle)
@@ -282,8 +274,8 @@ def side_by_side(args, items):
             " own\n"
             "  RUSAGE_SELF at exit (all its threads; not ansible-playbook's controller); its wall time is its"
             " lifetime,\n"
-            "  Python start-up, AnsiballZ and argument validation included; the bare client process (bench_bare.py) is"
-            " measured\n"
+            "  Python start-up, AnsiballZ and argument validation included; the bare client process (harness/bare.py)"
+            " is measured\n"
             "  the same way, its start-up included, and the module process's target is held against it."
             % (len(items), args.latency * 1000, args.concurrency),
             [

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine behind a real nginx ``limit_req`` (issue 33), not the emulator's imitation of it.
+"""Measure the request engine behind a real nginx ``limit_req`` (issue 33), not the emulator's imitation of it.
 
 nginx (Debian: ``apt-get install nginx-light``) runs in the foreground on 127.0.0.1 as a reverse proxy in front of
 the emulator, with a configuration this script writes in a temporary directory, and is stopped at the end. Three
@@ -30,9 +30,9 @@ import tempfile
 import time
 
 import requests
-from bench_compare import EmulatorProcess, stop_process
-from bench_dot1x_status import config
-from bench_engine import RATE_TARGET, SHAPE_TARGET, wall_text
+from harness.emulator import EmulatorProcess, stop_process
+from harness.nac import config
+from harness.rates import RATE_TARGET, SHAPE_TARGET, wall_text
 
 HERE = os.path.abspath(os.path.dirname(__file__))
 FORMS = (

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The scale run of issue 36: the collection at 10,000 to 1,000,000 devices against the least work that does the
+"""Measure the collection at scale (issue 36): 10,000 to 1,000,000 devices against the least work that does the
 same, one device count after another, each against an emulator of its own (bulk-seeded, in a process of its own):
 
 - inventory: ``ansible-inventory --list --output FILE`` with the plugin (``record_var`` false, the default, then
@@ -13,8 +13,8 @@ same, one device count after another, each against an emulator of its own (bulk-
 - export: ``nac_device_info`` with ``dest`` (JSON Lines, then CSV), against the bare client that writes the
   same JSON Lines file;
 - status (up to --status-max devices, 5 ms latency by default): ``nac_dot1x_status all_devices`` at
-  --concurrency with ``dest`` (unless --no-status-dest), against bench_aiohttp's client writing the same JSON
-  Lines file (the ratio; both files compared, byte for byte) and bench_bare's requests + thread pool client,
+  --concurrency with ``dest`` (unless --no-status-dest), against harness/aio.py's client writing the same JSON
+  Lines file (the ratio; both files compared, byte for byte) and harness/bare.py's requests + thread pool client,
   each firing at every device; with the emulator's CPU time for each; then the module alone (its peak RSS).
 
 Each figure: wall seconds, peak RSS (ru_maxrss of the process tree's largest process, from wait4), and the ratio
@@ -37,8 +37,8 @@ import sys
 import tempfile
 import time
 
-from bench_compare import ADMIN_KEY, EmulatorProcess
-from bench_large_list import collections_path
+from harness.emulator import EmulatorProcess
+from harness.paths import ADMIN_KEY, BENCHMARKS, collections_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
@@ -66,13 +66,13 @@ if dest != "-":
 print(len(devices))
 """
 
-# The issue's reference for the whole-network status: bench_aiohttp's client (intent list, device list, one fire a
+# The issue's reference for the whole-network status: harness/aio.py's client (intent list, device list, one fire a
 # device at --concurrency on keep-alive connections); with a file name, each device's entry as nac_dot1x_status
 # writes it to its dest (JSON Lines: id, hostname, status, auth_method, username, message), in the list's order.
 BARE_AIOHTTP_STATUS = r"""
 import json, sys
 sys.path.insert(0, %r)
-from bench_aiohttp import aiohttp_status_listed
+from harness.aio import aiohttp_status_listed
 devices, replies = aiohttp_status_listed(sys.argv[1], int(sys.argv[2]))
 if len(sys.argv) > 3:
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -204,10 +204,10 @@ class Scale:
 
     def status(self, devices, emulator):
         """--status-pairs pairs of the aiohttp client and the collection, the order swapped in every other pair (a
-        busy machine weighs on both alike); bench_bare's requests client once, in the first pair, unless
+        busy machine weighs on both alike); harness/bare.py's requests client once, in the first pair, unless
         --no-requests-status."""
         concurrency = str(self.args.concurrency)
-        bare_script = os.path.join(ROOT, "benchmarks", "bench_bare.py")
+        bare_script = os.path.join(BENCHMARKS, "harness", "bare.py")
         aiohttp = ("bare client (aiohttp)", [sys.executable, "-c", BARE_AIOHTTP_STATUS, emulator.url, concurrency])
         threads = (
             "bare client (requests, %s threads)" % concurrency,
@@ -312,7 +312,7 @@ def main():
         "--no-requests-status",
         dest="requests_status",
         action="store_false",
-        help="no status run of bench_bare's requests client",
+        help="no status run of harness/bare.py's requests client",
     )
     parser.add_argument(
         "--record-var",

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rate-limit cases of bench_engine.py (issue 33) in simulated time: the collection's own Throttle
+"""Simulate the rate-limit cases of bench_engine.py (issue 33) in a clock of their own: the collection's own Throttle
 (http/pacing.py) in front of the emulator's own limiter (tests/emulator/nac_emu/ratelimit.py), with no sockets
 and no sleeping, so that a change to the pacing can be tried on every shape, concurrency and phase in seconds.
 
@@ -36,8 +36,8 @@ import itertools
 import random
 import statistics
 
-from bench_dot1x_status import COLLECTIONS  # noqa: F401 (sys.path)
-from bench_engine import RATE_TARGET, SHAPE_TARGET, SHAPES
+from harness.nac import COLLECTIONS  # noqa: F401 (this work tree on sys.path)
+from harness.rates import RATE_TARGET, SHAPE_TARGET, SHAPES
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep

@@ -146,32 +146,12 @@ compose:
 import hashlib
 import json
 import os
-import stat
 import time
 
 from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-try:  # ansible-core 2.19+
-    from ansible.template import trust_as_template
-
-    wrap_var = None
-except ImportError:  # before 2.19: the server's strings are marked unsafe instead
-    from ansible.utils.unsafe_proxy import wrap_var
-
-    trust_as_template = None
-
-try:  # ansible-core 2.19+: the tag that set_variable gives each value that has none (a copy of it), for each host
-    from ansible._internal._datatag._tags import Origin
-    from ansible.module_utils._internal._datatag import AnsibleTagHelper
-except ImportError:
-    Origin = AnsibleTagHelper = None
-
-from ansible_collections.netaccess.nac.plugins.module_utils.ansible_glue.template_guard import (
-    could_be_template,
-    could_become_template,
-)
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacConfigError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, mask, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
@@ -181,270 +161,29 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
     check_concurrency,
     connection_values,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import CONTROL, shown
+from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
-    hostname_key,
-    index_by_hostname,
-    repeated_ids,
-    repeated_ids_warning,
-)
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import query_all, require_access, resolve
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
-
-SHARED_STRINGS = 65536  # the server strings remembered at a time (Shared)
-
-
-class Shared(dict):
-    """The server strings made inert once, by value, for every host that holds them (InventoryModule.populate). With
-    ansible-core 2.19+, each (and each integer) is tagged with the inventory source's Origin too, so that the
-    inventory's set_variable keeps it as it is, one object for every variable of every host that holds it, instead
-    of copying and tagging it for each (the nac_record of 30,000 hosts held 34 tagged objects a host, now about a
-    third). At most SHARED_STRINGS strings are remembered at a time (most are a host's own, its name, its
-    addresses): when full, it starts again, and a string many hosts share is remembered again at once. ``source``:
-    the inventory source's path."""
-
-    def __init__(self, source=None):
-        super(Shared, self).__init__()
-        self.tag = None
-        if Origin is not None and source is not None:
-            try:
-                self.tag = Origin(description="<inventory plugin 'netaccess.nac.nac' with source %r>" % source).tag
-            except (TypeError, ValueError):  # (an ansible-core whose Origin is made otherwise: values copied)
-                pass
-        self.tag = shared_tags(self.tag) if self.tag is not None else None
-
-    def made(self, value):
-        """A string made inert (and tagged), the same object every time while it is remembered."""
-        made = self.get(value)
-        if made is None:
-            if len(self) >= SHARED_STRINGS:
-                self.clear()
-            made = inert(value)
-            made = self[value] = self.tag(made) if self.tag is not None else made
-        return made
-
-
-def shared_tags(tag):
-    """``tag`` (an Origin's tag method: a value in, a tagged copy out), made to give every value with the same tags
-    before (none, or trusted as a template) one and the same record of its tags: ansible-core gives each tagged value
-    a mapping of its own (about 110 bytes, as much as a short string; the inventory's strings and ids are over a million
-    values at 300,000 devices). The mappings are never changed in place (a tag added or removed makes a new value);
-    the result is checked against ``tag`` itself once for each kind of value, and ``tag`` is used as it is when
-    ansible-core tags otherwise (an internal interface: a version without it copies the mapping as before)."""
-    mappings = {}  # {a plain class, or (the value's class, the tags it had): (the tagged class, the shared tags)}
-
-    def tagged(value):
-        kind = value.__class__ if value.__class__ in (str, int) else (value.__class__, AnsibleTagHelper.tags(value))
-        known = mappings.get(kind)
-        if known is None:
-            made = tag(value)
-            try:
-                known = made.__class__, made._ansible_tags_mapping
-                again = known[0]._instance_factory(value, known[1])
-                if again.__class__ is not made.__class__ or again != made:
-                    known = False
-                elif AnsibleTagHelper.tags(again) != AnsibleTagHelper.tags(made):
-                    known = False
-            except (AttributeError, TypeError):
-                known = False
-            mappings[kind] = known
-            return made
-        if known is False:
-            return tag(value)
-        return known[0]._instance_factory(value, known[1])
-
-    return tagged
-
-
-def inert(value, strings=None):
-    """The server's data, made safe to template, recursively: no server string is ever run as a template, not
-    even one that a user's ``compose`` decodes or transforms (``nac_group | urldecode``).
-
-    2.19+: a string that could be a template is left untrusted (as every string an inventory plugin sets), any
-    other string is trusted (templating it changes nothing) so that ``ansible-inventory --list --output`` (what
-    an AWX inventory update stores) writes it as a plain string; a template's result, decoded or not, is never
-    trusted. Before 2.19 every string is wrapped unsafe: a plain string is templated when it is used, so one
-    that a filter decodes into '{{ ... }}' would run; unsafety follows a value through filters.
-
-    ``strings``: a Shared that remembers each string made inert (and each integer, when it tags them), so that a
-    value many records share (their keys, a group's name) is made inert, and held, once (InventoryModule.populate)."""
-    if isinstance(value, str):
-        if strings is not None:
-            return strings.made(value)
-        if trust_as_template is None:
-            return wrap_var(value)
-        return value if could_be_template(value) else trust_as_template(value)
-    if isinstance(value, dict):
-        return dict((inert(key, strings), inert(item, strings)) for key, item in value.items())
-    if isinstance(value, (list, tuple)):
-        return [inert(item, strings) for item in value]
-    if value.__class__ is int and strings is not None and strings.tag is not None:
-        return strings.tag(value)  # (a plain int only: not a bool, nor one tagged already; a host's id, tagged once)
-    return value
-
-
-def inert_name(name):
-    """A host name: never templatable. Before 2.19 only a name that could be or become a template (once
-    normalised or decoded: template_guard.could_become_template) is wrapped unsafe, so that ``ansible-inventory --list``
-    writes every other name as a plain string in the lists of hosts."""
-    if trust_as_template is None:
-        return wrap_var(name) if could_become_template(name) else name
-    return name if could_be_template(name) else trust_as_template(name)
-
-
-def has_control(text):
-    """Whether ``text`` holds a control character (server_text.CONTROL: a terminal or a log would act on it)."""
-    return CONTROL.search(text) is not None
-
-
-ALL_GROUP = "nac_devices"
-STATUS_GROUP_PREFIX = "nac_dot1x_"
-STATUS_VARS = (
-    ("nac_dot1x_status", "status"),
-    ("nac_auth_method", "auth_method"),
-    ("nac_username", "username"),
-    ("nac_dot1x_message", "message"),
-    ("nac_dot1x_error_message", "error"),
+from ansible_collections.netaccess.nac.plugins.plugin_utils.inventory_files import (
+    PLUGIN,
+    distrusted_cache,
+    names_this_plugin,
+    rename_hint,
 )
-
-
-def host_names(records):
-    """([host name of each record, in the records' order], warnings): the hostname, or ``<hostname>_<id>`` for
-    each device whose hostname another device has too (the same name, hostnames.hostname_key, as hostnames are
-    matched everywhere in this collection); ``nac_device_<id>`` for a device whose hostname is empty or holds a
-    control character (never a host name: a terminal or a log would act on it; the name stays in nac_hostname).
-    Records that share an id (a faulty list) are hosts of their own, and a warning names them."""
-    by_name = index_by_hostname(records)
-    taken = set(key for key, matches in by_name.items() if len(matches) == 1)
-    named, warnings = {}, []  # {id(record): host name}
-    for matches in by_name.values():
-        hostname = matches[0]["hostname"]
-        usable = hostname.strip() and not has_control(hostname)
-        if len(matches) == 1 and usable:
-            named[id(matches[0])] = hostname
-            continue
-        for record in matches:
-            name = "%s_%s" % (record["hostname"].strip() if usable else "nac_device", record["id"])
-            while hostname_key(name) in taken:  # another device is named like that already
-                name = "%s_%s" % (name, record["id"])
-            taken.add(hostname_key(name))
-            named[id(record)] = name
-        hosts = ", ".join(named[id(record)] for record in matches)
-        ids = ", ".join(str(record["id"]) for record in matches)
-        if hostname.strip() and not usable:
-            plural = "s" if len(matches) > 1 else ""
-            warnings.append(
-                "device id%s %s: the hostname '%s' holds control characters, so it is no host name: host%s named %s "
-                "(the hostname as the NAC shows it is in nac_hostname)" % (plural, ids, shown(hostname), plural, hosts)
-            )
-        elif len(matches) == 1:
-            warnings.append("device id %s has an empty hostname: its host is named %s" % (ids, hosts))
-        else:
-            warnings.append(
-                "hostname %r is shared by %d devices (ids %s): their hosts are named %s"
-                % (hostname, len(matches), ids, hosts)
-            )
-    repeated = repeated_ids_warning(repeated_ids(records))
-    if repeated:
-        warnings.append(repeated)
-    return [named[id(record)] for record in records], warnings
-
-
-def host_vars(record, entry=None):
-    """The ``nac_*`` variables of one device: its record, and its status entry (dot1x_results.shape) if any. The
-    record is ``nac_record`` itself (not a copy): the other variables share its values."""
-    hostvars = dict(nac_id=record["id"], nac_hostname=record["hostname"], nac_record=record)
-    for key in ("group", "profile"):
-        value = record.get(key)
-        value = value.get("name") if isinstance(value, dict) else value
-        if isinstance(value, str):
-            hostvars["nac_" + key] = value
-    for key in ("macs", "ips"):
-        if isinstance(record.get(key), list):
-            hostvars["nac_" + key] = record[key]
-    if entry is not None:
-        hostvars.update((name, entry[key]) for name, key in STATUS_VARS if key in entry)
-    return hostvars
-
-
-def distrusted_cache(cache, key):
-    """Why the file that holds ``key`` in a file cache (``cache``: the plugin's CachePluginAdjudicator) is not the
-    user's own, or None (also when the cache keeps no file, or has none for ``key`` yet). Its directory is made
-    private (0700) when it is the user's own, through a descriptor opened without following a symbolic link: a link
-    is never followed to change permissions."""
-    plugin = getattr(cache, "_plugin", None)
-    if callable(getattr(plugin, "_get_key", None)):  # 2.19+: a key qualified by the schema, the plugin wrapped
-        key, plugin = plugin._get_key(key), getattr(plugin, "__wrapped__", plugin)
-    file_name = getattr(plugin, "_get_cache_file_name", None)
-    if file_name is None:  # not a file cache (memory, redis, ...)
-        return None
-    path = file_name(key)
-    directory = os.path.dirname(path) or "."
-    for where, mode, kind in ((directory, 0o700, stat.S_ISDIR), (path, None, stat.S_ISREG)):
-        try:
-            handle = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-        except FileNotFoundError:
-            return None
-        except OSError as error:  # a symbolic link (ELOOP), no permission
-            return "the cache %s %s cannot be used (%s)" % (
-                "file" if kind is stat.S_ISREG else "directory",
-                where,
-                error.strerror,
-            )
-        try:
-            info = os.fstat(handle)
-            problem = _not_private(info, kind)
-            if problem:
-                return "the cache %s %s %s" % ("file" if kind is stat.S_ISREG else "directory", where, problem)
-            if mode is not None and stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.geteuid():
-                os.fchmod(handle, mode)
-        finally:
-            os.close(handle)
-    return None
-
-
-def _not_private(info, kind):
-    """What makes a cache file or directory (``info``: its stat; ``kind``: stat.S_ISREG or S_ISDIR) not the user's
-    own, or None."""
-    if not kind(info.st_mode):
-        return "is not a %s" % ("regular file" if kind is stat.S_ISREG else "directory")
-    mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != os.geteuid():
-        if kind is stat.S_ISDIR and info.st_uid == 0 and mode & stat.S_ISVTX:
-            return None  # a sticky directory of root's (/tmp): no other user can replace a file of ours there
-        return "belongs to user id %d, not to the user running Ansible (%d)" % (info.st_uid, os.geteuid())
-    if mode & 0o022 and not (kind is stat.S_ISDIR and mode & stat.S_ISVTX):
-        return "can be written by other users (mode %04o)" % mode
-    return None
-
-
-PLUGIN = "netaccess.nac.nac"
-
-
-def names_this_plugin(path):
-    """Whether the YAML file at ``path`` names this plugin (``plugin: netaccess.nac.nac``), read as text: at most
-    its first 64 KiB, no YAML parsed (the file may be any other source's)."""
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(65536).decode("utf-8", "replace")
-    except (OSError, ValueError):
-        return False
-    return any(
-        line.split("#", 1)[0].strip().replace('"', "").replace("'", "") in ("plugin: " + PLUGIN, "plugin: nac")
-        for line in text.splitlines()
-    )
-
-
-def rename_hint(path):
-    """``path`` with a name this plugin reads: its name's extension replaced by ``.nac.yml``."""
-    directory, name = os.path.split(path)
-    return os.path.join(directory, name.rsplit(".", 1)[0] + ".nac.yml")
+from ansible_collections.netaccess.nac.plugins.plugin_utils.inventory_hosts import (
+    ALL_GROUP,
+    STATUS_GROUP_PREFIX,
+    host_names,
+    host_vars,
+)
+from ansible_collections.netaccess.nac.plugins.plugin_utils.inventory_values import Shared, inert, inert_name
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
-    """A thin adapter: the client, the options and the status query are module_utils' own (client.py, options.py,
-    dot1x_query.py)."""
+    """Adapt the NAC's device list to Ansible's inventory, and nothing more: the client, the options and the status
+    query are module_utils' own (client.py, options.py, dot1x_query.py), the hosts, their values and the cache's
+    files plugin_utils' (inventory_hosts.py, inventory_values.py, inventory_files.py)."""
 
     NAME = PLUGIN
 

@@ -16,8 +16,8 @@ import pytest
 from ansible.errors import AnsibleParserError
 from ansible.plugins.loader import inventory_loader
 
-from ansible_collections.netaccess.nac.plugins.inventory import nac
 from ansible_collections.netaccess.nac.plugins.inventory.nac import host_names, host_vars
+from ansible_collections.netaccess.nac.plugins.plugin_utils import inventory_values as values
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_members as members
 from ansible_collections.netaccess.nac.tests.unit.helpers import inventory_source as source
@@ -468,7 +468,7 @@ def test_the_inventory_masks_a_credential_that_the_nac_echoes_in_its_host_variab
     assert ADMIN_KEY not in text and ADMIN_KEY.replace("-", "%2D") not in text
 
 
-@pytest.mark.skipif(nac.Origin is None, reason="ansible-core before 2.19 copies no value")
+@pytest.mark.skipif(values.Origin is None, reason="ansible-core before 2.19 copies no value")
 def test_ansible_keeps_each_server_value_once_however_many_variables_and_hosts_hold_it(emulator, tmp_path):
     from ansible.inventory.manager import InventoryManager
     from ansible.parsing.dataloader import DataLoader
@@ -483,8 +483,8 @@ def test_ansible_keeps_each_server_value_once_however_many_variables_and_hosts_h
 
 
 def test_the_shared_strings_are_bounded_and_a_string_many_hosts_share_is_one_object_again(monkeypatch):
-    monkeypatch.setattr(nac, "SHARED_STRINGS", 4)
-    shared = nac.Shared("/x/devices.nac.yml")
+    monkeypatch.setattr(values, "SHARED_STRINGS", 4)
+    shared = values.Shared("/x/devices.nac.yml")
     group = shared.made("Cameras")
     assert shared.made("Cameras") is group and shared.made("{{ x }}") == "{{ x }}"
     for name in ("cam-01", "cam-02", "cam-03"):
@@ -493,17 +493,17 @@ def test_the_shared_strings_are_bounded_and_a_string_many_hosts_share_is_one_obj
     assert shared.made("Cameras") is shared.made("Cameras")
 
 
-@pytest.mark.skipif(nac.Origin is None, reason="ansible-core before 2.19 tags no value")
+@pytest.mark.skipif(values.Origin is None, reason="ansible-core before 2.19 tags no value")
 def test_the_shared_values_carry_the_tags_origin_gives_them_in_one_record_of_tags_for_each_kind():
     from ansible.module_utils._internal._datatag import AnsibleTagHelper
     from ansible.template import is_trusted_as_template
 
-    shared = nac.Shared("/x/devices.nac.yml")
-    origin = nac.Origin(description="<inventory plugin 'netaccess.nac.nac' with source '/x/devices.nac.yml'>")
+    shared = values.Shared("/x/devices.nac.yml")
+    origin = values.Origin(description="<inventory plugin 'netaccess.nac.nac' with source '/x/devices.nac.yml'>")
     plain, other, template, other_template = (shared.made(text) for text in ("cam-01", "cam-02", "{{ x }}", "{{ y }}"))
-    first, second = nac.inert(6, shared), nac.inert(7, shared)
+    first, second = values.inert(6, shared), values.inert(7, shared)
     for value, text in ((plain, "cam-01"), (template, "{{ x }}"), (first, 6)):
-        assert value == text and AnsibleTagHelper.tags(value) == AnsibleTagHelper.tags(origin.tag(nac.inert(text)))
+        assert value == text and AnsibleTagHelper.tags(value) == AnsibleTagHelper.tags(origin.tag(values.inert(text)))
     assert is_trusted_as_template(plain) and not is_trusted_as_template(template)
     assert plain._ansible_tags_mapping is other._ansible_tags_mapping
     assert template._ansible_tags_mapping is other_template._ansible_tags_mapping is not plain._ansible_tags_mapping

@@ -1,23 +1,19 @@
-# -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The reference client of issue 26: what a Python engineer writes with aiohttp (the fastest well-known HTTP
-client of Python), for the benchmarks to compare the collection with. aiohttp is a development requirement
-only (requirements-dev.txt), never a dependency of the collection.
+"""Make the requests with aiohttp, as a Python engineer writes them (issue 26's reference client: aiohttp is the
+fastest well-known HTTP client of Python), for the benchmarks to compare the collection with. aiohttp is a
+development requirement only (requirements-dev.txt), never a dependency of the collection.
 
 One ``aiohttp.ClientSession`` whose connector holds ``concurrency`` keep-alive connections, the API key as a
 header, ``concurrency`` requests in flight (an asyncio.Semaphore), each reply's status checked and its JSON
 decoded, results in the order of the requests. A ``429`` is waited out (its ``Retry-After``, one second if
 absent) and sent again, so that it finishes against a rate limit too; no other retries, no deadline."""
 
-from __future__ import absolute_import, division, print_function
-
 import asyncio
 
 import aiohttp
 
-ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
-FIRE_PATH = "/api/intent/dot1x_status/fire"
+from harness.paths import ADMIN_KEY, FIRE_PATH
 
 
 class AiohttpClient:
@@ -74,16 +70,16 @@ async def _bulk(url, concurrency, bodies):
         return await client.call_all("POST", "/api/device", wanted)
 
 
-def aiohttp_status_batch(url, concurrency):
+def aiohttp_status_batch(url: str, concurrency: int) -> list:
     """The status batch (intent list, device list, one fire per device); the replies in the devices' order."""
     return asyncio.run(_status(url, concurrency))
 
 
-def aiohttp_status_listed(url, concurrency):
+def aiohttp_status_listed(url: str, concurrency: int) -> tuple:
     """The status batch as ``aiohttp_status_batch``: (the device list, the replies in its order)."""
     return asyncio.run(_status_listed(url, concurrency))
 
 
-def aiohttp_bulk(url, concurrency, bodies):
+def aiohttp_bulk(url: str, concurrency: int, bodies: list) -> list:
     """The bulk creation (device list, one POST per body whose hostname is not listed); the replies."""
     return asyncio.run(_bulk(url, concurrency, bodies))

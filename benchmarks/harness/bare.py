@@ -1,15 +1,12 @@
-# -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The bare client that the benchmarks compare the collection with: ``requests`` and a thread pool, nothing more.
+"""Make the requests the collection makes with ``requests`` and a thread pool, nothing more, as the baseline.
 
-Imported by bench_compare.py, and run as a process of its own (``python nac_bench_bare.py status|bulk URL
-CONCURRENCY [BODIES.json]``, a copy named so that bench_rusage's sitecustomize logs it) so that a module's
+Imported by the benchmarks, and run as a process of its own (``python nac_bench_bare.py status|bulk URL
+CONCURRENCY [BODIES.json]``, a copy named so that harness/rusage.py's sitecustomize logs it) so that a module's
 process can be compared with a bare client's process, each paying its own interpreter start-up and imports:
 this file imports nothing beyond ``requests`` and a few modules of the standard library.
 """
-
-from __future__ import absolute_import, division, print_function
 
 import json
 import sys
@@ -18,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import requests
 from requests.adapters import HTTPAdapter
 
+# Its own copies of harness.paths' names: this file also runs alone, as nac_bench_bare.py.
 ADMIN_KEY = "nac-demo-admin-key"  # the emulator's fake demo credential
 FIRE_PATH = "/api/intent/dot1x_status/fire"
 
@@ -64,7 +62,7 @@ class BareClient:
         self.session.close()
 
 
-def bare_status_batch(url, concurrency, check_intent=True):
+def bare_status_batch(url: str, concurrency: int, check_intent: bool = True) -> list:
     """One status batch by a fresh bare client (a new session, as each run of the module has)."""
     client = BareClient(url, concurrency)
     try:
@@ -73,7 +71,7 @@ def bare_status_batch(url, concurrency, check_intent=True):
         client.close()
 
 
-def bare_bulk(url, concurrency, bodies):
+def bare_bulk(url: str, concurrency: int, bodies: list) -> list:
     """What a bulk creation needs: the device list, one POST per body whose hostname is not listed."""
     client = BareClient(url, concurrency)
     try:

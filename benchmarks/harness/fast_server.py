@@ -1,16 +1,13 @@
-# -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""An independent test server for the status batch: the NAC API's three reads on aiohttp's event loop (an
-llhttp parser in C), far faster than the emulator's threads, so that a client's own cost shows in the wall time
+"""Serve the status batch's three reads of the NAC API on aiohttp's event loop (an llhttp parser in C), an
+independent test server far faster than the emulator's threads, so that a client's own cost shows in the wall time
 (bench_engine.py --server fast). It answers GET /api/intent, GET /api/device (``--devices`` devices), POST
 /api/intent/dot1x_status/fire after ``--latency`` seconds, and counts them at GET /_emulator/requests as the
 emulator does. Its own CPU is read from /proc by the benchmark (FastServerProcess.cpu).
 
-    python benchmarks/bench_fast_server.py --port 0 --port-file FILE --devices 5000 --latency 0.02
+    python benchmarks/harness/fast_server.py --port 0 --port-file FILE --devices 5000 --latency 0.02
 """
-
-from __future__ import absolute_import, division, print_function
 
 import argparse
 import asyncio
@@ -64,9 +61,9 @@ def application(devices, latency):
 
 
 class FastServerProcess:
-    """This server as a process of its own, like bench_compare.EmulatorProcess: ``url``, ``cpu()``, ``stop()``."""
+    """This server as a process of its own, like harness.emulator.EmulatorProcess: ``url``, ``cpu()``, ``stop()``."""
 
-    def __init__(self, devices, latency):
+    def __init__(self, devices: int, latency: float) -> None:
         self.devices, self.latency = devices, latency
         self.process = self.url = None
 
@@ -74,7 +71,7 @@ class FastServerProcess:
         workdir = tempfile.mkdtemp(prefix="nac-bench-fast-")
         port_file = os.path.join(workdir, "port")
         self.process = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "bench_fast_server.py"), "--port-file", port_file]
+            [sys.executable, os.path.abspath(__file__), "--port-file", port_file]
             + ["--devices", str(self.devices), "--latency", str(self.latency)]
         )
         deadline = time.monotonic() + 30
@@ -88,11 +85,11 @@ class FastServerProcess:
         return self
 
     def __exit__(self, *exc_info):
-        from bench_compare import stop_process  # (the benchmarks' one way to stop a child process)
+        from harness.emulator import stop_process  # here: the server's own process runs this file without harness
 
         stop_process(self.process)
 
-    def cpu(self):
+    def cpu(self) -> float:
         """CPU seconds of the server process so far."""
         with open("/proc/%d/stat" % self.process.pid) as handle:
             fields = handle.read().rsplit(")", 1)[1].split()

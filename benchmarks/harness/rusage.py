@@ -1,11 +1,10 @@
-# -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the benchmarks measure of a module's own process, shared by bench_compare.py and bench_large_list.py.
+"""Log what a module's own process costs, so that the benchmarks measure the module and not ansible-playbook.
 
 ``SITECUSTOMIZE % dict(log=path)`` is the text of a ``sitecustomize.py``: put on PYTHONPATH, it is imported by
 every Python process that ansible-playbook starts, and a module's process (AnsiballZ_<module>.py, so
-pipelining off) or a bare client's (nac_bench_bare.py: bench_compare.ModuleProcess.bare) appends to ``path``
+pipelining off) or a bare client's (nac_bench_bare.py: harness.module.ModuleProcess.bare) appends to ``path``
 one JSON line at its exit: ``argv``, its CPU time (RUSAGE_SELF: all its threads), its lifetime (``wall``, from
 its start time in /proc/self/stat), its peak RSS (``rss``, ru_maxrss) and its RSS when it first connected a
 socket (``rss_before``: just before its first request; None if it made none). It adds no process between the

@@ -1,13 +1,12 @@
-# -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Soak scenarios of issue 25: servers whose replies confirm nothing (tests/emulator/README.md, "Servers that
+"""Soak the modules against issue 25's servers, whose replies confirm nothing (tests/emulator/README.md, "Servers that
 confirm nothing"). soak_faults.py runs them with its own (``make soak``; ``--scenarios capped-list,...``).
 
 Each counts on the server side (the emulator's whole list): devices, duplicates, false reports, and the
 reports that call a duplicate a clean creation. The targets are the issue's: no duplicate reported as a
 clean "created" (an item with no error and no warning, and no result warning naming it) and no false report
-(soak_faults.judge_devices; for stored names: an item reported created or existing clean under a name the
+(harness.soak.judge_devices; for stored names: an item reported created or existing clean under a name the
 server does not hold). Duplicates themselves are counted, not targeted: some servers make them unavoidable,
 the report must say so.
 
@@ -29,17 +28,15 @@ per run: the first creation of a task is confirmed by reading before any other i
   them; then a list that shifts on every read, which must fail loudly before any POST.
 """
 
-from __future__ import absolute_import, division, print_function
-
 import json
 import os
 import subprocess
 import sys
 
-from nac_emulator import Emulator, stored_hostname  # soak_faults put tests/emulator on sys.path
-from soak_faults import (
+from harness.soak import (
     API_KEY,
     SOAK,
+    Emulator,
     Row,
     config,
     entries_of,
@@ -49,6 +46,7 @@ from soak_faults import (
     judge_status,
     same,
     seeds,
+    stored_hostname,
     texts,
     truth,
 )
@@ -301,6 +299,7 @@ def inventory_hosts(runner, emulator):
     return sorted(json.loads(done.stdout).get("_meta", {}).get("hostvars", {})), ""
 
 
+# house: long because one scenario read in order: its runs, then what it judges
 def scenario_shifting_pages(args, runner):
     """Issue 25 case 6: a device inserted at the front / the first deleted while the pages are read."""
     row = new_row("shifting-pages")
