@@ -10,9 +10,9 @@ verb is decided from the list (``SHOWN``: the list shows the record; ``GONE``: i
 ``DEVICE`` is the device, the one resource the API documents today (the API guide, docs/docsite/rst/api.rst).
 
 What reads a declaration: client.NacClient.list_records and NacClient.send (the requests), pagination.Records
-(the list's pages), tasks/ensure_devices.py (the checks of a wanted record and the plan), tasks/operations.py
-(the apply engine's operation of each verb). A next verb or a next resource is a row here and a module
-(docs/docsite/rst/developing.rst, "Adding a verb or a resource").
+(the list's pages), tasks/record_specs.py (the checks of a wanted record), tasks/ensure_devices.py (the plan and
+the counts of a result), tasks/operations.py (the apply engine's operation of each verb). A next verb or a next
+resource is a row here and a module (docs/docsite/rst/developing.rst, "Adding a verb or a resource").
 """
 
 import collections
@@ -28,11 +28,12 @@ SHOWN, GONE = "shown", "gone"
 # The verbs of the generic machinery: reading the list, and the writes a plan may give an action.
 LIST, CREATE, DELETE = "list", "create", "delete"
 
-Verb = collections.namedtuple("Verb", "method path changes_server safe_to_repeat settles words")
+Verb = collections.namedtuple("Verb", "method path changes_server safe_to_repeat settles counted words")
 Verb.__doc__ = """One request of a resource: its ``method`` and ``path`` (``{id}`` stands for the record's id), two
 facts the transport needs (``changes_server``: refused by a read-only client, as in check mode; ``safe_to_repeat``:
 sent again after any failure, not only one that provably reached nobody), how an uncertain write is decided from
-the list (``settles``: SHOWN or GONE; None for a read) and the apply engine's words for it (``words``: the fields of
+the list (``settles``: SHOWN or GONE; None for a read), the key of a bulk result that counts the records it
+changed (``counted``: ``created``; None for a read) and the apply engine's words for it (``words``: the fields of
 apply.Wording as ``str.format`` templates; None for a read)."""
 
 Wanted = collections.namedtuple("Wanted", "listed missing")
@@ -92,7 +93,6 @@ class Resource:
         verbs: Dict[str, Verb],
         states: Dict[str, Wanted],
         needed: Sequence[str] = (),
-        key: str = "id",
         keeper: Optional[Callable] = None,
     ):
         self.name, self.noun = name, noun  # "device", "devices": in messages
@@ -100,7 +100,7 @@ class Resource:
         self.name_field = next(field.name for field in self.fields if field.kind == NAME)
         self.verbs, self.states = dict(verbs), dict(states)
         self.needed = tuple(needed)  # the fields a creation needs beyond the name
-        self.key = key  # the integer id of a record
+        self.key = "id"  # the field of a record's integer id, which messages call its id (hostnames.py)
         self.keeper = keeper  # device_list.device_keeper's kind: what a compact list keeps of a record (None: all)
 
     def verb(self, name: str) -> Verb:
@@ -112,8 +112,14 @@ class Resource:
             raise ValueError("the %s resource declares no verb %r (it has %s)" % (self.name, name, known)) from None
 
     def path(self, verb: str, ident: Optional[int] = None) -> str:
-        """Return the path of ``verb`` for the record ``ident``, which a path with ``{id}`` needs."""
-        return self.verb(verb).path.format(id=ident)
+        """Return the path of ``verb`` for the record ``ident``, which a path with ``{id}`` needs: without an integer
+        id it is refused, never sent to a path naming no record."""
+        path = self.verb(verb).path
+        if "{id}" in path and (not isinstance(ident, int) or isinstance(ident, bool)):
+            raise ValueError(
+                "%s %s needs the integer id of a %s, not %r" % (self.verb(verb).method, path, self.name, ident)
+            )
+        return path.format(id=ident)
 
     def body(self, spec: dict) -> dict:
         """Return the body of a creation: the declared fields the wanted record gives, in declared order."""
@@ -198,9 +204,9 @@ DEVICE = Resource(
         Field("ips", VALUES, "IP", normalise_ip),
     ),
     verbs={
-        LIST: Verb("GET", "/api/device", False, True, None, None),
+        LIST: Verb("GET", "/api/device", False, True, None, None, None),
         # The API gives no read of one device: the list is the confirming read of every creation.
-        CREATE: Verb("POST", "/api/device", True, False, SHOWN, DEVICE_CREATION_WORDS),
+        CREATE: Verb("POST", "/api/device", True, False, SHOWN, "created", DEVICE_CREATION_WORDS),
     },
     states={"present": Wanted(listed=None, missing=CREATE)},
     needed=("group", "profile"),

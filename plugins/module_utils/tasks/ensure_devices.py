@@ -49,6 +49,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.record_specs i
 
 # The checks of a requested item, named here as other files import them.
 __all__ = (
+    "ABSENT",
     "CREATE",
     "CREATED",
     "EXACT",
@@ -137,7 +138,7 @@ def plan(specs, records, stored_names=GUARD, fail_on_drift=False, resource=DEVIC
     """
     wanted, noun = resource.states[state], resource.noun
     index = resource.by_name(records)
-    alike = lookalikes(records, [spec[resource.name_field] for spec in specs])
+    alike = lookalikes(records, [spec[resource.name_field] for spec in specs], resource.name_field)
     outcomes = []
     for spec in specs:
         outcome = Outcome(spec, wanted.missing, resource)
@@ -154,9 +155,9 @@ def plan(specs, records, stored_names=GUARD, fail_on_drift=False, resource=DEVIC
         elif wanted.missing is None:
             outcome.verb, outcome.state = LEAVE, ABSENT
         elif similar:
-            outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(outcome.name, similar))
+            outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(outcome.name, similar, resource.name_field))
         else:
-            _guard_stored(outcome, index, stored_names)
+            _guard_stored(outcome, index, stored_names, resource)
         outcomes.append(outcome)
     return outcomes
 
@@ -170,19 +171,23 @@ def _listed(outcome, record, similar, wanted, fail_on_drift, resource):
     if similar:
         outcome.warnings.append(
             "%s: it is not %s (id %s), which exists"
-            % (lookalike_text(outcome.name, similar), quoted(resource.name_of(record)), record[resource.key])
+            % (
+                lookalike_text(outcome.name, similar, resource.name_field),
+                quoted(resource.name_of(record)),
+                record["id"],
+            )
         )
 
 
-def _guard_stored(outcome, index, stored_names):
+def _guard_stored(outcome, index, stored_names, resource):
     """Keep the ids listed under a probable stored form of a missing record's name, and fail its creation when
     ``stored_names`` is GUARD and there are any."""
     name = outcome.name
     stored = [(record, relation) for key, relation in stored_forms(name) for record in index.get(key, ())]
-    outcome.stored_before = set(record["id"] for record, _relation in stored)
+    outcome.stored_before = set(record[resource.key] for record, _relation in stored)
     if stored and stored_names == GUARD:
-        names = " or ".join(sorted(set(quoted(record["hostname"]) for record, _relation in stored)))
-        outcome.fail(STORED_NOT_CREATED % (stored_text(stored), names, name))
+        names = " or ".join(sorted(set(quoted(resource.name_of(record)) for record, _relation in stored)))
+        outcome.fail(STORED_NOT_CREATED % (stored_text(stored, resource.name_field), names, name))
 
 
 def _existing(outcome, record, fail_on_drift=False, resource=DEVICE):
@@ -272,10 +277,17 @@ def _check_complete(pending, resource=DEVICE):
         raise InvalidRequest("Invalid %s request, nothing was created: %s" % (resource.name, "; ".join(incomplete)))
 
 
-def summary(outcomes):
-    """Counts per final state, for the bulk result (``failures``: ``failed`` is Ansible's own key)."""
-    count = dict((state, sum(1 for o in outcomes if o.state == state)) for state in (CREATED, EXISTING, FAILED))
-    return dict(created=count[CREATED], existing=count[EXISTING], failures=count[FAILED])
+def summary(outcomes, resource=DEVICE):
+    """Count the outcomes per final state, for the bulk result: the records each write verb changed, under the name
+    its declaration counts them by (``created``), then ``existing`` and ``failures`` (``failed`` is Ansible's own
+    key)."""
+    counts = dict((verb.counted, 0) for verb in resource.verbs.values() if verb.counted)
+    for outcome in outcomes:
+        if outcome.state == DONE:
+            counts[resource.verb(outcome.verb).counted] += 1
+    counts["existing"] = sum(1 for outcome in outcomes if outcome.state == EXISTING)
+    counts["failures"] = sum(1 for outcome in outcomes if outcome.state == FAILED)
+    return counts
 
 
 def warnings_of(outcomes, limit=MESSAGE_HOSTS):
@@ -287,18 +299,18 @@ def warnings_of(outcomes, limit=MESSAGE_HOSTS):
     return warnings
 
 
-def failure_message(outcomes):
+def failure_message(outcomes, resource=DEVICE):
     """One short message: the counts, then the failed hostnames grouped by reason, the first MESSAGE_REASONS
     reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed. Every item's
     outcome is in the result's ``devices``."""
     reasons = {}
     for outcome in outcomes:
         if outcome.state == FAILED:
-            reasons.setdefault(outcome.error, []).append(outcome.hostname)
+            reasons.setdefault(outcome.error, []).append(outcome.name)
     if not reasons:
         return None
-    counts = summary(outcomes)
-    parts = []
+    counts = summary(outcomes, resource)
+    noun, parts = resource.noun, []
     for reason, hosts in list(reasons.items())[:MESSAGE_REASONS]:
         named = ", ".join(hosts[:MESSAGE_HOSTS])
         if len(hosts) > MESSAGE_HOSTS:
@@ -306,14 +318,13 @@ def failure_message(outcomes):
         parts.append("%s: %s" % (named, quoted(reason, MESSAGE_REASON_CHARS)))
     if len(reasons) > MESSAGE_REASONS:
         others = list(reasons.values())[MESSAGE_REASONS:]
-        parts.append("%d more devices failed for %d other reasons" % (sum(len(hosts) for hosts in others), len(others)))
-    message = "%d of %d devices failed (%d created, %d existing): %s" % (
-        counts["failures"],
-        len(outcomes),
-        counts["created"],
-        counts["existing"],
-        " | ".join(parts),
-    )
+        more = sum(len(hosts) for hosts in others)
+        parts.append("%d more %s failed for %d other reasons" % (more, noun, len(others)))
+    done = ", ".join("%d %s" % (count, name) for name, count in counts.items() if name != "failures")
+    message = "%d of %d %s failed (%s): %s" % (counts["failures"], len(outcomes), noun, done, " | ".join(parts))
     if len(outcomes) > 1:
-        message += ". Every device's outcome, with its error, is in the result's devices (register the task)"
+        message += ". Every %s's outcome, with its error, is in the result's %s (register the task)" % (
+            resource.name,
+            noun,
+        )
     return message
