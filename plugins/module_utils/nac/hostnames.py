@@ -151,8 +151,8 @@ def select(records, hostnames=None, ids=None):
     return selected, missing
 
 
-def by_hostname(records, hostnames, field="hostname"):
-    """{requested hostname: (records of the same name, records whose name only looks like it)} for each of
+def by_hostname(records, hostnames, field: str = "hostname") -> dict:
+    """Find {requested hostname: (records of the same name, records whose name only looks like it)} for each of
     ``hostnames``, in one pass over ``records``: a lookalike's name equals the requested one by a looser
     rule (``loose_key``), not as the same name (``hostname_key``; the same name always looks alike). ``field``: the
     records' field that holds the name (resources.Resource.name_field)."""
@@ -199,8 +199,8 @@ def column(records, field):
         return [record[field] for record in records]
 
 
-def lookalikes(records, hostnames, field="hostname"):
-    """{requested hostname: [listed records whose name only looks like it]}, for the requested names that
+def lookalikes(records, hostnames, field: str = "hostname") -> dict:
+    """Find {requested hostname: [listed records whose name only looks like it]}, for the requested names that
     have lookalikes (``by_hostname``, the name in ``field``), in request order."""
     return collections.OrderedDict(
         (name, alike) for name, (_same, alike) in by_hostname(records, hostnames, field).items() if alike
@@ -227,8 +227,8 @@ def stored_forms(hostname):
     return found
 
 
-def stored_text(listed, field="hostname"):
-    """What a message says of the ``listed`` records, each under a probable stored form of a requested name
+def stored_text(listed, field: str = "hostname") -> str:
+    """Say in a message what the ``listed`` records are, each under a probable stored form of a requested name
     ((record, relation) pairs, ``stored_forms``; the name in ``field``), as in: cam-01 (id 7), the first DNS label
     of cam-01.example.com, is listed."""
     return "; ".join(
@@ -236,8 +236,8 @@ def stored_text(listed, field="hostname"):
     )
 
 
-def lookalike_text(name, listed, field="hostname"):
-    """What a message says of the ``listed`` lookalikes of the requested ``name`` (theirs in ``field``), each as in:
+def lookalike_text(name: str, listed, field: str = "hostname") -> str:
+    """Say in a message what the ``listed`` lookalikes are of the requested ``name`` (theirs in ``field``), each as in:
     strasse-01 (id 7) is listed, which matches straße-01 only when compared loosely (Unicode case folding)."""
     return "; ".join(
         "%s (id %s) is listed, which matches %s only when compared loosely (%s)"

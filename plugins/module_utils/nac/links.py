@@ -8,6 +8,7 @@ client.NacClient follows ``rel="next"`` links with these; the other signs of a p
 
 import re
 import string
+from typing import Dict, List, Optional, Tuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -20,8 +21,9 @@ class LinkError(ValueError):
     """A Link header that does not follow RFC 8288's syntax (the text says where)."""
 
 
-def parse_links(value):
-    """[(target, {param: value})] of an RFC 8288 ``Link`` field value (several header fields joined with
+def parse_links(value: str) -> List[Tuple[str, Dict]]:
+    """Parse an RFC 8288 ``Link`` field value into [(target, {param: value})]: the text of a server is read by the
+    standard's grammar, never guessed at (several header fields joined with
     ", " are one value). ``rel`` is a list of lower-case relation types (space-separated in one ``rel``;
     only the first ``rel`` counts, as section 3.3 says). Raises LinkError at the first syntax error."""
     links, index, end = [], 0, len(value)
@@ -49,13 +51,14 @@ def parse_links(value):
 
 
 def _skip(value, index, characters):
+    """Return the index of the first character at or after ``index`` that is not one of ``characters``."""
     while index < len(value) and value[index] in characters:
         index += 1
     return index
 
 
 def _param(value, index):
-    """(name, value, index after it) of one link-param: token [ "=" ( token / quoted-string ) ]."""
+    """Read one link-param: its (name, value, index after it): token [ "=" ( token / quoted-string ) ]."""
     found = TOKEN.match(value, index)
     if not found:
         raise LinkError("expected a parameter name at position %d" % (index + 1))
@@ -79,8 +82,8 @@ def _param(value, index):
     return name, found.group(0), found.end()
 
 
-def next_links(headers, url):
-    """The absolute URLs that the ``Link`` header of a reply read from ``url`` names as ``rel="next"``,
+def next_links(headers, url: str) -> List[str]:
+    """Return the absolute URLs that the ``Link`` header of a reply read from ``url`` names as ``rel="next"``,
     each resolved against ``url`` (RFC 3986, section 5; RFC 8288, section 3.2), without fragment, in order,
     each once. A link whose ``anchor`` names another resource than this reply is about that one: left out."""
     value = headers.get("Link")
@@ -97,8 +100,9 @@ def next_links(headers, url):
     return found
 
 
-def origin(url):
-    """(scheme, host, port) of an absolute http(s) URL, lower case, the port explicit; None if it has none."""
+def origin(url: str) -> Optional[Tuple[str, str, int]]:
+    """Return the (scheme, host, port) of an absolute http(s) URL, lower case, the port explicit, for comparing two
+    origins; None if it has none."""
     try:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
@@ -110,8 +114,8 @@ def origin(url):
     return scheme, parts.hostname.lower(), port
 
 
-def path_under(url, base_url):
-    """The path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
+def path_under(url: str, base_url: str) -> Optional[str]:
+    """Return the path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
     same origin (scheme, host, port) and under the path of ``base_url``; otherwise None.
 
     The paths are compared as a server would resolve them: after the unreserved characters are decoded (as
@@ -131,15 +135,16 @@ def path_under(url, base_url):
 
 
 def _unquote_unreserved(path):
-    """``path`` with its percent-encoded unreserved characters decoded (RFC 3986, section 2.3), as requote_uri does."""
+    """Decode the percent-encoded unreserved characters of ``path`` (RFC 3986, section 2.3), as requote_uri does."""
     return ESCAPED.sub(
         lambda found: chr(int(found.group(1), 16)) if chr(int(found.group(1), 16)) in UNRESERVED else found.group(0),
         path,
     )
 
 
-def remove_dot_segments(path):
-    """``path`` without its ``.`` and ``..`` segments, as RFC 3986 (section 5.2.4) resolves them."""
+def remove_dot_segments(path: str) -> str:
+    """Remove the ``.`` and ``..`` segments of ``path`` as RFC 3986 (section 5.2.4) resolves them, so that a path is
+    compared as a server reads it."""
     output = []
     for segment in path.split("/"):
         if segment == "..":

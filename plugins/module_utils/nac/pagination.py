@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Paginated lists (no Ansible imports): every sign that a reply holds only part of a list, besides the
-``Link`` header and where a next page may be fetched from (links.py), and the records of a list as its pages are
-read (``Records``, keyed as its resource declares: resources.py).
+"""Read a paginated list whole or not at all (no Ansible imports): find every sign that a reply holds only part of
+a list, besides the ``Link`` header and where a next page may be fetched from (links.py), and hold the records of a
+list as its pages are read (``Records``, keyed as its resource declares: resources.py).
 
 The API guide says nothing of pagination (section 4.2: "not shown"). A server that pages its lists anyway
 must not make the collection act on part of a list: client.NacClient follows ``rel="next"`` links (same
@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import json
 import re
+from typing import Optional
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
@@ -66,8 +67,8 @@ class Page(list):
         self.size = size
 
 
-def partial_sign(headers, read, pages, noun="records"):
-    """What in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
+def partial_sign(headers, read: int, pages: int, noun: str = "records") -> Optional[str]:
+    """Say what in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
     of the ``pages`` pages read, as a phrase for a message ("the server says 150 devices (X-Total-Count:
     150)"), or None. A header whose value is not a number is not taken as a sign."""
     for name in COUNT_HEADERS:
@@ -93,12 +94,14 @@ def partial_sign(headers, read, pages, noun="records"):
 
 
 def _number(value):
+    """Read a header's value as a count: a short run of ASCII digits, else None."""
     value = (value or "").strip()
     # (isdigit alone admits "²"; a number of thousands of digits is no count, and int() refuses it)
     return int(value) if value.isdigit() and value.isascii() and len(value) <= 20 else None
 
 
 def _content_range(value, read, pages, noun):
+    """Say what a ``Content-Range`` header shows of a partial list (a range of a larger whole), or None."""
     if not value:
         return None
     found = CONTENT_RANGE.match(value)
@@ -119,9 +122,9 @@ def _content_range(value, read, pages, noun):
 
 
 def _json_pagination(value, read, noun):
-    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}). One that is
-    longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not decoded (``nesting``): what cannot
-    be read is no sign, as any value that is not JSON."""
+    """Say what an ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}) shows
+    of a partial list. One that is longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not
+    decoded (``nesting``): what cannot be read is no sign, as any value that is not JSON."""
     if not value or len(value) > JSON_HEADER_LEN or nesting(value) > JSON_HEADER_DEPTH:
         return None
     try:
@@ -140,8 +143,8 @@ def _json_pagination(value, read, noun):
     return None
 
 
-def nesting(text):
-    """How deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
+def nesting(text: str) -> int:
+    """Measure how deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
     pass without recursion; a text that is not JSON gives some number, and is not decoded anyway."""
     depth = deepest = 0
     quoted = escaped = False
@@ -163,8 +166,8 @@ def nesting(text):
     return deepest
 
 
-def envelope_keys(body):
-    """The keys of a JSON object reply that make it look like one page of a list, in the order listed."""
+def envelope_keys(body: object) -> list:
+    """Return the keys of a JSON object reply that make it look like one page of a list, in the order listed."""
     return [key for key in ENVELOPE_KEYS if key in body] if isinstance(body, dict) else []
 
 
@@ -177,14 +180,14 @@ class Shifts:
     What no client can detect is said in the API guide ("Pagination and reply sizes"). ``name``: the field that
     names a record to a person (resources.Resource.name_field), quoted in messages and compared too."""
 
-    def __init__(self, key, name="hostname"):
+    def __init__(self, key: str, name: str = "hostname"):
         self.key, self.name = key, name
         self.keys = None  # the keys of the pages before the one read last (only once a next page is named)
         self.counts = None
 
-    def page(self, records, start, number, headers, last):
-        """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
-        pages shifted, as a phrase for a message; None."""
+    def page(self, records, start: int, number: int, headers, last: bool) -> Optional[str]:
+        """Say what shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
+        pages shifted, as a phrase for a message; None when nothing does."""
         key = self.key
         keys = _keys(records, start, key) if self.keys is not None or not last else None  # one page: none kept
         if self.keys is not None and not self.keys.isdisjoint(keys):
@@ -205,8 +208,8 @@ class Shifts:
             self.keys.update(keys)
         return None
 
-    def counted(self, headers, number, last, read):
-        """What shows, from the count headers of page ``number`` (``last``: no next page; ``read``: the records
+    def counted(self, headers, number: int, last: bool, read: int) -> Optional[str]:
+        """Say what shows, from the count headers of page ``number`` (``last``: no next page; ``read``: the records
         read so far), that the pages shifted, as a phrase for a message; None."""
         counts = _counts(headers)
         if self.counts is None:
@@ -227,7 +230,7 @@ class Records:
     (``result``), and the signs that the pages shifted (Shifts). device_export.DeviceFile is the other kind, which
     writes the records to a file instead of holding them. ``key`` and ``name``: as the resource declares them."""
 
-    def __init__(self, key, name="hostname"):
+    def __init__(self, key: str, name: str = "hostname"):
         self.key, self.name = key, name
         self.items, self.shifts = [], Shifts(key, name)
 
@@ -238,19 +241,20 @@ class Records:
     def __len__(self):
         return len(self.items)
 
-    def add(self, page, number, headers, last):
-        """Take page ``number`` (``last``: no next page): what shows that the pages shifted (Shifts.page), or None."""
+    def add(self, page, number: int, headers, last: bool) -> Optional[str]:
+        """Take page ``number`` (``last``: no next page) and say what shows that the pages shifted (Shifts.page), or
+        None."""
         start = len(self.items)
         self.items.extend(page)
         return self.shifts.page(self.items, start, number, headers, last)
 
-    def result(self):
-        """The list read: its records, in order."""
+    def result(self) -> list:
+        """Return the list read: its records, in order."""
         return self.items
 
     def indexed(self):
-        """(index, record) of the records for the client's shape checks: none when every record is a Device (made
-        only of a well-formed record: device_list.device_keeper), found at C speed; else every record."""
+        """Return the (index, record) of the records for the client's shape checks: none when every record is a
+        Device (made only of a well-formed record: device_list.device_keeper), found at C speed; else every record."""
         if set(map(type, self.items)) == {Device}:
             return iter(())
         return enumerate(self.items)
@@ -286,7 +290,7 @@ def _counts(headers):
 
 
 def _same(record, other, key, name="hostname"):
-    """Whether two records of a list are the same record: equal, or, kept compactly, the same key and name."""
+    """Tell whether two records of a list are the same record: equal, or, kept compactly, the same key and name."""
     if isinstance(record, dict) and isinstance(other, dict):
         return record == other
     if not (hasattr(record, "get") and hasattr(other, "get")):

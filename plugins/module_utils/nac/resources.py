@@ -136,9 +136,9 @@ class Resource:
 
     def by_name(self, records) -> dict:
         """Index one list read by name key: {key: [records]} (the API does not promise unique names)."""
-        index = {}
-        for record in records:
-            index.setdefault(self.name_key(self.name_of(record)), []).append(record)
+        index, field = {}, self.name_field
+        for record in records:  # one tight pass: a list may hold hundreds of thousands of records
+            index.setdefault(hostname_key(record[field]), []).append(record)
         return index
 
     def index(self, records) -> Listed:

@@ -12,9 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from typing import Callable
+
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import stored_forms
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import CREATE, DEVICE
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import CREATE, DEVICE, Resource
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     CONFIRMED,
     FAILED,
@@ -30,15 +32,15 @@ DEVICE_KEYS = tuple(field.name for field in DEVICE.fields)
 CREATION_WORDING = Wording(**DEVICE.verb(CREATE).words)
 
 
-def creation_body(spec):
-    """The POST /api/device body: hostname, group, profile, and macs / ips only when given."""
+def creation_body(spec: dict) -> dict:
+    """Return the POST /api/device body: hostname, group, profile, and macs / ips only when given."""
     return DEVICE.body(spec)
 
 
-def creation(create, resource=DEVICE, verb=CREATE):
-    """The operation that creates the record of an action (ensure_devices.Outcome) with ``create(body)``, which POSTs
-    one record and returns the reply dict or None, raising NacError. ``resource`` (resources.py) declares the
-    body's fields, how the list is indexed and, for its ``verb``, the words said."""
+def creation(create: Callable, resource: Resource = DEVICE, verb: str = CREATE) -> Operation:
+    """Return the operation that creates the record of an action (ensure_devices.Outcome) with ``create(body)``,
+    which POSTs one record and returns the reply dict or None, raising NacError. ``resource`` (resources.py)
+    declares the body's fields, how the list is indexed and, for its ``verb``, the words said."""
     return Operation(
         write=_writer(create, resource),
         index=resource.index,
@@ -51,8 +53,8 @@ def creation(create, resource=DEVICE, verb=CREATE):
 
 
 def _writer(create, resource):
-    """One creation attempt: the new record's id from the reply when it has an integer one, and the body sent
-    merged with the reply as its record."""
+    """Return the write of one creation attempt: the new record's id from the reply when it has an integer one,
+    and the body sent merged with the reply as its record."""
 
     def write(outcome):
         body = resource.body(outcome.spec)
@@ -82,7 +84,7 @@ STORED_UNIDENTIFIED = (
 
 
 def _same_hostname(outcome, index, resource):
-    """The listed records that have the outcome's name; when there are none, the outcome keeps (``stored_after``)
+    """Return the listed records that have the outcome's name; when there are none, the outcome keeps (``stored_after``)
     the listed records under a probable stored form of its name that were not listed when it was planned."""
     found = index.by_name.get(resource.name_key(outcome.name), [])
     if not found:
@@ -96,7 +98,7 @@ def _same_hostname(outcome, index, resource):
     return found
 
 
-def name_stored_form(outcome, resource=DEVICE):
+def name_stored_form(outcome, resource: Resource = DEVICE) -> None:
     """Say, of a creation answered without an id and never listed under its name, the record that appeared under a
     probable stored form of its name, as a creation answered with an id is told (STORED_OTHERWISE)."""
     stored = getattr(outcome, "stored_after", None)
@@ -109,7 +111,7 @@ def name_stored_form(outcome, resource=DEVICE):
 
 
 def _confirmed(outcome, index, resource):
-    """What the list says of a creation answered with an id: CONFIRMED when that id is listed under the requested
+    """Say what the list says of a creation answered with an id: CONFIRMED when that id is listed under the requested
     name, MISSING when it is not listed, else the message naming the name it is stored under."""
     listed = index.by_id.get(outcome.written_id)
     if not listed:

@@ -20,6 +20,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from typing import Callable, Dict, List, Optional, Sequence
+
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
     lookalike_text,
@@ -33,6 +35,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import
     CREATE,
     DEVICE,
     SHOWN,
+    Resource,
     normalise_ip,
     normalise_mac,
 )
@@ -47,7 +50,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.record_specs i
     item_problems,
 )
 
-# The checks of a requested item, named here as other files import them.
+# The names other files import from here, the checks of a requested item (record_specs.py) among them.
 __all__ = (
     "ABSENT",
     "CREATE",
@@ -102,17 +105,18 @@ class Outcome(Action):
 
     def __init__(self, spec, verb=None, resource=DEVICE):
         super(Outcome, self).__init__(spec[resource.name_field], verb)
-        self.spec = spec
+        self.spec, self.name_field = spec, resource.name_field
         self.stored_before = set()  # ids listed under a probable stored form of its name when planned
         self.stored_after = []  # listed devices under such a form that appeared since (device_creation)
 
     @property
     def hostname(self):
+        """Return the device's hostname, its name (nac_device's word for it)."""
         return self.name
 
-    def entry(self):
-        """The item's entry in the bulk result."""
-        entry = dict(id=self.id, hostname=self.hostname, changed=self.changed)
+    def entry(self) -> dict:
+        """Return the item's entry in the bulk result: its id, its name (under its resource's name field), the rest."""
+        entry = {"id": self.id, self.name_field: self.name, "changed": self.changed}
         if self.error:
             entry["error"] = self.error
             if self.failure:
@@ -122,7 +126,14 @@ class Outcome(Action):
         return entry
 
 
-def plan(specs, records, stored_names=GUARD, fail_on_drift=False, resource=DEVICE, state="present"):
+def plan(
+    specs: Sequence[dict],
+    records: Sequence,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
+    resource: Resource = DEVICE,
+    state: str = "present",
+) -> List[Outcome]:
     """Give each spec one action against the list (pure), as the wanted ``state`` of ``resource`` says
     (resources.Wanted): for a device present, LEAVE an existing device, CREATE a missing one (pending until
     applied), or fail.
@@ -191,6 +202,7 @@ def _guard_stored(outcome, index, stored_names, resource):
 
 
 def _existing(outcome, record, fail_on_drift=False, resource=DEVICE):
+    """Leave a listed record EXISTING, with a warning, or a failure under ``fail_on_drift``, when it differs."""
     outcome.verb, outcome.state, outcome.id, outcome.record = LEAVE, EXISTING, record[resource.key], record
     differ = differences(outcome.spec, record, resource)
     if differ and fail_on_drift:
@@ -209,16 +221,16 @@ def _existing(outcome, record, fail_on_drift=False, resource=DEVICE):
 
 
 def ensure_devices(
-    specs,
-    list_devices,
-    create,
-    concurrency=8,
-    check_mode=False,
-    warn=None,
-    stored_names=GUARD,
-    fail_on_drift=False,
+    specs: Sequence[dict],
+    list_devices: Callable,
+    create: Callable,
+    concurrency: int = 8,
+    check_mode: bool = False,
+    warn: Optional[Callable] = None,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
     **settling,
-):
+) -> List[Outcome]:
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -237,18 +249,18 @@ def ensure_devices(
 
 
 def ensure(
-    resource,
-    specs,
-    list_records,
-    writes,
-    state="present",
-    concurrency=8,
-    check_mode=False,
-    warn=None,
-    stored_names=GUARD,
-    fail_on_drift=False,
+    resource: Resource,
+    specs: Sequence[dict],
+    list_records: Callable,
+    writes: Dict[str, Callable],
+    state: str = "present",
+    concurrency: int = 8,
+    check_mode: bool = False,
+    warn: Optional[Callable] = None,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
     **settling,
-):
+) -> List[Outcome]:
     """Bring every spec's record of ``resource`` to the wanted ``state``; return one Outcome per spec, in request
     order. ``list_records()`` reads the list; ``writes`` is {verb: the callable that sends one write of it}
     (tasks/operations.py). The rest: as ``ensure_devices``, which is this for the device present."""
@@ -277,7 +289,7 @@ def _check_complete(pending, resource=DEVICE):
         raise InvalidRequest("Invalid %s request, nothing was created: %s" % (resource.name, "; ".join(incomplete)))
 
 
-def summary(outcomes, resource=DEVICE):
+def summary(outcomes: Sequence[Outcome], resource: Resource = DEVICE) -> Dict[str, int]:
     """Count the outcomes per final state, for the bulk result: the records each write verb changed, under the name
     its declaration counts them by (``created``), then ``existing`` and ``failures`` (``failed`` is Ansible's own
     key)."""
@@ -290,8 +302,9 @@ def summary(outcomes, resource=DEVICE):
     return counts
 
 
-def warnings_of(outcomes, limit=MESSAGE_HOSTS):
-    """The items' warnings, at most ``limit`` of them and a line saying how many more there are."""
+def warnings_of(outcomes: Sequence[Outcome], limit: int = MESSAGE_HOSTS) -> List[str]:
+    """Gather the items' warnings, at most ``limit`` of them and a line saying how many more there are, so that a
+    large task does not flood the output."""
     warnings = [warning for outcome in outcomes for warning in outcome.warnings]
     if len(warnings) > limit:
         more = len(warnings) - limit
@@ -299,10 +312,10 @@ def warnings_of(outcomes, limit=MESSAGE_HOSTS):
     return warnings
 
 
-def failure_message(outcomes, resource=DEVICE):
-    """One short message: the counts, then the failed hostnames grouped by reason, the first MESSAGE_REASONS
-    reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed. Every item's
-    outcome is in the result's ``devices``."""
+def failure_message(outcomes: Sequence[Outcome], resource: Resource = DEVICE) -> Optional[str]:
+    """Say what failed in one short message: the counts, then the failed names grouped by reason, the first
+    MESSAGE_REASONS reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed.
+    Every item's outcome is in the result's ``devices``."""
     reasons = {}
     for outcome in outcomes:
         if outcome.state == FAILED:

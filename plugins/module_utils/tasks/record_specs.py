@@ -9,6 +9,7 @@ ensure_devices.py and device_input.py use these checks; a next resource declares
 
 import difflib
 import re
+from typing import List, Optional, Sequence, Tuple
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
@@ -16,14 +17,14 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     hostname_problem,
     hostname_value,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import DEVICE, NAME, TEXT, VALUES
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import DEVICE, NAME, TEXT, VALUES, Resource
 
 
 class InvalidRequest(ValueError):
     """The requested devices cannot be sent as they are; the message lists every problem."""
 
 
-def device_spec(item, resource=DEVICE):
+def device_spec(item: dict, resource: Resource = DEVICE) -> Tuple[dict, List[str]]:
     """Check and normalise one requested record: return ``(spec, problems)``.
 
     ``spec`` has the name, and each other declared field only when given (an empty list counts as not given:
@@ -63,9 +64,9 @@ def _values(given, field, problems):
     return values
 
 
-def item_problems(items, keys, name="devices", strict=False):
-    """What is wrong with the items of the bulk option ``name`` as given (before Ansible reads them as mappings of
-    ``keys``), naming each item by its index and what to write instead; None when nothing is (what Ansible reads
+def item_problems(items: object, keys: Sequence[str], name: str = "devices", strict: bool = False) -> Optional[str]:
+    """Say what is wrong with the items of the bulk option ``name`` as given (before Ansible reads them as mappings
+    of ``keys``), naming each item by its index and what to write instead; None when nothing is (what Ansible reads
     as a mapping, a JSON or ``key=value`` string, passes unless ``strict``: then only a mapping is a device)."""
     if not isinstance(items, list):
         return None
@@ -88,6 +89,7 @@ def item_problems(items, keys, name="devices", strict=False):
 
 
 def _key_problems(item, keys):
+    """Name each key of one item that is not an option of an item (a misspelling, a YAML key without its space)."""
     problems = []
     for key in item:
         if key in keys:
@@ -109,6 +111,7 @@ def _key_problems(item, keys):
 
 
 def _described(item):
+    """Describe an item that is no mapping, quoting a short excerpt of it."""
     if item is None:
         return "null"
     if isinstance(item, str):
@@ -116,7 +119,12 @@ def _described(item):
     return "a %s (%s)" % ("list" if isinstance(item, list) else type(item).__name__, quoted(str(item), 80))
 
 
-def device_specs(items, name="devices", labels=None, resource=DEVICE):
+def device_specs(
+    items: Sequence[dict],
+    name: Optional[str] = "devices",
+    labels: Optional[Sequence[str]] = None,
+    resource: Resource = DEVICE,
+) -> List[dict]:
     """Validate every item before anything is sent; raise InvalidRequest listing all problems.
 
     A name (the same name: hostnames.hostname_key), or a value of a VALUES field (a MAC, an IP), requested for two
@@ -148,7 +156,7 @@ def device_specs(items, name="devices", labels=None, resource=DEVICE):
     return specs
 
 
-def differences(spec, record, resource=DEVICE):
+def differences(spec: dict, record, resource: Resource = DEVICE) -> List[str]:
     """Say how a listed record visibly differs from the request, as readable phrases.
 
     Only fields that the request gives and the record shows in a recognisable form are compared
