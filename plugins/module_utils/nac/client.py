@@ -129,7 +129,7 @@ class NacClient(Transport):
     def has_intent(self, tag=DOT1X_INTENT):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
-    def list_devices(self, compact: bool = False, keep_whole=None, into=None):
+    def list_devices(self, compact=False, keep_whole=None, into=None):
         """Read GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
         ``compact``: each record held as a device_list.Device (its id and hostname only; about a seventh of the
@@ -138,7 +138,7 @@ class NacClient(Transport):
         its ``decoder``); it is returned, the list read and checked."""
         return self.list_records(DEVICE, compact, keep_whole, into)
 
-    def create_device(self, body: dict):
+    def create_device(self, body):
         """Send POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
         is raised, stating ``outcome_unknown``. Returns the reply's JSON object, or None when the reply
         carries none (its body is not documented)."""
