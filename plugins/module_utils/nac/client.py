@@ -46,18 +46,17 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.transport impor
     REQUESTS_IMPORT_ERROR,
     Transport,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, ListDecoder, device_keeper
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, ListDecoder
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.links import LinkError, next_links, path_under
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import (
     MAX_PAGES,
-    LinkError,
     Page,
     Records,
     envelope_keys,
-    next_links,
     partial_sign,
-    path_under,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import CREATE, DEVICE, LIST, Resource
 
 # The names other code imports from here: the client, its errors, and the options it takes.
 __all__ = (
@@ -131,20 +130,35 @@ class NacClient(Transport):
         return any(intent["tag"] == tag for intent in self.list_intents())
 
     def list_devices(self, compact=False, keep_whole=None, into=None):
-        """GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
+        """Read GET /api/device: every device, every page of them; each record has at least ``id`` and ``hostname``.
 
         ``compact``: each record held as a device_list.Device (its id and hostname only; about a seventh of the
         memory of a record), except those ``keep_whole(record)`` is true of, kept whole. ``into``: where the
         records go instead of a list (device_export.DeviceFile: a file, written as the pages are decoded, with
         its ``decoder``); it is returned, the list read and checked."""
-        decoder = into.decoder if into is not None else ListDecoder(device_keeper(keep_whole)) if compact else None
-        return self._records("/api/device", "id", int, "devices", name="hostname", decoder=decoder, into=into)
+        return self.list_records(DEVICE, compact, keep_whole, into)
 
     def create_device(self, body):
-        """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
+        """Send POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
         is raised, stating ``outcome_unknown``. Returns the reply's JSON object, or None when the reply
         carries none (its body is not documented)."""
-        reply = self.request("POST", "/api/device", body=body, write=True)
+        return self.send(DEVICE, CREATE, body=body)
+
+    def list_records(self, resource: Resource, compact: bool = False, keep_whole=None, into=None):
+        """Read every record of ``resource`` (its verb LIST), every page of them, each with its integer id and its
+        string name checked. ``compact``, ``keep_whole`` and ``into``: as ``list_devices`` says (``compact`` only
+        where the resource declares what a compact list keeps, its ``keeper``)."""
+        keeper = resource.keeper if compact else None  # any declared resource: resources.py
+        decoder = into.decoder if into is not None else ListDecoder(keeper(keep_whole)) if keeper else None
+        path = resource.path(LIST)
+        return self._records(path, resource.key, int, resource.noun, resource.name_field, decoder, into)
+
+    def send(self, resource: Resource, verb: str, body=None, ident=None):
+        """Send one request of ``resource``'s ``verb`` (on the record ``ident`` when its path names one), retried as
+        the verb's two facts allow, and return the reply's JSON object, or None when it carries none."""
+        declared = resource.verb(verb)
+        write = declared.changes_server or not declared.safe_to_repeat  # the transport's one flag, for now
+        reply = self.request(declared.method, resource.path(verb, ident), body=body, write=write)
         return reply if isinstance(reply, dict) else None
 
     def fire_intent(self, target_id, tag=DOT1X_INTENT):
@@ -169,7 +183,7 @@ class NacClient(Transport):
         """The records of a list endpoint, each with its ``key`` (and its string ``name`` when given) checked
         in one pass: the whole list, or a NacResponseError. ``decoder``: how each page is decoded (device_list.py);
         ``into``: where the records go (``_read_pages``)."""
-        collected = into if into is not None else Records(key)
+        collected = into if into is not None else Records(key, name or key)
         reply = self._read_list(path, noun, decoder, collected)
         for index, record in collected.indexed():
             if isinstance(record, Device):  # kept compactly: it had both (device_list.device_keeper)

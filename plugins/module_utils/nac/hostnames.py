@@ -151,17 +151,18 @@ def select(records, hostnames=None, ids=None):
     return selected, missing
 
 
-def by_hostname(records, hostnames):
-    """{requested hostname: (records of the same name, records whose name only looks like it)} for each of
+def by_hostname(records, hostnames, field: str = "hostname") -> dict:
+    """Find {requested hostname: (records of the same name, records whose name only looks like it)} for each of
     ``hostnames``, in one pass over ``records``: a lookalike's name equals the requested one by a looser
-    rule (``loose_key``), not as the same name (``hostname_key``; the same name always looks alike)."""
+    rule (``loose_key``), not as the same name (``hostname_key``; the same name always looks alike). ``field``: the
+    records' field that holds the name (resources.Resource.name_field)."""
     found = collections.OrderedDict((name, ([], [])) for name in hostnames)
     wanted = {}
     for name in found:
         wanted.setdefault(loose_key(name), []).append((name, hostname_key(name)))
     if not wanted:
         return found
-    names = column(records, "hostname")
+    names = column(records, field)
     for index in _candidates(names, wanted):
         record, hostname = records[index], names[index]
         for name, key in wanted.get(loose_key(hostname), ()):
@@ -198,11 +199,11 @@ def column(records, field):
         return [record[field] for record in records]
 
 
-def lookalikes(records, hostnames):
-    """{requested hostname: [listed records whose name only looks like it]}, for the requested names that
-    have lookalikes (``by_hostname``), in request order."""
+def lookalikes(records, hostnames, field: str = "hostname") -> dict:
+    """Find {requested hostname: [listed records whose name only looks like it]}, for the requested names that
+    have lookalikes (``by_hostname``, the name in ``field``), in request order."""
     return collections.OrderedDict(
-        (name, alike) for name, (_same, alike) in by_hostname(records, hostnames).items() if alike
+        (name, alike) for name, (_same, alike) in by_hostname(records, hostnames, field).items() if alike
     )
 
 
@@ -226,22 +227,21 @@ def stored_forms(hostname):
     return found
 
 
-def stored_text(listed):
-    """What a message says of the ``listed`` records, each under a probable stored form of a requested name
-    ((record, relation) pairs, ``stored_forms``), as in: cam-01 (id 7), the first DNS label of cam-01.example.com,
-    is listed."""
+def stored_text(listed, field: str = "hostname") -> str:
+    """Say in a message what the ``listed`` records are, each under a probable stored form of a requested name
+    ((record, relation) pairs, ``stored_forms``; the name in ``field``), as in: cam-01 (id 7), the first DNS label
+    of cam-01.example.com, is listed."""
     return "; ".join(
-        "%s (id %s), %s, is listed" % (shown_name(record["hostname"]), record["id"], relation)
-        for record, relation in listed
+        "%s (id %s), %s, is listed" % (shown_name(record[field]), record["id"], relation) for record, relation in listed
     )
 
 
-def lookalike_text(name, listed):
-    """What a message says of the ``listed`` lookalikes of the requested ``name``, each as in: strasse-01 (id 7)
-    is listed, which matches straße-01 only when compared loosely (Unicode case folding)."""
+def lookalike_text(name: str, listed, field: str = "hostname") -> str:
+    """Say in a message what the ``listed`` lookalikes are of the requested ``name`` (theirs in ``field``), each as in:
+    strasse-01 (id 7) is listed, which matches straße-01 only when compared loosely (Unicode case folding)."""
     return "; ".join(
         "%s (id %s) is listed, which matches %s only when compared loosely (%s)"
-        % (shown_name(record["hostname"]), record["id"], shown_name(name), looser_rule(record["hostname"], name))
+        % (shown_name(record[field]), record["id"], shown_name(name), looser_rule(record[field], name))
         for record in listed
     )
 

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Paginated lists (no Ansible imports): reading RFC 8288 ``Link`` headers, where a next page may be fetched
-from, and every other sign that a reply holds only part of a list.
+"""Read a paginated list whole or not at all (no Ansible imports): find every sign that a reply holds only part of
+a list, besides the ``Link`` header and where a next page may be fetched from (links.py), and hold the records of a
+list as its pages are read (``Records``, keyed as its resource declares: resources.py).
 
 The API guide says nothing of pagination (section 4.2: "not shown"). A server that pages its lists anyway
 must not make the collection act on part of a list: client.NacClient follows ``rel="next"`` links (same
@@ -17,8 +18,7 @@ __metaclass__ = type
 
 import json
 import re
-import string
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import Optional
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device
@@ -27,9 +27,6 @@ MAX_PAGES = 10000  # pages of one list, at most: a million devices at 100 a page
 SHOWN_LEN = 80  # characters of a header's value that a message quotes
 JSON_HEADER_LEN = 4096  # a JSON header (X-Pagination) longer than this is not read
 JSON_HEADER_DEPTH = 8  # nor one nested deeper than this: no decoder recurses on a server's header
-DEFAULT_PORTS = {"http": 80, "https": 443}
-UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
-ESCAPED = re.compile("%([0-9A-Fa-f]{2})")
 
 # Headers that state how many records (or pages) the whole list has, as servers commonly name them.
 COUNT_HEADERS = ("X-Total-Count", "X-Pagination-Total-Count", "X-Total", "X-Total-Items", "X-Total-Results")
@@ -56,7 +53,6 @@ ENVELOPE_KEYS = (
     "limit",
     "has_more",
 )
-TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 CONTENT_RANGE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s+(?:([0-9]{1,20})-([0-9]{1,20})|\*)\s*/\s*([0-9]{1,20}|\*)\s*$")
 
 
@@ -71,144 +67,8 @@ class Page(list):
         self.size = size
 
 
-class LinkError(ValueError):
-    """A Link header that does not follow RFC 8288's syntax (the text says where)."""
-
-
-def parse_links(value):
-    """[(target, {param: value})] of an RFC 8288 ``Link`` field value (several header fields joined with
-    ", " are one value). ``rel`` is a list of lower-case relation types (space-separated in one ``rel``;
-    only the first ``rel`` counts, as section 3.3 says). Raises LinkError at the first syntax error."""
-    links, index, end = [], 0, len(value)
-    while True:
-        index = _skip(value, index, " \t,")
-        if index >= end:
-            return links
-        if value[index] != "<":
-            raise LinkError("expected '<' at position %d" % (index + 1))
-        close = value.find(">", index)
-        if close < 0:
-            raise LinkError("no '>' after the '<' at position %d" % (index + 1))
-        target, params = value[index + 1 : close].strip(), {}
-        index = _skip(value, close + 1, " \t")
-        while index < end and value[index] == ";":
-            name, param, index = _param(value, _skip(value, index + 1, " \t"))
-            if name == "rel" and "rel" not in params:
-                params["rel"] = [kind.lower() for kind in param.split()]
-            elif name != "rel":
-                params.setdefault(name, param)
-            index = _skip(value, index, " \t")
-        if index < end and value[index] != ",":
-            raise LinkError("unexpected %r at position %d" % (value[index], index + 1))
-        links.append((target, params))
-
-
-def _skip(value, index, characters):
-    while index < len(value) and value[index] in characters:
-        index += 1
-    return index
-
-
-def _param(value, index):
-    """(name, value, index after it) of one link-param: token [ "=" ( token / quoted-string ) ]."""
-    found = TOKEN.match(value, index)
-    if not found:
-        raise LinkError("expected a parameter name at position %d" % (index + 1))
-    name, index = found.group(0).lower(), _skip(value, found.end(), " \t")
-    if index >= len(value) or value[index] != "=":
-        return name, "", index
-    index = _skip(value, index + 1, " \t")
-    if index < len(value) and value[index] == '"':
-        text, index = [], index + 1
-        while index < len(value) and value[index] != '"':
-            if value[index] == "\\" and index + 1 < len(value):
-                index += 1
-            text.append(value[index])
-            index += 1
-        if index >= len(value):
-            raise LinkError("a quoted string that does not end")
-        return name, "".join(text), index + 1
-    found = TOKEN.match(value, index)
-    if not found:
-        raise LinkError("expected the value of %r at position %d" % (name, index + 1))
-    return name, found.group(0), found.end()
-
-
-def next_links(headers, url):
-    """The absolute URLs that the ``Link`` header of a reply read from ``url`` names as ``rel="next"``,
-    each resolved against ``url`` (RFC 3986, section 5; RFC 8288, section 3.2), without fragment, in order,
-    each once. A link whose ``anchor`` names another resource than this reply is about that one: left out."""
-    value = headers.get("Link")
-    if not value:
-        return []
-    found = []
-    for target, params in parse_links(value):
-        anchor = params.get("anchor")
-        if "next" not in params.get("rel", ()) or anchor and urljoin(url, anchor).split("#")[0] != url.split("#")[0]:
-            continue
-        absolute = urljoin(url, target).split("#", 1)[0]
-        if absolute not in found:
-            found.append(absolute)
-    return found
-
-
-def origin(url):
-    """(scheme, host, port) of an absolute http(s) URL, lower case, the port explicit; None if it has none."""
-    try:
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        port = parts.port or DEFAULT_PORTS.get(scheme)
-    except ValueError:  # a port that is not a number
-        return None
-    if scheme not in DEFAULT_PORTS or not parts.hostname:
-        return None
-    return scheme, parts.hostname.lower(), port
-
-
-def path_under(url, base_url):
-    """The path and query of ``url`` relative to ``base_url`` ("/api/device?page=2"), when ``url`` is on the
-    same origin (scheme, host, port) and under the path of ``base_url``; otherwise None.
-
-    The paths are compared as a server would resolve them: after the unreserved characters are decoded (as
-    requests' requote_uri does before sending: ``%2e`` is ``.``) and the dot segments removed (RFC 3986, section
-    5.2.4), and again with every escape decoded and a backslash read as ``/`` (a server that decodes ``%2f``):
-    ``/nac/%2e%2e/admin/device`` is outside ``/nac``. The path returned is the one compared, as it is sent."""
-    if origin(url) is None or origin(url) != origin(base_url):
-        return None
-    parts, base = urlsplit(url), urlsplit(base_url).path
-    under = []  # the path under base_url's, as it is sent (the first reading)
-    for read in (_unquote_unreserved, lambda path: unquote(path).replace("\\", "/")):
-        prefix, path = remove_dot_segments(read(base)).rstrip("/"), remove_dot_segments(read(parts.path))
-        if not path.startswith(prefix + "/"):
-            return None
-        under.append(path[len(prefix) :])
-    return under[0] + ("?" + parts.query if parts.query else "")
-
-
-def _unquote_unreserved(path):
-    """``path`` with its percent-encoded unreserved characters decoded (RFC 3986, section 2.3), as requote_uri does."""
-    return ESCAPED.sub(
-        lambda found: chr(int(found.group(1), 16)) if chr(int(found.group(1), 16)) in UNRESERVED else found.group(0),
-        path,
-    )
-
-
-def remove_dot_segments(path):
-    """``path`` without its ``.`` and ``..`` segments, as RFC 3986 (section 5.2.4) resolves them."""
-    output = []
-    for segment in path.split("/"):
-        if segment == "..":
-            if len(output) > 1:
-                output.pop()
-        elif segment != ".":
-            output.append(segment)
-    if path.split("/")[-1] in (".", ".."):
-        output.append("")  # "/a/b/.." is "/a/"
-    return "/".join(output)
-
-
-def partial_sign(headers, read, pages, noun="records"):
-    """What in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
+def partial_sign(headers, read: int, pages: int, noun: str = "records") -> Optional[str]:
+    """Say what in the last reply's ``headers`` says that the list has more than the ``read`` records (``noun``)
     of the ``pages`` pages read, as a phrase for a message ("the server says 150 devices (X-Total-Count:
     150)"), or None. A header whose value is not a number is not taken as a sign."""
     for name in COUNT_HEADERS:
@@ -234,12 +94,14 @@ def partial_sign(headers, read, pages, noun="records"):
 
 
 def _number(value):
+    """Read a header's value as a count: a short run of ASCII digits, else None."""
     value = (value or "").strip()
     # (isdigit alone admits "²"; a number of thousands of digits is no count, and int() refuses it)
     return int(value) if value.isdigit() and value.isascii() and len(value) <= 20 else None
 
 
 def _content_range(value, read, pages, noun):
+    """Say what a ``Content-Range`` header shows of a partial list (a range of a larger whole), or None."""
     if not value:
         return None
     found = CONTENT_RANGE.match(value)
@@ -260,9 +122,9 @@ def _content_range(value, read, pages, noun):
 
 
 def _json_pagination(value, read, noun):
-    """An ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}). One that is
-    longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not decoded (``nesting``): what cannot
-    be read is no sign, as any value that is not JSON."""
+    """Say what an ``X-Pagination`` header holding a JSON object ({"TotalCount": 150, "HasNext": true, ...}) shows
+    of a partial list. One that is longer than JSON_HEADER_LEN or nested deeper than JSON_HEADER_DEPTH is not
+    decoded (``nesting``): what cannot be read is no sign, as any value that is not JSON."""
     if not value or len(value) > JSON_HEADER_LEN or nesting(value) > JSON_HEADER_DEPTH:
         return None
     try:
@@ -281,8 +143,8 @@ def _json_pagination(value, read, noun):
     return None
 
 
-def nesting(text):
-    """How deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
+def nesting(text: str) -> int:
+    """Measure how deeply the arrays and objects of a JSON text nest (brackets within strings not counted), in one
     pass without recursion; a text that is not JSON gives some number, and is not decoded anyway."""
     depth = deepest = 0
     quoted = escaped = False
@@ -304,8 +166,8 @@ def nesting(text):
     return deepest
 
 
-def envelope_keys(body):
-    """The keys of a JSON object reply that make it look like one page of a list, in the order listed."""
+def envelope_keys(body: object) -> list:
+    """Return the keys of a JSON object reply that make it look like one page of a list, in the order listed."""
     return [key for key in ENVELOPE_KEYS if key in body] if isinstance(body, dict) else []
 
 
@@ -315,16 +177,17 @@ class Shifts:
     again, the same (``key`` and all) on a later one; a count header (COUNT_HEADERS, PAGE_COUNT_HEADERS, the
     whole of a Content-Range) that changed from one page to another; fewer records counted on the last page
     than were read. A record whose ``key`` repeats with other data is not a sign: a server may list an id twice.
-    What no client can detect is said in the API guide ("Pagination and reply sizes")."""
+    What no client can detect is said in the API guide ("Pagination and reply sizes"). ``name``: the field that
+    names a record to a person (resources.Resource.name_field), quoted in messages and compared too."""
 
-    def __init__(self, key):
-        self.key = key
+    def __init__(self, key: str, name: str = "hostname"):
+        self.key, self.name = key, name
         self.keys = None  # the keys of the pages before the one read last (only once a next page is named)
         self.counts = None
 
-    def page(self, records, start, number, headers, last):
-        """What shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
-        pages shifted, as a phrase for a message; None."""
+    def page(self, records, start: int, number: int, headers, last: bool) -> Optional[str]:
+        """Say what shows, after page ``number`` (``records[start:]``; ``last``: no next page) was read, that the
+        pages shifted, as a phrase for a message; None when nothing does."""
         key = self.key
         keys = _keys(records, start, key) if self.keys is not None or not last else None  # one page: none kept
         if self.keys is not None and not self.keys.isdisjoint(keys):
@@ -333,9 +196,9 @@ class Shifts:
                 if (
                     type(value) in (int, str)
                     and value in self.keys
-                    and any(_same(record, other, key) for other in records[:start])
+                    and any(_same(record, other, key, self.name) for other in records[:start])
                 ):
-                    return SAME_RECORD % (key, value, record.get("hostname", ""), number)
+                    return SAME_RECORD % (key, value, record.get(self.name, ""), number)
         shift = self.counted(headers, number, last, len(records))
         if shift or last:
             return shift
@@ -345,8 +208,8 @@ class Shifts:
             self.keys.update(keys)
         return None
 
-    def counted(self, headers, number, last, read):
-        """What shows, from the count headers of page ``number`` (``last``: no next page; ``read``: the records
+    def counted(self, headers, number: int, last: bool, read: int) -> Optional[str]:
+        """Say what shows, from the count headers of page ``number`` (``last``: no next page; ``read``: the records
         read so far), that the pages shifted, as a phrase for a message; None."""
         counts = _counts(headers)
         if self.counts is None:
@@ -365,32 +228,33 @@ class Shifts:
 class Records:
     """The records of a list as its pages are read (client.NacClient._read_pages): every page's items in one list
     (``result``), and the signs that the pages shifted (Shifts). device_export.DeviceFile is the other kind, which
-    writes the records to a file instead of holding them."""
+    writes the records to a file instead of holding them. ``key`` and ``name``: as the resource declares them."""
 
-    def __init__(self, key):
-        self.key = key
-        self.items, self.shifts = [], Shifts(key)
+    def __init__(self, key: str, name: str = "hostname"):
+        self.key, self.name = key, name
+        self.items, self.shifts = [], Shifts(key, name)
 
     def restart(self):
         """Drop what was read: the list is read again from its first page."""
-        self.items, self.shifts = [], Shifts(self.key)
+        self.items, self.shifts = [], Shifts(self.key, self.name)
 
     def __len__(self):
         return len(self.items)
 
-    def add(self, page, number, headers, last):
-        """Take page ``number`` (``last``: no next page): what shows that the pages shifted (Shifts.page), or None."""
+    def add(self, page, number: int, headers, last: bool) -> Optional[str]:
+        """Take page ``number`` (``last``: no next page) and say what shows that the pages shifted (Shifts.page), or
+        None."""
         start = len(self.items)
         self.items.extend(page)
         return self.shifts.page(self.items, start, number, headers, last)
 
-    def result(self):
-        """The list read: its records, in order."""
+    def result(self) -> list:
+        """Return the list read: its records, in order."""
         return self.items
 
     def indexed(self):
-        """(index, record) of the records for the client's shape checks: none when every record is a Device (made
-        only of a well-formed record: device_list.device_keeper), found at C speed; else every record."""
+        """Return the (index, record) of the records for the client's shape checks: none when every record is a
+        Device (made only of a well-formed record: device_list.device_keeper), found at C speed; else every record."""
         if set(map(type, self.items)) == {Device}:
             return iter(())
         return enumerate(self.items)
@@ -425,10 +289,10 @@ def _counts(headers):
     return tuple(found)
 
 
-def _same(record, other, key):
-    """Whether two records of a list are the same record: equal, or, kept compactly, the same key and hostname."""
+def _same(record, other, key, name="hostname"):
+    """Tell whether two records of a list are the same record: equal, or, kept compactly, the same key and name."""
     if isinstance(record, dict) and isinstance(other, dict):
         return record == other
     if not (hasattr(record, "get") and hasattr(other, "get")):
         return False
-    return record.get(key) == other.get(key) and record.get("hostname") == other.get("hostname")
+    return record.get(key) == other.get(key) and record.get(name) == other.get(name)

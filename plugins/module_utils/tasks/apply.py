@@ -33,7 +33,7 @@ the reason ``unproven``): a list that hides, renames or doubles what a write mad
 never one per action. A first write refused outright wrote nothing: the next action proves the ground instead.
 
 A new operation (a deletion, say) is an ``Operation`` and a verb that the plan gives: the engine does not
-change (docs/docsite/rst/developing.rst, "Adding state: absent").
+change (docs/docsite/rst/developing.rst, "Adding a verb or a resource").
 """
 
 from __future__ import absolute_import, division, print_function

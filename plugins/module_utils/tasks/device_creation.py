@@ -12,14 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import collections
+from typing import Callable
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
-    hostname_key,
-    index_by_hostname,
-    stored_forms,
-)
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import stored_forms
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import CREATE, DEVICE, Resource
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     CONFIRMED,
     FAILED,
@@ -29,78 +26,38 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     Wording,
 )
 
-DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
+DEVICE_KEYS = tuple(field.name for field in DEVICE.fields)
 
-# What the apply engine says about a creation (nac_device's messages). An item's error never says the list
-# "did not show" it while the list shows it: the engine reports what the last list shows (apply._report).
-CREATION_WORDING = Wording(
-    not_attempted="not attempted: {reason}",
-    unproven="the first creation of this task, {name}{id}, was not confirmed by the device list (its entry says why), "
-    "so no other device was sent: a list that hides or renames the devices it holds would have had each of them "
-    "created again",
-    stopped="{error}; the outcome is unknown: the device list did not show it during the settle window, and it "
-    "was not sent again: {reason}",
-    refused_access="a creation was refused for lack of access, so no other was sent ({error})",
-    several_known="created {name} (id {id}), but the device list shows {count} devices named {name} (ids {ids}): "
-    "another client created one too (the API cannot prevent it); remove the extra device in the NAC",
-    several_unidentified="POST /api/device was answered as a success without a device id, and the device list shows "
-    "{count} devices named {name} (ids {ids}): one of them was created by this task, which one is unknown (another "
-    "client created the other); remove the extra device in the NAC",
-    several_after_resends="the device list shows {count} devices named {name} (ids {ids}): the creation was sent "
-    "{attempts} times because it was missing from the device list for a whole settle window of {window}, "
-    "so an earlier attempt was probably committed later than that (or another client created "
-    "one meanwhile); remove the extra device in the NAC",
-    several="{error}; the device list, checked afterwards, shows {count} devices named {name} (ids {ids}): check "
-    "them in the NAC",
-    not_listed="created {name} (id {id} in the reply), but the device list read afterwards does not list it yet",
-    unconfirmed="created {name} (id {id} in the reply), but the device list did not list id {id} during the settle "
-    "window of {window} (its last read listed {listed} devices), so whether another device named {name} exists is "
-    "unknown: the list is probably capped (it shows only its first devices, without a sign) or served by a read "
-    "replica lagging more than {window} behind the writes. A next run that does not find {name} would create it "
-    "again: check {name} in the NAC (a lagging list: raise settle_timeout)",
-    unconfirmed_list_failed="created {name} (id {id} in the reply), but listing the devices to confirm it failed "
-    "({list_error}): check {name} in the NAC",
-    unidentified_not_shown="POST /api/device was answered as a success but without a device id{said}, and the device "
-    "list did not show {name} during the settle window of {window}: whether it was created is "
-    "unknown. Check the NAC; a later run looks for it before creating anything",
-    unidentified_list_failed="created, but its id is unknown: the reply carried none and listing the devices failed "
-    "({list_error})",
-    unknown_list_failed="{error}; whether the device was created is unknown, and listing the devices to find out "
-    "failed too ({list_error}). Check the NAC; a later run looks for {name} before creating "
-    "anything",
-    unknown_not_shown="{error}; the outcome is unknown: the device list did not show {name} during the settle window "
-    "of {window} after {each_attempt}. Check the NAC; a later run looks for it before creating "
-    "anything",
-    final_list_failed="{name} was sent {attempts} times; listing the devices once more at the end, to find a "
-    "duplicate, failed ({list_error}): check {name} in the NAC",
-)
+# What the apply engine says about a creation (nac_device's messages): the words the declaration gives the verb.
+CREATION_WORDING = Wording(**DEVICE.verb(CREATE).words)
 
 
-def creation_body(spec):
-    """The POST /api/device body: hostname, group, profile, and macs / ips only when given."""
-    return dict((key, spec[key]) for key in DEVICE_KEYS if key in spec)
+def creation_body(spec: dict) -> dict:
+    """Return the POST /api/device body: hostname, group, profile, and macs / ips only when given."""
+    return DEVICE.body(spec)
 
 
-def creation(create):
-    """The operation that creates the device of an action (ensure_devices.Outcome) with ``create(body)``, which POSTs
-    one device and returns the reply dict or None, raising NacError."""
+def creation(create: Callable, resource: Resource = DEVICE, verb: str = CREATE) -> Operation:
+    """Return the operation that creates the record of an action (ensure_devices.Outcome) with ``create(body)``,
+    which POSTs one record and returns the reply dict or None, raising NacError. ``resource`` (resources.py)
+    declares the body's fields, how the list is indexed and, for its ``verb``, the words said."""
     return Operation(
-        write=_writer(create),
-        index=_index,
-        shows=_same_hostname,
+        write=_writer(create, resource),
+        index=resource.index,
+        shows=lambda outcome, index: _same_hostname(outcome, index, resource),
         settled=lambda outcome, shown: bool(shown),
-        confirm=_confirmed,
-        preview=lambda outcome: creation_body(outcome.spec),
-        wording=CREATION_WORDING,
+        confirm=lambda outcome, index: _confirmed(outcome, index, resource),
+        preview=lambda outcome: resource.body(outcome.spec),
+        wording=Wording(**resource.verb(verb).words),
     )
 
 
-def _writer(create):
-    """One creation attempt: the new device's id from the reply when it has an integer one, and the body sent
-    merged with the reply as its record."""
+def _writer(create, resource):
+    """Return the write of one creation attempt: the new record's id from the reply when it has an integer one,
+    and the body sent merged with the reply as its record."""
 
     def write(outcome):
-        body = creation_body(outcome.spec)
+        body = resource.body(outcome.spec)
         reply = create(body)
         new_id = reply.get("id") if isinstance(reply, dict) else None
         new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
@@ -111,21 +68,11 @@ def _writer(create):
     return write
 
 
-Listed = collections.namedtuple("Listed", "by_hostname by_id")
-
 STORED_OTHERWISE = (
     "created, but the NAC lists the new device (id {id}) as {stored}, not as {name}: it stored another name than "
     "the one sent. The next run would not find {name} and would create another device: use the stored name "
     "{stored} as the hostname"
 )
-
-
-def _index(records):
-    """One list read, indexed by hostname (hostnames.index_by_hostname) and by id."""
-    by_id = {}
-    for record in records:
-        by_id.setdefault(record["id"], []).append(record)
-    return Listed(index_by_hostname(records), by_id)
 
 
 STORED_UNIDENTIFIED = (
@@ -136,40 +83,41 @@ STORED_UNIDENTIFIED = (
 )
 
 
-def _same_hostname(outcome, index):
-    """The listed devices that have the outcome's hostname; when there are none, the outcome keeps (``stored_after``)
-    the listed devices under a probable stored form of its name that were not listed when it was planned."""
-    found = index.by_hostname.get(hostname_key(outcome.hostname), [])
+def _same_hostname(outcome, index, resource):
+    """Return the listed records that have the outcome's name; when there are none, the outcome keeps (``stored_after``)
+    the listed records under a probable stored form of its name that were not listed when it was planned."""
+    found = index.by_name.get(resource.name_key(outcome.name), [])
     if not found:
         before = getattr(outcome, "stored_before", ())
         outcome.stored_after = [
             record
-            for key, _relation in stored_forms(outcome.hostname)
-            for record in index.by_hostname.get(key, ())
-            if record["id"] not in before
+            for key, _relation in stored_forms(outcome.name)
+            for record in index.by_name.get(key, ())
+            if record[resource.key] not in before
         ]
     return found
 
 
-def name_stored_form(outcome):
-    """Say, of a creation answered without an id and never listed under its name, the device that appeared under a
+def name_stored_form(outcome, resource: Resource = DEVICE) -> None:
+    """Say, of a creation answered without an id and never listed under its name, the record that appeared under a
     probable stored form of its name, as a creation answered with an id is told (STORED_OTHERWISE)."""
     stored = getattr(outcome, "stored_after", None)
     if outcome.state == FAILED and outcome.answered and outcome.written_id is None and stored:
         outcome.error = STORED_UNIDENTIFIED.format(
-            name=outcome.hostname,
-            stored=" or ".join(sorted(set(quoted(record["hostname"]) for record in stored))),
-            id=", ".join(str(record["id"]) for record in stored),
+            name=outcome.name,
+            stored=" or ".join(sorted(set(quoted(resource.name_of(record)) for record in stored))),
+            id=", ".join(str(record[resource.key]) for record in stored),
         )
 
 
-def _confirmed(outcome, index):
-    """What the list says of a creation answered with an id: CONFIRMED when that id is listed under the requested
+def _confirmed(outcome, index, resource):
+    """Say what the list says of a creation answered with an id: CONFIRMED when that id is listed under the requested
     name, MISSING when it is not listed, else the message naming the name it is stored under."""
     listed = index.by_id.get(outcome.written_id)
     if not listed:
         return MISSING
-    key = hostname_key(outcome.hostname)
-    if any(hostname_key(record["hostname"]) == key for record in listed):
+    key = resource.name_key(outcome.name)
+    if any(resource.name_key(resource.name_of(record)) == key for record in listed):
         return CONFIRMED
-    return STORED_OTHERWISE.format(id=outcome.written_id, stored=quoted(listed[0]["hostname"]), name=outcome.hostname)
+    stored = quoted(resource.name_of(listed[0]))
+    return STORED_OTHERWISE.format(id=outcome.written_id, stored=stored, name=outcome.name)

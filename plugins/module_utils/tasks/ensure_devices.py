@@ -10,22 +10,20 @@ The flow of ``ensure_devices``: validate every requested item (no request yet), 
 apply engine (apply.py) carry out the creations (device_creation.py: the operation of the verb CREATE) and
 settle what is uncertain from the device list. Every item ends existing, created (or "would be
 created" in check mode) or failed with its error.
+
+The device is one declared resource (nac/resources.py): ``ensure`` and ``plan`` read the declaration (its
+states, its verbs, its fields), so that another resource or another verb goes through the same code. The checks
+of a requested item are in record_specs.py, named here as before.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import difflib
-import ipaddress
-import re
+from typing import Callable, Dict, List, Optional, Sequence
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import shown as quoted
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import (
-    hostname_key,
-    hostname_problem,
-    hostname_value,
-    index_by_hostname,
     lookalike_text,
     lookalikes,
     repeated_ids,
@@ -33,13 +31,56 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import
     stored_forms,
     stored_text,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.resources import (
+    CREATE,
+    DEVICE,
+    SHOWN,
+    Resource,
+    normalise_ip,
+    normalise_mac,
+)
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import DONE, FAILED, PENDING, Action, apply
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import creation, name_stored_form
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_creation import name_stored_form
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.operations import operations
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.record_specs import (
+    InvalidRequest,
+    device_spec,
+    device_specs,
+    differences,
+    item_problems,
+)
 
-# The verbs of a plan: CREATE is carried out by the operation device_creation.creation; LEAVE is nothing to do.
-# A deletion would be one more verb and its operation (docs/docsite/rst/developing.rst).
-CREATE, LEAVE = "create", "leave"
-CREATED, EXISTING = DONE, "existing"
+# The names other files import from here, the checks of a requested item (record_specs.py) among them.
+__all__ = (
+    "ABSENT",
+    "CREATE",
+    "CREATED",
+    "EXACT",
+    "EXISTING",
+    "FAILED",
+    "GUARD",
+    "LEAVE",
+    "PENDING",
+    "InvalidRequest",
+    "Outcome",
+    "device_spec",
+    "device_specs",
+    "differences",
+    "ensure",
+    "ensure_devices",
+    "failure_message",
+    "item_problems",
+    "normalise_ip",
+    "normalise_mac",
+    "plan",
+    "summary",
+    "warnings_of",
+)
+
+# The verbs of a plan: a write the resource declares (CREATE, carried out by its operation: tasks/operations.py),
+# or LEAVE, nothing to do. A record a wanted state leaves missing ends ABSENT.
+LEAVE = "leave"
+CREATED, EXISTING, ABSENT = DONE, "existing", "absent"
 MESSAGE_HOSTS = 10
 MESSAGE_REASONS = 3  # reasons a failure message names (each with its first MESSAGE_HOSTS hostnames)
 MESSAGE_REASON_CHARS = 300  # characters of a reason a failure message shows at most
@@ -58,210 +99,24 @@ STORED_NOT_CREATED = (
     "device, set stored_names: exact to create %s beside it"
 )
 
-_MAC = re.compile(
-    r"^(?:[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1[0-9a-f]{2}){4}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}"
-    r"|[0-9a-f]{12})$",
-    re.IGNORECASE,
-)
-_DOTTED_QUAD = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
-
-
-class InvalidRequest(ValueError):
-    """The requested devices cannot be sent as they are; the message lists every problem."""
-
-
-def normalise_mac(value):
-    """'00-1A-2B-3C-4D-5E', '001a.2b3c.4d5e', '001A2B3C4D5E', any case -> '00:1a:2b:3c:4d:5e'."""
-    text = value.strip() if isinstance(value, str) else ""
-    if not _MAC.match(text):
-        raise ValueError(
-            "'%s' is not a MAC address (expected six colon-separated hex pairs such as 00:1a:2b:3c:4d:5e; "
-            "00-1a-2b-3c-4d-5e, 001a.2b3c.4d5e and 001a2b3c4d5e are accepted too)" % (value,)
-        )
-    digits = re.sub(r"[^0-9a-f]", "", text.lower())
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
-
-
-def normalise_ip(value):
-    """An IPv4 address in dotted notation, e.g. '10.20.0.15' (no other spelling is accepted)."""
-    text = value.strip() if isinstance(value, str) else ""
-    try:
-        if _DOTTED_QUAD.match(text):
-            return str(ipaddress.IPv4Address(text))
-    except ValueError:
-        pass
-    raise ValueError("'%s' is not an IPv4 address in dotted notation (such as 10.20.0.15)" % (value,))
-
-
-def device_spec(item):
-    """One requested device, validated and normalised: ``(spec, problems)``.
-
-    ``spec`` has hostname, and group, profile, macs and ips only when given (an empty list counts
-    as not given: the absence of macs / ips selects the server's creation rule).
-    """
-    problems = []
-    spec = dict(hostname=hostname_value(item.get("hostname")))
-    problem = hostname_problem(spec["hostname"])
-    if problem:
-        problems.append("hostname %s" % problem)
-    for key in ("group", "profile"):
-        if item.get(key) is None:
-            continue  # needed only to create the device: checked once the device list is known
-        if not isinstance(item[key], str) or not item[key].strip():
-            problems.append("%s must not be empty" % key)
-        spec[key] = item[key]
-    for key, normalise in (("macs", normalise_mac), ("ips", normalise_ip)):
-        values = []
-        for value in item.get(key) or ():
-            try:
-                value = normalise(value)
-            except ValueError as error:
-                problems.append("%s: %s" % (key, error))
-                continue
-            if value in values:
-                problems.append("%s: %s is given twice" % (key, value))
-            values.append(value)
-        if values:
-            spec[key] = values
-    return spec, problems
-
-
-def item_problems(items, keys, name="devices", strict=False):
-    """What is wrong with the items of the bulk option ``name`` as given (before Ansible reads them as mappings of
-    ``keys``), naming each item by its index and what to write instead; None when nothing is (what Ansible reads
-    as a mapping, a JSON or ``key=value`` string, passes unless ``strict``: then only a mapping is a device)."""
-    if not isinstance(items, list):
-        return None
-    problems = []
-    for index, item in enumerate(items):
-        where = "%s[%d]" % (name, index)
-        if isinstance(item, dict):
-            problems.extend("%s %s" % (where, problem) for problem in _key_problems(item, keys))
-        elif strict or not (isinstance(item, str) and (item.lstrip().startswith("{") or "=" in item)):
-            problems.append("%s is %s, not a device" % (where, _described(item)))
-    if not problems:
-        return None
-    example = "%s: [{hostname: cam-01, group: Cameras, profile: Camera}]" % name
-    return "%s. Each item of %s is one device, a mapping with the keys %s (hostname required), for example: %s" % (
-        "; ".join(problems),
-        name,
-        ", ".join(keys),
-        example,
-    )
-
-
-def _key_problems(item, keys):
-    problems = []
-    for key in item:
-        if key in keys:
-            continue
-        text = quoted(str(key))
-        head, colon, tail = str(key).partition(":")
-        if colon and head.strip() in keys and item[key] is None:
-            problems.append(
-                "has the key '%s', which YAML reads as one key because no space follows the colon: write '%s: %s'"
-                % (text, head.strip(), quoted(tail.strip()))
-            )
-            continue
-        close = difflib.get_close_matches(str(key), keys, 1)
-        hint = " (did you mean %s?)" % close[0] if close else ""
-        problems.append("has the key '%s', which is not an option of an item%s" % (text, hint))
-    if "hostname" not in item and not problems:
-        problems.append("has no hostname: each item needs one")
-    return problems
-
-
-def _described(item):
-    if item is None:
-        return "null"
-    if isinstance(item, str):
-        return "the string '%s'" % quoted(item, 80)
-    return "a %s (%s)" % ("list" if isinstance(item, list) else type(item).__name__, quoted(str(item), 80))
-
-
-def device_specs(items, name="devices", labels=None):
-    """Validate every item before anything is sent; raise InvalidRequest listing all problems.
-
-    A hostname (the same name: hostnames.hostname_key), MAC or IP requested for two items is a problem
-    too: it could only ever create one of them. ``labels`` name the items instead of ``name[index]`` (a file's
-    lines).
-    """
-    specs, problems, seen = [], [], {}
-    for index, item in enumerate(items):
-        spec, item_problems = device_spec(item)
-        where = labels[index] if labels else "%s[%d]" % (name, index) if name else ""
-        if hostname_problem(spec["hostname"]) is None:
-            where = "%s (%s)" % (where, spec["hostname"]) if where else spec["hostname"]
-            values = [("hostname", hostname_key(spec["hostname"]), spec["hostname"])]
-            values += [
-                (label, value, value) for key, label in (("macs", "MAC"), ("ips", "IP")) for value in spec.get(key, ())
-            ]
-            for label, key, value in values:
-                first = seen.setdefault((label, key), where)
-                if first != where:
-                    item_problems.append("%s %s is also requested by %s" % (label, value, first))
-        problems.extend("%s: %s" % (where, problem) if where else problem for problem in item_problems)
-        specs.append(spec)
-    if problems:
-        raise InvalidRequest("Invalid device request, nothing was sent: %s" % "; ".join(problems))
-    return specs
-
-
-def differences(spec, record):
-    """How a listed record visibly differs from the request, as readable phrases.
-
-    Only fields that the request gives and the record shows in a recognisable form are compared
-    (the API promises nothing beyond id and hostname): group and profile exactly (a string, or an
-    object's ``name``), MACs normalised and IPs as sets (a list, or a comma/space separated string).
-    """
-    found = []
-    for key in ("group", "profile"):
-        shown = _shown_name(record.get(key))
-        if key in spec and shown is not None and shown != spec[key]:
-            found.append("%s is %s, not %s" % (key, quoted(shown), spec[key]))
-    for key, normalise in (("macs", normalise_mac), ("ips", normalise_ip)):
-        shown = _shown_values(record.get(key), normalise)
-        if key in spec and shown is not None and set(shown) != set(spec[key]):
-            found.append("%s are %s, not %s" % (key, quoted(", ".join(shown)) or "none", ", ".join(spec[key])))
-    return found
-
-
-def _shown_name(value):
-    if isinstance(value, dict):
-        value = value.get("name")
-    return value.strip() if isinstance(value, str) else None
-
-
-def _shown_values(value, normalise):
-    if isinstance(value, str):
-        value = re.split(r"[\s,;]+", value.strip()) if value.strip() else []
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        return None
-    shown = []
-    for item in value:
-        try:
-            shown.append(normalise(item))
-        except ValueError:
-            shown.append(item.strip().lower())
-    return shown
-
 
 class Outcome(Action):
     """What to do to one requested device (``verb``, from ``plan``), and what became of it."""
 
-    def __init__(self, spec, verb=None):
-        super(Outcome, self).__init__(spec["hostname"], verb)
-        self.spec = spec
+    def __init__(self, spec, verb=None, resource=DEVICE):
+        super(Outcome, self).__init__(spec[resource.name_field], verb)
+        self.spec, self.name_field = spec, resource.name_field
         self.stored_before = set()  # ids listed under a probable stored form of its name when planned
         self.stored_after = []  # listed devices under such a form that appeared since (device_creation)
 
     @property
     def hostname(self):
+        """Return the device's hostname, its name (nac_device's word for it)."""
         return self.name
 
-    def entry(self):
-        """The item's entry in the bulk result."""
-        entry = dict(id=self.id, hostname=self.hostname, changed=self.changed)
+    def entry(self) -> dict:
+        """Return the item's entry in the bulk result: its id, its name (under its resource's name field), the rest."""
+        entry = {"id": self.id, self.name_field: self.name, "changed": self.changed}
         if self.error:
             entry["error"] = self.error
             if self.failure:
@@ -271,9 +126,17 @@ class Outcome(Action):
         return entry
 
 
-def plan(specs, records, stored_names=GUARD, fail_on_drift=False):
-    """One action per spec against the device list (pure): LEAVE an existing device, CREATE a missing one
-    (pending until applied), or fail.
+def plan(
+    specs: Sequence[dict],
+    records: Sequence,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
+    resource: Resource = DEVICE,
+    state: str = "present",
+) -> List[Outcome]:
+    """Give each spec one action against the list (pure), as the wanted ``state`` of ``resource`` says
+    (resources.Wanted): for a device present, LEAVE an existing device, CREATE a missing one (pending until
+    applied), or fail.
 
     A device exists when a listed device has the same name (hostnames.hostname_key). A listed name that
     matches only by a looser rule (a lookalike) is never taken for it: a device to create whose name has
@@ -281,45 +144,67 @@ def plan(specs, records, stored_names=GUARD, fail_on_drift=False):
     ``stored_names`` GUARD, a device to create whose probable stored form is listed (hostnames.stored_forms:
     its first DNS label, without or with a trailing dot) fails, unwritten, naming it with its id. With
     ``fail_on_drift``, an existing device that visibly differs from its spec fails naming each field, instead of
-    getting a warning.
+    getting a warning. A state whose verb for a listed record is a write (a deletion) gives that verb, with the
+    listed id; one with no verb for a missing record leaves it ABSENT.
     """
-    index = index_by_hostname(records)
-    alike = lookalikes(records, [spec["hostname"] for spec in specs])
+    wanted, noun = resource.states[state], resource.noun
+    index = resource.by_name(records)
+    alike = lookalikes(records, [spec[resource.name_field] for spec in specs], resource.name_field)
     outcomes = []
     for spec in specs:
-        outcome = Outcome(spec, CREATE)
-        found = index.get(hostname_key(spec["hostname"]), [])
-        similar = alike.get(spec["hostname"])
+        outcome = Outcome(spec, wanted.missing, resource)
+        found = index.get(resource.name_key(outcome.name), [])
+        similar = alike.get(outcome.name)
         if len(found) > 1:
+            ids = ", ".join(str(record[resource.key]) for record in found)
             outcome.fail(
-                "%d devices are named %s (ids %s): the API does not promise unique hostnames and this one is "
-                "ambiguous; remove or rename the extra devices in the NAC"
-                % (len(found), spec["hostname"], ", ".join(str(r["id"]) for r in found))
+                "%d %s are named %s (ids %s): the API does not promise unique hostnames and this one is "
+                "ambiguous; remove or rename the extra %s in the NAC" % (len(found), noun, outcome.name, ids, noun)
             )
         elif found:
-            _existing(outcome, found[0], fail_on_drift)
-            if similar:
-                outcome.warnings.append(
-                    "%s: it is not %s (id %s), which exists"
-                    % (lookalike_text(spec["hostname"], similar), quoted(found[0]["hostname"]), found[0]["id"])
-                )
+            _listed(outcome, found[0], similar, wanted, fail_on_drift, resource)
+        elif wanted.missing is None:
+            outcome.verb, outcome.state = LEAVE, ABSENT
         elif similar:
-            outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(spec["hostname"], similar))
+            outcome.fail(LOOKALIKE_NOT_CREATED % lookalike_text(outcome.name, similar, resource.name_field))
         else:
-            stored = [
-                (record, relation) for key, relation in stored_forms(spec["hostname"]) for record in index.get(key, ())
-            ]
-            outcome.stored_before = set(record["id"] for record, _relation in stored)
-            if stored and stored_names == GUARD:
-                names = " or ".join(sorted(set(quoted(record["hostname"]) for record, _relation in stored)))
-                outcome.fail(STORED_NOT_CREATED % (stored_text(stored), names, spec["hostname"]))
+            _guard_stored(outcome, index, stored_names, resource)
         outcomes.append(outcome)
     return outcomes
 
 
-def _existing(outcome, record, fail_on_drift=False):
-    outcome.verb, outcome.state, outcome.id, outcome.record = LEAVE, EXISTING, record["id"], record
-    differ = differences(outcome.spec, record)
+def _listed(outcome, record, similar, wanted, fail_on_drift, resource):
+    """Plan a wanted record that is listed: its state's verb on the listed id, or LEAVE it existing."""
+    if wanted.listed is not None:
+        outcome.verb, outcome.id, outcome.record = wanted.listed, record[resource.key], record
+        return
+    _existing(outcome, record, fail_on_drift, resource)
+    if similar:
+        outcome.warnings.append(
+            "%s: it is not %s (id %s), which exists"
+            % (
+                lookalike_text(outcome.name, similar, resource.name_field),
+                quoted(resource.name_of(record)),
+                record["id"],
+            )
+        )
+
+
+def _guard_stored(outcome, index, stored_names, resource):
+    """Keep the ids listed under a probable stored form of a missing record's name, and fail its creation when
+    ``stored_names`` is GUARD and there are any."""
+    name = outcome.name
+    stored = [(record, relation) for key, relation in stored_forms(name) for record in index.get(key, ())]
+    outcome.stored_before = set(record[resource.key] for record, _relation in stored)
+    if stored and stored_names == GUARD:
+        names = " or ".join(sorted(set(quoted(resource.name_of(record)) for record, _relation in stored)))
+        outcome.fail(STORED_NOT_CREATED % (stored_text(stored, resource.name_field), names, name))
+
+
+def _existing(outcome, record, fail_on_drift=False, resource=DEVICE):
+    """Leave a listed record EXISTING, with a warning, or a failure under ``fail_on_drift``, when it differs."""
+    outcome.verb, outcome.state, outcome.id, outcome.record = LEAVE, EXISTING, record[resource.key], record
+    differ = differences(outcome.spec, record, resource)
     if differ and fail_on_drift:
         outcome.fail(
             "device %s (id %s) differs from the request: %s (fail_on_drift). Nothing was changed: the API cannot "
@@ -336,16 +221,16 @@ def _existing(outcome, record, fail_on_drift=False):
 
 
 def ensure_devices(
-    specs,
-    list_devices,
-    create,
-    concurrency=8,
-    check_mode=False,
-    warn=None,
-    stored_names=GUARD,
-    fail_on_drift=False,
+    specs: Sequence[dict],
+    list_devices: Callable,
+    create: Callable,
+    concurrency: int = 8,
+    check_mode: bool = False,
+    warn: Optional[Callable] = None,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
     **settling,
-):
+) -> List[Outcome]:
     """Make every spec's device exist; return one Outcome per spec, in request order.
 
     ``list_devices()`` returns the device records and ``create(body)`` POSTs one device and returns
@@ -358,39 +243,68 @@ def ensure_devices(
     names (``settle_timeout``, ``max_resends``, ``should_stop``, ``clock``, ``sleep``). ``warn(message)`` is
     told of ids the list shows for several devices. ``stored_names`` and ``fail_on_drift``: see ``plan``.
     """
+    writes = {CREATE: create}
+    how = dict(concurrency=concurrency, check_mode=check_mode, warn=warn, stored_names=stored_names)
+    return ensure(DEVICE, specs, list_devices, writes, fail_on_drift=fail_on_drift, **how, **settling)
+
+
+def ensure(
+    resource: Resource,
+    specs: Sequence[dict],
+    list_records: Callable,
+    writes: Dict[str, Callable],
+    state: str = "present",
+    concurrency: int = 8,
+    check_mode: bool = False,
+    warn: Optional[Callable] = None,
+    stored_names: str = GUARD,
+    fail_on_drift: bool = False,
+    **settling,
+) -> List[Outcome]:
+    """Bring every spec's record of ``resource`` to the wanted ``state``; return one Outcome per spec, in request
+    order. ``list_records()`` reads the list; ``writes`` is {verb: the callable that sends one write of it}
+    (tasks/operations.py). The rest: as ``ensure_devices``, which is this for the device present."""
     if not specs:
         return []
-    records = list_devices()
+    records = list_records()
     repeated = repeated_ids_warning(repeated_ids(records))
     if repeated and warn is not None:
         warn(repeated)
-    outcomes = plan(specs, records, stored_names, fail_on_drift)
-    _check_complete([outcome for outcome in outcomes if outcome.state == PENDING])
-    outcomes = apply(outcomes, {CREATE: creation(create)}, list_devices, concurrency, check_mode, **settling)
+    outcomes = plan(specs, records, stored_names, fail_on_drift, resource, state)
+    _check_complete([outcome for outcome in outcomes if outcome.state == PENDING], resource)
+    outcomes = apply(outcomes, operations(resource, writes), list_records, concurrency, check_mode, **settling)
     for outcome in outcomes:
-        name_stored_form(outcome)
+        name_stored_form(outcome, resource)
     return outcomes
 
 
-def _check_complete(pending):
-    """Raise InvalidRequest naming every device to create that lacks its group or profile."""
+def _check_complete(pending, resource=DEVICE):
+    """Raise InvalidRequest naming every record to create that lacks a field its creation needs."""
     incomplete = [
-        "%s does not exist and needs %s to be created" % (o.hostname, " and ".join(needs))
-        for o, needs in ((o, [key for key in ("group", "profile") if key not in o.spec]) for o in pending)
-        if needs
+        "%s does not exist and needs %s to be created" % (o.name, " and ".join(needs))
+        for o, needs in ((o, [key for key in resource.needed if key not in o.spec]) for o in pending)
+        if needs and resource.verb(o.verb).settles == SHOWN
     ]
     if incomplete:
-        raise InvalidRequest("Invalid device request, nothing was created: %s" % "; ".join(incomplete))
+        raise InvalidRequest("Invalid %s request, nothing was created: %s" % (resource.name, "; ".join(incomplete)))
 
 
-def summary(outcomes):
-    """Counts per final state, for the bulk result (``failures``: ``failed`` is Ansible's own key)."""
-    count = dict((state, sum(1 for o in outcomes if o.state == state)) for state in (CREATED, EXISTING, FAILED))
-    return dict(created=count[CREATED], existing=count[EXISTING], failures=count[FAILED])
+def summary(outcomes: Sequence[Outcome], resource: Resource = DEVICE) -> Dict[str, int]:
+    """Count the outcomes per final state, for the bulk result: the records each write verb changed, under the name
+    its declaration counts them by (``created``), then ``existing`` and ``failures`` (``failed`` is Ansible's own
+    key)."""
+    counts = dict((verb.counted, 0) for verb in resource.verbs.values() if verb.counted)
+    for outcome in outcomes:
+        if outcome.state == DONE:
+            counts[resource.verb(outcome.verb).counted] += 1
+    counts["existing"] = sum(1 for outcome in outcomes if outcome.state == EXISTING)
+    counts["failures"] = sum(1 for outcome in outcomes if outcome.state == FAILED)
+    return counts
 
 
-def warnings_of(outcomes, limit=MESSAGE_HOSTS):
-    """The items' warnings, at most ``limit`` of them and a line saying how many more there are."""
+def warnings_of(outcomes: Sequence[Outcome], limit: int = MESSAGE_HOSTS) -> List[str]:
+    """Gather the items' warnings, at most ``limit`` of them and a line saying how many more there are, so that a
+    large task does not flood the output."""
     warnings = [warning for outcome in outcomes for warning in outcome.warnings]
     if len(warnings) > limit:
         more = len(warnings) - limit
@@ -398,18 +312,18 @@ def warnings_of(outcomes, limit=MESSAGE_HOSTS):
     return warnings
 
 
-def failure_message(outcomes):
-    """One short message: the counts, then the failed hostnames grouped by reason, the first MESSAGE_REASONS
-    reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed. Every item's
-    outcome is in the result's ``devices``."""
+def failure_message(outcomes: Sequence[Outcome], resource: Resource = DEVICE) -> Optional[str]:
+    """Say what failed in one short message: the counts, then the failed names grouped by reason, the first
+    MESSAGE_REASONS reasons (the first MESSAGE_HOSTS names of each) and how many more; None when nothing failed.
+    Every item's outcome is in the result's ``devices``."""
     reasons = {}
     for outcome in outcomes:
         if outcome.state == FAILED:
-            reasons.setdefault(outcome.error, []).append(outcome.hostname)
+            reasons.setdefault(outcome.error, []).append(outcome.name)
     if not reasons:
         return None
-    counts = summary(outcomes)
-    parts = []
+    counts = summary(outcomes, resource)
+    noun, parts = resource.noun, []
     for reason, hosts in list(reasons.items())[:MESSAGE_REASONS]:
         named = ", ".join(hosts[:MESSAGE_HOSTS])
         if len(hosts) > MESSAGE_HOSTS:
@@ -417,14 +331,13 @@ def failure_message(outcomes):
         parts.append("%s: %s" % (named, quoted(reason, MESSAGE_REASON_CHARS)))
     if len(reasons) > MESSAGE_REASONS:
         others = list(reasons.values())[MESSAGE_REASONS:]
-        parts.append("%d more devices failed for %d other reasons" % (sum(len(hosts) for hosts in others), len(others)))
-    message = "%d of %d devices failed (%d created, %d existing): %s" % (
-        counts["failures"],
-        len(outcomes),
-        counts["created"],
-        counts["existing"],
-        " | ".join(parts),
-    )
+        more = sum(len(hosts) for hosts in others)
+        parts.append("%d more %s failed for %d other reasons" % (more, noun, len(others)))
+    done = ", ".join("%d %s" % (count, name) for name, count in counts.items() if name != "failures")
+    message = "%d of %d %s failed (%s): %s" % (counts["failures"], len(outcomes), noun, done, " | ".join(parts))
     if len(outcomes) > 1:
-        message += ". Every device's outcome, with its error, is in the result's devices (register the task)"
+        message += ". Every %s's outcome, with its error, is in the result's %s (register the task)" % (
+            resource.name,
+            noun,
+        )
     return message

@@ -18,14 +18,14 @@ import pytest
 from ansible_collections.netaccess.nac.plugins.module_utils.nac import client as client_module
 from ansible_collections.netaccess.nac.plugins.module_utils.nac import pagination
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacError, NacResponseError
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import (
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.links import (
     LinkError,
     next_links,
     origin,
     parse_links,
-    partial_sign,
     path_under,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination import partial_sign
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices import (
     EXISTING,
