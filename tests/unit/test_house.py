@@ -33,10 +33,7 @@ EMULATOR = ("tests.emulator", "nac_emulator", "nac_emu")
 PENDING = {
     "plugins/module_utils/http/connections.py": "split by the transport work (issue 51)",
     "plugins/module_utils/http/transport.py:exchange_steps": "the retry policy of the transport work (issue 51)",
-    "plugins/module_utils/nac/pagination.py": "split by the resource work (issue 51)",
     "plugins/module_utils/tasks/apply.py": "split by the engine work (issues 49 and 51)",
-    "plugins/module_utils/tasks/dot1x_query.py": "split by the engine work (issue 51)",
-    "plugins/module_utils/tasks/ensure_devices.py": "split by the resource work (issue 51)",
 }
 # Modules of tests/ that a benchmark may import besides the emulator, each with the reason.
 TEST_TOOLS = {
