@@ -96,9 +96,9 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     Each secret is also known in its base64 forms (``base64_forms``: base64 and base64url, with and without
     padding), which are then escaped and URL-encoded as the secret itself is.
 
-    ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password``, as
-    ``authorization`` sends it, with and without padding, and in base64url) is a secret too, and so is the base64
-    of that token. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
+    ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password`` in UTF-8, as
+    http/auth.py's BasicLogin sends it, with and without padding, and in base64url) is a secret too, and so is the
+    base64 of that token. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
     HTTPS_PROXY / HTTP_PROXY): the password of each, and the Basic token of its ``user:password`` (URL-decoded,
     in latin-1 as requests sends ``Proxy-Authorization``, and in UTF-8). ``forms``: forms found already (a client's
     ``secrets``), kept as they are."""
@@ -109,9 +109,9 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     values += [form for value in values for form in base64_forms(value.encode("utf-8"))]
     for username, secret in basic or ():
         if isinstance(username, str) and isinstance(secret, str) and secret:
-            token = authorization(None, username, secret).split(" ", 1)[1]
-            values += base64_forms(("%s:%s" % (username, secret)).encode("utf-8"))  # the token, every way
-            values += base64_forms(token.encode("ascii"))
+            raw = ("%s:%s" % (username, secret)).encode("utf-8")  # what http/auth.py's BasicLogin encodes
+            values += base64_forms(raw)  # the token, every way
+            values += base64_forms(base64.b64encode(raw))
     for proxy in proxies or ():
         values += _proxy_secrets(proxy)
     found = set(form for form in forms or () if isinstance(form, str))
@@ -159,15 +159,6 @@ def base64_forms(raw):
         text = encode(raw).decode("ascii")
         forms += [text, text.rstrip("=")]
     return [form for form in forms if len(form) >= SHORTEST_ENCODED]
-
-
-def authorization(api_key, username, password):
-    """The ``Authorization`` header of the credentials: ``Bearer <api_key>``, else HTTP Basic of ``username`` and
-    ``password`` in UTF-8 (not the latin-1 of requests' own HTTPBasicAuth). Its credential part is a secret too."""
-    if api_key:
-        return "Bearer %s" % api_key
-    credentials = ("%s:%s" % (username, password)).encode("utf-8")
-    return "Basic %s" % base64.b64encode(credentials).decode("ascii")
 
 
 def strip_userinfo(url):

@@ -46,11 +46,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     NacResponseError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import (
-    authorization,
-    hidden_forms,
-    strip_userinfo,
-)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     CONNECTION_DEFAULTS as DEFAULTS,
 )
@@ -62,6 +58,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
     check_unreachable_timeout,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.http.auth import from_options as authentication
 from ansible_collections.netaccess.nac.plugins.module_utils.http.connections import Wire
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import RECOVERED, Outage, Unreachable
@@ -101,7 +98,6 @@ class Transport:
             raise NacConfigError("the Python library 'h11' is required (it reads the service's replies)")
         check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
         option = dict(DEFAULTS, **given)
-        api_key, username, password = option["api_key"], option["username"], option["password"]
         timeout, max_retries, ca_path = option["timeout"], option["max_retries"], option["ca_path"]
         validate_certs = boolean(option["validate_certs"], "validate_certs")
         self.base_url = api_url.rstrip("/")
@@ -122,7 +118,7 @@ class Transport:
         self._outage = Outage(
             check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
         )
-        header = authorization(api_key, username, password)
+        auth = authentication(option)  # the one hook of the credentials (auth.py): its header, its secrets
         # The client's own verify (the insecure-TLS warning is the entry point's, once: options.INSECURE_TLS).
         self.verify = (ca_path or True) if validate_certs else False
         # Sent with every request; the credential is the one given, never a ~/.netrc entry.
@@ -131,8 +127,8 @@ class Transport:
             ("Accept-Encoding", "gzip, deflate"),
             ("Accept", "application/json"),
             ("Connection", "keep-alive"),
-            ("Authorization", header),
         ]
+        auth.apply(headers)
         if option["tenant"]:
             headers.append(("X-Tenant", option["tenant"]))
         # What requests merges from the environment into a request (Session.request): the proxies (HTTP(S)_PROXY,
@@ -143,7 +139,7 @@ class Transport:
         merger.close()
         # Every form of the credentials: the key, the password and the Basic token, and a proxy's password and token.
         proxies = (settings.get("proxies") or {}).values()
-        self._secrets = hidden_forms((api_key, password), basic=[(username, password)], proxies=proxies)
+        self._secrets = hidden_forms(auth.values, basic=auth.basic, proxies=proxies)
         try:
             self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
         except ValueError as exc:  # a CA bundle, a proxy, a header field that cannot be used
