@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
-statuses retried, jittered backoff, ``Retry-After``, the quota a reply states (``quota``: the RateLimit headers),
-and what a failed exchange (common.errors.ExchangeError) tells of the service
-(never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
-once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+"""Decide what follows each attempt of a request (no Ansible imports): ``RetryPolicy``, one value object per request
+whose one method says send again now, back off, wait for the service, or give up, so that transport.Transport's
+loop only carries it out. Beside it, what it reads: the statuses retried, jittered backoff, ``Retry-After``, the
+quota a reply states (``quota``: the RateLimit headers), and what a failed exchange (common.errors.ExchangeError)
+tells of the service (never reached, uncertain, or unreachable altogether). The policy itself is stated once, in
+words, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,6 +29,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import RECOVERED
 from ansible_collections.netaccess.nac.plugins.module_utils.http.response import (
     OVER_BOUND,
     PROXY_AUTH,
@@ -204,6 +206,19 @@ def connect_reason(exc, secrets=()):
     return known or excerpt(str(exc), 200, secrets)
 
 
+def uncertain(exc):
+    """Tell whether a failed exchange (``exc``, an ExchangeError) may have reached the server and been processed:
+    sent and then timed out or broken off. A TLS failure, a connection never made, a proxy that refused the
+    tunnel and a plain request to a TLS port were never processed."""
+    if exc.stage == TLS or (exc.stage == CONNECT and exc.timed_out):
+        return False
+    if exc.timed_out:
+        return True
+    if not exc.sent or exc.cause == TLS_PORT:
+        return False
+    return exc.stage == EXCHANGE
+
+
 def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
     """What a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
     whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted
@@ -235,3 +250,87 @@ def connection_failure(exc, method, path, url, base_url, verify, timeout, secret
         )
         return text, True
     return "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, secrets)), False
+
+
+# -- the retry policy: one value object per request ------------------------------------------------------------
+
+SEND_NOW, BACK_OFF, WAIT_FOR_SERVICE, GIVE_UP = "send now", "back off", "wait for the service", "give up"
+NOT_WAITED = object()  # decide(): no WAIT_FOR_SERVICE carried out yet for this attempt
+
+
+class Decision(collections.namedtuple("Decision", "action seconds error reason attempts refused stale policy")):
+    """Say what follows one attempt: ``action`` (SEND_NOW, BACK_OFF, WAIT_FOR_SERVICE or GIVE_UP) and what it needs.
+
+    ``seconds``: how long to back off (BACK_OFF). ``error``: the failed exchange given up on (an ExchangeError; None
+    when the reply read is the answer). ``reason``: why the service seems unreachable (WAIT_FOR_SERVICE).
+    ``attempts``: the requests sent, to state on a reply given up on (None: a refused write, whose count stays as
+    read). ``refused``: a request not safe to repeat refused with 503 by a rate limit (the list decides whether
+    it is sent again, apply.py). ``stale``: it broke before any byte of its reply on a kept-alive connection the
+    server was closing, and is not safe to repeat (its later kind go out on new connections). ``policy``: the
+    policy of the next attempt."""
+
+    __slots__ = ()
+
+
+def _decision(action, policy, seconds=0.0, error=None, reason=None, attempts=None, refused=False, stale=False):
+    return Decision(action, seconds, error, reason, attempts, refused, stale, policy)
+
+
+class RetryPolicy(collections.namedtuple("RetryPolicy", "total repeatable attempt fresh")):
+    """Decide, after each attempt of one request, whether to send it again now, back off, wait for the service, or
+    give up, so that the whole policy is one value and the transport's loop only carries it out.
+
+    One value object per request, as urllib3's ``Retry`` is: ``decide`` never changes it, it returns the policy of
+    the next attempt in its Decision. ``total``: the retries allowed (max_retries). ``repeatable``: the request is
+    safe to send again after an uncertain failure (RFC 9110: GET, PUT, DELETE; a creation is not). ``attempt``: the
+    retries spent. ``fresh``: the next attempt goes out on a new connection, never an idle one. The table
+    "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst) states this policy in words; a unit test
+    (test_retry_policy.py) ties each of its rows to ``decide``."""
+
+    __slots__ = ()
+
+    def __new__(cls, total: int, repeatable: bool = True, attempt: int = 0, fresh: bool = False):
+        return super(RetryPolicy, cls).__new__(cls, total, repeatable, attempt, fresh)
+
+    def decide(self, outcome, refused=None, waited=NOT_WAITED) -> Decision:
+        """Say what follows an attempt whose ``outcome`` is a reply (its ``status_code`` and ``headers``) or a failed
+        exchange (an ExchangeError). ``refused``: for a reply the rate limit refused, the seconds its request waits
+        alone (0.0: the shared pause holds it; pacing.Throttle.answered). ``waited``: what waiting for the service
+        ended with (outage.UP, RECOVERED, or None when the outage policy saw no outage to wait out), once a
+        WAIT_FOR_SERVICE was carried out."""
+        if isinstance(outcome, ExchangeError):
+            return self._after_failure(outcome, waited)
+        return self._after_reply(outcome.status_code, outcome.headers, refused)
+
+    def _after_reply(self, status, headers, refused):
+        if refused is not None:  # waited out (all paused, or a stray one alone) and sent again, no retry spent
+            if not self.repeatable and status == 503:  # looked up in the list, then sent again (apply.py)
+                return _decision(GIVE_UP, self, refused=True)
+            return _decision(BACK_OFF if refused else SEND_NOW, self, seconds=refused)
+        retryable = RETRYABLE_STATUS if self.repeatable else WRITE_RETRYABLE_STATUS
+        if status not in retryable or self.attempt >= self.total:
+            return _decision(GIVE_UP, self, attempts=self.attempt + 1)
+        following = self._replace(attempt=self.attempt + 1)
+        delay = retry_after(headers.get("Retry-After"))
+        return _decision(BACK_OFF, following, seconds=delay if delay is not None else backoff(following.attempt))
+
+    def _after_failure(self, exc, waited):
+        broke = broke_unanswered(exc)  # its next attempt goes out on a new connection (the idle ones may be closing)
+        closing = broke and exc.reused  # on a kept-alive connection: the server was closing it
+        stale = closing and not self.repeatable  # whether it was processed stays the list's to decide
+        following = self._replace(fresh=self.fresh or broke)
+        unknown = uncertain(exc)
+        if final(exc) or (unknown and not self.repeatable):  # no attempt changes a final failure
+            return _decision(GIVE_UP, following, error=exc, stale=stale)
+        if closing and not self.fresh:  # sent again at once on a new connection, once, its retries untouched, as a
+            return _decision(SEND_NOW, following)  # browser or Go's client does with a request safe to repeat
+        if waited is NOT_WAITED:
+            reason = unreachable(exc)
+            if reason is not None:
+                return _decision(WAIT_FOR_SERVICE, self, reason=reason)
+        elif waited == RECOVERED or (waited and not unknown):  # the service answers again: sent at once, retries kept
+            return _decision(SEND_NOW, following)
+        if self.attempt >= self.total:
+            return _decision(GIVE_UP, following, error=exc, stale=stale)
+        following = following._replace(attempt=self.attempt + 1)
+        return _decision(BACK_OFF, following, seconds=backoff(following.attempt))

@@ -17,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     NacAuthError,
@@ -34,7 +35,6 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import (
     excerpt,
     json_type,
-    server_reason,
     shown,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import run
@@ -45,6 +45,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.transport impor
     MIB,
     REQUESTS_IMPORT_ERROR,
     Transport,
+    request_facts,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import Device, ListDecoder, device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.hostnames import HOSTNAME_MAX
@@ -58,6 +59,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.pagination impor
     partial_sign,
     path_under,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.nac.statuses import http_error
 
 # The names other code imports from here: the client, its errors, and the options it takes.
 __all__ = (
@@ -83,39 +85,95 @@ __all__ = (
 
 DOT1X_INTENT = "dot1x_status"
 DOT1X_INTENT_NAMES = "'Check 802.1x' / '802.1x status'"  # what the NAC's user interface calls the intent
-# What an account needs to be allowed a request, for the message of a refusal (HTTP 401/403): a request that
-# needs more names it (``request``'s ``needs``), as firing an intent the API guide names does.
-ACCESS_NEEDED = "the privilege public_api (and the feature's own privilege)"
+# What an account needs to fire an intent the API guide names (statuses.ACCESS_NEEDED: any other request).
 INTENT_ACCESS_NEEDED = "the privilege public_api and access to the intent %s (%s)"
 INTENT_NAMES = {DOT1X_INTENT: DOT1X_INTENT_NAMES}  # the intents the API guide names, by tag
 
 
-class NacClient(Transport):
-    """The NAC API over kept-alive connections (connections.py; see transport.Transport for the arguments;
-    ``read_only`` refuses writes locally). What each failure means: ``http_error`` and the API guide's
-    "Retries and outcomes"."""
+def _forwarded(name, doc, settable=False):
+    """Make a property that reads (and, when ``settable``, sets) the transport's attribute ``name``: the client shows
+    the few settings its callers read, not the transport's whole surface."""
+
+    def get(self):
+        return getattr(self.transport, name)
+
+    def put(self, value):
+        setattr(self.transport, name, value)
+
+    return property(get, put if settable else None, doc=doc)
+
+
+class NacClient:
+    """Speak the NAC API over a transport it holds (transport.Transport, made from the same arguments; ``read_only``
+    refuses locally every request that changes the server), so that callers see the API, not the exchange. What each
+    failure means: statuses.http_error and the API guide's "Retries and outcomes"."""
+
+    def __init__(
+        self,
+        api_url: str,
+        pool_size: int = 16,
+        read_only: bool = False,
+        should_stop=None,
+        sleep=time.sleep,
+        clock=time.monotonic,
+        **given,
+    ):
+        self.transport = Transport(api_url, pool_size, read_only, sleep, clock, **given)
+        # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
+        self.should_stop = should_stop
+
+    # What callers read of the transport (modules, plugins, the glue, the tests), and nothing more.
+    base_url = _forwarded("base_url", "The service's address as given (api_url), without a trailing slash.")
+    display_url = _forwarded("display_url", "The service's address without its user:password, for messages.")
+    timeout = _forwarded("timeout", "The seconds one attempt may take as a whole.")
+    max_retries = _forwarded("max_retries", "The retries of one request (at most MAX_RETRIES_CAP).", settable=True)
+    max_reply_mb = _forwarded("max_reply_mb", "The size limit of one reply's body, in MiB (as decoded).")
+    max_list_items = _forwarded("max_list_items", "The items of one list, all its pages together, at most.")
+    max_list_mb = _forwarded("max_list_mb", "The size limit of one list's bodies, all its pages together, in MiB.")
+    read_only = _forwarded("read_only", "Whether requests that change the server are refused locally.")
+    verify = _forwarded("verify", "The TLS verification as requests reads it: True, a CA path, or False.", True)
+    wire = _forwarded("wire", "The connections (connections.Wire); a unit test may put a fake in their place.", True)
+    throttle = _forwarded("throttle", "The one pace of the client's requests under a rate limit (pacing.Throttle).")
+    secrets = _forwarded("secrets", "Every form of the credentials (masking.hidden_forms), for messages to mask.")
+    succeeded = _forwarded("succeeded", "Whether any request of this client has had a successful (2xx) reply.")
 
     @property
     def refusals(self):
-        """Rate-limit refusals this client's requests waited out so far (pacing.Throttle; each was sent again)."""
-        return self.throttle.refusals
+        """Count the rate-limit refusals this client's requests waited out (pacing.Throttle; each was sent again)."""
+        return self.transport.throttle.refusals
 
-    def request(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
-        """``request_steps`` driven in this thread (loop.run)."""
-        return run(self.request_steps(method, path, body, write, decoder, needs, limit))
+    def limit_waiting(self, seconds, why):
+        """Bound the wait for an unreachable service to ``seconds`` within the context it returns
+        (transport.Transport.limit_waiting), so that a caller with an interval of its own keeps it."""
+        return self.transport.limit_waiting(seconds, why)
 
-    def request_steps(self, method, path, body=None, write=False, decoder=None, needs=None, limit=None):
+    def scrubbed(self, error):
+        """Mask every form of the credentials in ``error`` (transport.Transport.scrubbed) before it is raised."""
+        return self.transport.scrubbed(error)
+
+    def close(self):
+        self.transport.close()
+
+    def request(self, method, path, body=None, changes=None, repeatable=None, decoder=None, needs=None, limit=None):
+        """Send one request and return its JSON: ``request_steps`` driven in this thread (loop.run)."""
+        return run(self.request_steps(method, path, body, changes, repeatable, decoder, needs, limit))
+
+    def request_steps(
+        self, method, path, body=None, changes=None, repeatable=None, decoder=None, needs=None, limit=None
+    ):
         """Steps (http/loop.py): send one request (transport.Transport.exchange_steps, retried as the policy says;
-        ``limit`` as it takes it) and return its JSON (None for an empty body; a JSON array as a pagination.Page,
-        which keeps the reply's headers, address and size for the next page). A reply that is not a success is raised
-        as the NacError ``http_error`` makes of it; ``needs``: what the account needs to be allowed the request, for
-        the message of a refusal."""
-        reply = yield from self.exchange_steps(method, path, body=body, write=write, decoder=decoder, limit=limit)
+        ``changes``, ``repeatable`` and ``limit`` as it takes them) and return its JSON (None for an empty body; a JSON
+        array as a pagination.Page, which keeps the reply's headers, address and size for the next page). A reply that
+        is not a success is raised as the NacError ``http_error`` makes of it; ``needs``: what the account needs to be
+        allowed the request, for the message of a refusal."""
+        changes, repeatable = request_facts(method, changes, repeatable)
+        exchange = self.transport.exchange_steps(method, path, body, changes, repeatable, decoder, limit)
+        reply = yield from exchange
         if reply.status_code >= 300:
-            error = self.http_error(method, path, reply, write=write, attempts=reply.attempts, needs=needs)
+            error = http_error(self, method, path, reply, changes=changes, attempts=reply.attempts, needs=needs)
             error.refused = reply.refused
             raise error
-        value = self.decoded(method, path, reply, write=write, decoder=decoder)
+        value = self.transport.decoded(method, path, reply, changes=changes, decoder=decoder)
         if isinstance(value, list):  # a Page already when its decoder made one (device_export.PageSink)
             value = value if isinstance(value, Page) else Page(value)
             value.headers, value.url, value.size = reply.headers, reply.url, reply.size
@@ -144,11 +202,15 @@ class NacClient(Transport):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
         is raised, stating ``outcome_unknown``. Returns the reply's JSON object, or None when the reply
         carries none (its body is not documented)."""
-        reply = self.request("POST", "/api/device", body=body, write=True)
+        reply = self.request("POST", "/api/device", body=body, changes=True, repeatable=False)
         return reply if isinstance(reply, dict) else None
 
     def fire_intent(self, target_id, tag=DOT1X_INTENT):
-        """POST /api/intent/<tag>/fire with ``additionalPayload`` {json: true}: a read, retried."""
+        """POST /api/intent/<tag>/fire with ``additionalPayload`` {json: true}: ask for one device's status.
+
+        Firing ``dot1x_status`` runs a status query against one device and answers with its 802.1x status, at once;
+        it adds, removes and changes nothing the API lists. So it does not change the server (check mode and
+        ``read_only`` send it) and it is safe to repeat (retried as a read is), although its method is POST."""
         return run(self.fire_intent_steps(target_id, tag))
 
     def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
@@ -156,7 +218,7 @@ class NacClient(Transport):
         path = "/api/intent/%s/fire" % tag
         needs = INTENT_ACCESS_NEEDED % (tag, INTENT_NAMES[tag]) if tag in INTENT_NAMES else None
         body = {"targetId": target_id, "additionalPayload": {"json": True}}
-        reply = yield from self.request_steps("POST", path, body=body, needs=needs)
+        reply = yield from self.request_steps("POST", path, body=body, changes=False, repeatable=True, needs=needs)
         if not isinstance(reply, dict):
             raise self._shape_error(
                 "POST", path, "expected a JSON object for target %s, got %s" % (target_id, json_type(reply))
@@ -327,58 +389,3 @@ class NacClient(Transport):
                 url=self.display_url,
             )
         )
-
-    def http_error(self, method, path, reply, write=False, attempts=1, needs=None):
-        """The NacError of a non-success reply (a response.Reply, after ``attempts`` requests), as the API guide
-        reads each status. A write's error states ``outcome_unknown``: true for a server fault or a redirect (it may
-        have been committed). ``needs``: what the account needs to be allowed the request (ACCESS_NEEDED)."""
-        status = reply.status_code
-        reason = server_reason(reply, self.secrets)
-        where = "%s %s" % (method, path)
-        said = " The server said: %s" % reason if reason else ""
-        tries = " (%d attempts)" % attempts if attempts > 1 else ""
-        details = dict(method=method, path=path, status=status, reason=reason, url=self.display_url)
-        credentials_accepted = self.succeeded  # read once: another thread may be answered meanwhile
-        if write:
-            # A redirect may answer a write that was processed (a 303 says it was): its outcome is unknown.
-            details["outcome_unknown"] = status < 400 or (status >= 500 and (status != 500 or credentials_accepted))
-        if status < 400:
-            error = NacHTTPError(
-                "The NAC API answered %s with a redirect (HTTP %d) to %s, which is not followed%s: set api_url to the "
-                "address the service redirects to (https:// instead of http://, for example)."
-                % (
-                    where,
-                    status,
-                    strip_userinfo(reply.headers.get("Location") or "nowhere"),
-                    " (the write may have been processed all the same)" if write else "",
-                ),
-                **details,
-            )
-        elif status == 500 and not credentials_accepted:
-            error = NacAuthError(
-                "The NAC API answered 'Server error' (HTTP 500) to %s%s. The API gives this reply for an invalid "
-                "or missing API key (or a wrong username, password or tenant): check api_key / NAC_API_KEY, or "
-                "username, password and tenant. If the credentials are right, the server itself failed.%s"
-                % (where, tries, said),
-                **details,
-            )
-        elif status >= 500:
-            accepted = ""
-            if status == 500:
-                accepted = " (not of the credentials: an earlier request of this task was answered)"
-            error = NacServerError(
-                "The NAC API failed on %s with HTTP %d%s: a fault of the server or of a proxy in front of it%s.%s"
-                % (where, status, tries, accepted, said),
-                **details,
-            )
-        elif status in (401, 403):
-            error = NacAuthError(
-                "Access refused (HTTP %d) to %s: the account needs %s.%s"
-                % (status, where, needs or ACCESS_NEEDED, said),
-                **details,
-            )
-        elif status == 404:
-            error = NacNotFound("Not found (HTTP 404): %s.%s" % (where, said), **details)
-        else:
-            error = NacHTTPError("The NAC API refused %s with HTTP %d.%s" % (where, status, said), **details)
-        return self.scrubbed(error)

@@ -148,7 +148,7 @@ def test_bytes_past_a_reply_never_answer_the_next_request(scripted, case):
         listed = refused.status
     assert listed in ([{"id": 1, "hostname": "cam-01"}], None, 304)  # a 204 lists nothing
     with pytest.raises(NacHTTPError) as raised:  # the POST's own reply, never the forged 201 {"id": 4242}
-        client.request("POST", "/api/device", body={"hostname": "cam-02"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "cam-02"})
     assert raised.value.status == 409 and "4242" not in str(raised.value)
     assert server.count("POST") == 1
     client.close()
@@ -163,7 +163,7 @@ def test_a_switch_of_protocols_closes_the_connection_and_the_reply_after_it_answ
     server = scripted(script)
     client = client_of(server.url)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "x"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "x"})
     assert "switched protocols (101" in str(raised.value) and server.count("POST") == 1
     assert raised.value.outcome_unknown is True  # the request was written: what the server did is read from the list
     client.close()
@@ -193,7 +193,7 @@ def test_words_in_a_broken_reply_to_a_write_never_make_it_look_unsent(scripted, 
     server = scripted(lambda method, number: answer)
     client = client_of(server.url, max_retries=3, unreachable_timeout=0)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "cam-02"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "cam-02"})
     assert raised.value.outcome_unknown is True and "was not sent" not in str(raised.value)
     assert server.count("POST") == 1
     client.close()
