@@ -87,7 +87,7 @@ def _mask_tail(text, secrets):
     return text[: len(text) - longest] + MASK if longest else text
 
 
-def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
+def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()) -> list:
     """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
     escaped (repr, ascii, JSON, JSON with ``\\/``, bytes) and URL-encoded (quote, quote_plus, in upper and lower
     case hex), each also with its runs of whitespace collapsed to one space (as a one-line excerpt shows a text),
@@ -150,7 +150,7 @@ def _proxy_secrets(proxy):
     return [secret for secret in secrets if secret]
 
 
-def base64_forms(raw):
+def base64_forms(raw: bytes) -> list:
     """The base64 forms of ``raw`` (bytes) a server could echo: base64 and base64url (RFC 4648), each with and
     without its ``=`` padding, none shorter than SHORTEST_ENCODED. Only the encoding of ``raw`` alone is known: the
     same bytes encoded inside a longer text start at another offset and look different."""
@@ -161,7 +161,7 @@ def base64_forms(raw):
     return [form for form in forms if len(form) >= SHORTEST_ENCODED]
 
 
-def strip_userinfo(url):
+def strip_userinfo(url: str) -> str:
     """The URL without its ``user:password@`` part (everything up to its last ``@``)."""
     found = USERINFO.match(url)
     return url[: found.start(1)] + url[found.end(0) :] if found else url

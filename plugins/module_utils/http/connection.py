@@ -13,6 +13,7 @@ import select
 import socket
 import ssl
 import time
+from typing import Generator, Optional
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking, Ready
 from ansible_collections.netaccess.nac.plugins.module_utils.http.response import (
@@ -35,7 +36,7 @@ READ_BUFFER = 65536  # bytes a connection takes from the socket at most in one r
 HEAD_OVER = "the reply's heads (its interim replies included) passed %d bytes"
 
 
-def request_bytes(parser, method, target, fields, data):
+def request_bytes(parser, method: bytes, target: bytes, fields: list, data: Optional[bytes]) -> bytes:
     """Write a request with ``parser``: its head, then its body (not copied but once, onto the head)."""
     head = parser.send(h11.Request(method=method, target=target, headers=fields))
     if not data:
@@ -45,7 +46,7 @@ def request_bytes(parser, method, target, fields, data):
     return head + parts[0] if len(parts) == 2 and not parts[1] else head + b"".join(parts)
 
 
-def time_left(deadline):
+def time_left(deadline: float) -> float:
     """Give the seconds left before ``deadline`` (time.monotonic), or raise socket.timeout once it has passed."""
     left = deadline - time.monotonic()
     if left <= 0:
@@ -67,7 +68,7 @@ def _ready(sock):
     return bool(poller.poll(0))
 
 
-def open_socket(host, port, deadline):
+def open_socket(host: str, port: int, deadline: float) -> Generator:
     """Steps: a TCP connection to ``host``:``port``, as socket.create_connection makes one (each address in turn,
     the first failure raised when none answers), its name resolved on a helper thread (an address at once) and each
     connection made without blocking, all within ``deadline``."""
@@ -97,7 +98,7 @@ def open_socket(host, port, deadline):
     raise first or OSError("getaddrinfo returns an empty list")
 
 
-def final_reply(connection, deadline):
+def final_reply(connection: "Connection", deadline: float) -> Generator:
     """Steps: the final reply's head (an h11.Response): interim replies (100, 102, 103) skipped, at most MAX_INTERIM
     of them; a reply that ends before its head raises http.client.RemoteDisconnected, one h11 refuses Unframed."""
     interim = 0
@@ -158,7 +159,7 @@ class Connection:
         self._space = bytearray(READ_BUFFER)  # what one read from the socket takes at most
         self._view = memoryview(self._space)
 
-    def request(self, method, target, fields, data):
+    def request(self, method: bytes, target: bytes, fields: list, data: Optional[bytes]) -> bytes:
         """The bytes of a request, written by the parser (which then expects its reply); its heads bounded by
         MAX_HEAD from here."""
         try:
@@ -168,13 +169,13 @@ class Connection:
         self.received, self._cap, self._over, self._since = 0, MAX_HEAD, Unframed, 0
         return written
 
-    def bound(self, cap, over):
+    def bound(self, cap: Optional[int], over) -> None:
         """From here the reply may have ``cap`` bytes received in all (None: as many as MAX_HEAD more), past which
         its reading raises ``over`` (response.TooLarge for a body)."""
         self._cap = self.received + MAX_HEAD if cap is None else cap
         self._over = over
 
-    def send_steps(self, data, deadline):
+    def send_steps(self, data: bytes, deadline: float) -> Generator:
         """Steps: write ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually
         does), else waiting for room as often as needed, each wait given what is left of the deadline."""
         time_left(deadline)  # the deadline passed already: nothing is written
@@ -191,7 +192,7 @@ class Connection:
             if view:
                 yield from _until(sock, True, deadline)
 
-    def event_steps(self, deadline):
+    def event_steps(self, deadline: float) -> Generator:
         """Steps: the parser's next event (an h11 event, never NEED_DATA), bytes read for it as needed. Unframed when
         h11 refuses the reply or MAX_BLOCK bytes came without an event."""
         parser = self.parser
@@ -210,7 +211,7 @@ class Connection:
                 raise Unframed(what, OVER_BOUND)
             yield from self.receive_steps(deadline)
 
-    def receive_steps(self, deadline):
+    def receive_steps(self, deadline: float) -> Generator:
         """Steps: the next bytes from the socket, fed to the parser (or its end), at most what the reply's cap leaves,
         waiting for them at most until ``deadline``, which is checked first (bytes that keep coming never outlast
         it). The first read of a reply waits before it reads (the reply takes a round trip to come); later ones
@@ -241,11 +242,11 @@ class Connection:
         self._ended = not count
         self.parser.receive_data(bytes(self._view[:count]))
 
-    def buffered(self):
+    def buffered(self) -> bool:
         """Whether the parser holds bytes it has not read (past a reply: unasked)."""
         return bool(self.parser.trailing_data[0])
 
-    def next_cycle(self):
+    def next_cycle(self) -> bool:
         """Whether the connection may carry another request now that a reply was read whole (h11 says so: neither
         side asked to close it); the parser is readied for it."""
         parser = self.parser
@@ -254,7 +255,7 @@ class Connection:
         parser.start_next_cycle()
         return True
 
-    def idle(self):
+    def idle(self) -> bool:
         """True when nothing is waiting on the connection: no byte past the last reply, received or arrived since
         (one poll that does not wait), and the service has not closed it."""
         sock = self.sock
@@ -271,7 +272,7 @@ class Connection:
         self._take(count)
         return False
 
-    def secured(self, context, hostname, verify, deadline):
+    def secured(self, context: ssl.SSLContext, hostname: str, verify, deadline: float) -> Generator:
         """Steps: this connection's socket wrapped in TLS (SNI ``hostname``): the handshake within the deadline, then
         the certificate's name matched by urllib3 (no common-name fallback); a new Connection over it."""
         tls = context.wrap_socket(self.sock, server_hostname=hostname, do_handshake_on_connect=False)
@@ -292,7 +293,8 @@ class Connection:
             raise
         return Connection(tls)
 
-    def close(self):
+    def close(self) -> None:
+        """Close the socket; a socket that fails to close is closed enough."""
         try:
             self.sock.close()
         except OSError:

@@ -26,6 +26,7 @@ import json
 import socket
 import ssl
 import time
+from typing import Generator
 from urllib.parse import unquote, urlsplit
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.connection import (
@@ -67,7 +68,7 @@ class Wire:
     request; ``settings``: what requests merges from the environment (``proxies``, ``verify``), merged once by
     the caller; at most ``pool_size`` idle connections are kept."""
 
-    def __init__(self, base_url, headers, settings, pool_size):
+    def __init__(self, base_url: str, headers: list, settings: dict, pool_size: int):
         parts = urlsplit(base_url)
         self.scheme, self.host = parts.scheme, parts.hostname or ""
         self.port = parts.port or DEFAULT_PORTS.get(parts.scheme, 80)
@@ -113,7 +114,7 @@ class Wire:
         self.cookies = cookie_jar()  # what the service set (a load balancer's affinity, say), bounded (cookies.py)
         self.closed = False
 
-    def target(self, path):
+    def target(self, path: str) -> bytes:
         """The request line's target of ``path`` (under base_url's path; through an http proxy, the absolute
         URL), quoted as requests quotes it: once per path."""
         found = self._targets.get(path)
@@ -126,11 +127,11 @@ class Wire:
             found = self._targets[path] = found.encode("ascii", "replace")
         return found
 
-    def send(self, method, path, body, deadline, fresh=False):
+    def send(self, method: str, path: str, body, deadline: float, fresh: bool = False) -> Answer:
         """``send_steps`` driven in this thread (loop.run): the Answer."""
         return run(self.send_steps(method, path, body, deadline, fresh))
 
-    def send_steps(self, method, path, body, deadline, fresh=False):
+    def send_steps(self, method: str, path: str, body, deadline: float, fresh: bool = False) -> Generator:
         """Send ``method path`` with ``body`` (a JSON value, or None) and read the final reply's head, all before
         ``deadline`` (time.monotonic): steps (loop.py) that return an Answer, whose body is still to be read
         (Answer.read_steps). ``fresh``: on a new connection, never an idle one."""
@@ -230,14 +231,14 @@ class Wire:
         if connection.buffered():
             raise Unframed("the proxy sent bytes after its reply to CONNECT")
 
-    def kept(self, connection):
+    def kept(self, connection: Connection) -> None:
         """A connection whose last reply was read whole goes back to the idle ones (at most pool_size)."""
         if self.closed or len(self._idle) >= self.pool_size:
             connection.close()
         else:
             self._idle.append(connection)
 
-    def probe(self, path, timeout):
+    def probe(self, path: str, timeout: float) -> None:
         """GET ``path`` on a new connection, its body never read, the connection closed: raises as ``send_steps``."""
         deadline = time.monotonic() + timeout
         run(self._probe_steps(path, deadline)).close()
@@ -246,7 +247,8 @@ class Wire:
         connection = yield from self._connect_steps(deadline)
         return (yield from self._exchange(connection, "GET", path, None, deadline))
 
-    def close(self):
+    def close(self) -> None:
+        """Close the idle connections and keep no more: the client is done."""
         self.closed = True
         while self._idle:
             self._idle.pop().close()

@@ -18,6 +18,7 @@ import email.utils
 import random
 import re
 import time
+from typing import Optional, Tuple
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     CONNECT,
@@ -58,13 +59,13 @@ _ITEM = re.compile(r"^(limit|remaining|reset)=([0-9]{1,9})$")
 Quota = collections.namedtuple("Quota", "limit remaining reset window")
 
 
-def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
+def backoff(attempt: int, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
     """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
     ceiling = min(cap, base * (2 ** (attempt - 1)))
     return random.uniform(ceiling / 2, ceiling)
 
 
-def refusal(status, headers):
+def refusal(status: int, headers) -> Optional[float]:
     """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
     ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
     no usable one (pacing.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
@@ -75,7 +76,7 @@ def refusal(status, headers):
     return UNSAID if seconds is None else max(REFUSAL_FLOOR, seconds)
 
 
-def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
+def retry_after(value: Optional[str], cap: float = RETRY_AFTER_CAP, now: Optional[float] = None) -> Optional[float]:
     """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
     if not value:
         return None
@@ -92,7 +93,7 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
     return min(max(seconds, 0.0), cap)
 
 
-def quota(headers):
+def quota(headers) -> Optional[Quota]:
     """What a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
     remaining, reset, window)``, the requests a window admits, those left in the current one, the seconds until it
     starts afresh, and the window's seconds (None when not said). Read from the IETF draft's ``RateLimit-Limit``,
@@ -153,26 +154,26 @@ def _kong_quota(headers):
     return None
 
 
-def never_sent(exc):
+def never_sent(exc: BaseException) -> bool:
     """True when the exchange failed before any byte of the request was written (the connection never made, the
     proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its
     words. Any other exception may have been sent."""
     return isinstance(exc, ExchangeError) and not exc.sent
 
 
-def cause(exc):
+def cause(exc: BaseException) -> Optional[str]:
     """What the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
     return exc.cause if isinstance(exc, ExchangeError) else None
 
 
-def final(exc):
+def final(exc: BaseException) -> bool:
     """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
     http:// request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads,
     its interim replies, a chunk header or trailer block: a server that floods does so again)."""
     return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT, OVER_BOUND))
 
 
-def broke_unanswered(exc):
+def broke_unanswered(exc: BaseException) -> bool:
     """True when an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
     deadline after the request went out nor while decoding: what a kept-alive connection the server was closing
     does."""
@@ -181,7 +182,7 @@ def broke_unanswered(exc):
     return not (exc.sent and exc.timed_out)
 
 
-def unreachable(exc):
+def unreachable(exc: BaseException) -> Optional[str]:
     """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
     refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
     if not isinstance(exc, ExchangeError):
@@ -195,7 +196,7 @@ def unreachable(exc):
     return None
 
 
-def connect_reason(exc, secrets=()):
+def connect_reason(exc: BaseException, secrets=()) -> str:
     """Why a connection could not be made, from the failure's cause (its text quoted, masked, when none is known)."""
     known = {
         UNRESOLVED: "the host name could not be resolved",
@@ -206,7 +207,7 @@ def connect_reason(exc, secrets=()):
     return known or excerpt(str(exc), 200, secrets)
 
 
-def uncertain(exc):
+def uncertain(exc: ExchangeError) -> bool:
     """Tell whether a failed exchange (``exc``, an ExchangeError) may have reached the server and been processed:
     sent and then timed out or broken off. A TLS failure, a connection never made, a proxy that refused the
     tunnel and a plain request to a TLS port were never processed."""
@@ -219,7 +220,9 @@ def uncertain(exc):
     return exc.stage == EXCHANGE
 
 
-def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
+def connection_failure(
+    exc: ExchangeError, method: str, path: str, url: str, base_url: str, verify, timeout: float, secrets=()
+) -> Tuple[str, bool]:
     """What a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
     whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted
     with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""

@@ -19,7 +19,7 @@ except ImportError:  # the client reports requests missing (transport.HAS_REQUES
     create_urllib3_context = None
 
 
-def check_name(certificate, hostname):
+def check_name(certificate: dict, hostname: str) -> None:
     """Raise ssl.CertificateError unless ``certificate`` (as getpeercert gives it) is for ``hostname``, as urllib3
     matches it (subjectAltName only: a certificate with a common name alone is for no name). The error carries
     the names the certificate is for (``nac_names``)."""
@@ -36,7 +36,7 @@ def check_name(certificate, hostname):
         raise error from None
 
 
-def tls_context(verify):
+def tls_context(verify) -> ssl.SSLContext:
     """The TLS context of ``verify`` as requests reads it, made as urllib3 makes it (TLS 1.2 at least): True, the
     CA bundle requests ships (certifi); a path, that bundle (a file) or directory of certificates; False, no
     verification. The certificate's name is matched after the handshake (check_name), on the same connection."""

@@ -20,6 +20,7 @@ import io
 import threading
 import time
 import traceback
+from typing import Callable, Generator, Optional, Tuple
 
 try:
     import requests
@@ -82,7 +83,7 @@ SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "TRACE"))  # RFC 9110 9.2.1:
 IDEMPOTENT_METHODS = SAFE_METHODS | frozenset(("PUT", "DELETE"))  # RFC 9110 9.2.2: sending twice is sending once
 
 
-def request_facts(method: str, changes=None, repeatable=None):
+def request_facts(method: str, changes: Optional[bool] = None, repeatable: Optional[bool] = None) -> Tuple[bool, bool]:
     """Give the two facts of a request, (changes the server, safe to repeat), each the one given, else the method's
     as RFC 9110 says (GET is safe and idempotent, PUT and DELETE idempotent, POST neither), so that a request
     whose method misleads (a POST that only asks) says so once, where it is sent."""
@@ -102,7 +103,15 @@ class Transport:
     by name; one not given is its record's default.
     """
 
-    def __init__(self, api_url, pool_size=16, read_only=False, sleep=time.sleep, clock=time.monotonic, **given):
+    def __init__(
+        self,
+        api_url: str,
+        pool_size: int = 16,
+        read_only: bool = False,
+        sleep: Callable = time.sleep,
+        clock: Callable = time.monotonic,
+        **given,
+    ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
         if not HAS_H11:
@@ -165,11 +174,29 @@ class Transport:
         """Whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def exchange(self, method, path, body=None, changes=None, repeatable=None, decoder=None, limit=None):
+    def exchange(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        changes: Optional[bool] = None,
+        repeatable: Optional[bool] = None,
+        decoder=None,
+        limit=None,
+    ) -> Reply:
         """Send one request and return the last reply read: ``exchange_steps`` driven in this thread (loop.run)."""
         return run(self.exchange_steps(method, path, body, changes, repeatable, decoder, limit))
 
-    def exchange_steps(self, method, path, body=None, changes=None, repeatable=None, decoder=None, limit=None):
+    def exchange_steps(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        changes: Optional[bool] = None,
+        repeatable: Optional[bool] = None,
+        decoder=None,
+        limit=None,
+    ) -> Generator:
         """Steps (loop.py): send one request, again as the retry policy says (retry_policy.RetryPolicy); return the
         last reply read (a response.Reply, whatever its status: client.NacClient.request reads it). ``changes``:
         the request changes the server, so a read-only client refuses it; ``repeatable``: it is safe to send again
@@ -232,7 +259,7 @@ class Transport:
             self._fresh_writes = error.stale = True
         raise error from None
 
-    def limit_waiting(self, seconds, why):
+    def limit_waiting(self, seconds: float, why: str):
         """A context in which waiting for an unreachable service ends once nothing has answered for
         ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
         return self._outage.limit_waiting(seconds, why)
@@ -325,7 +352,7 @@ class Transport:
             )
         )
 
-    def decoded(self, method, path, reply, changes=False, decoder=None):
+    def decoded(self, method: str, path: str, reply: Reply, changes: bool = False, decoder=None):
         """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
         ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
         NacResponseError, but for a request that ``changes`` the server (its reply body is not documented: None,
@@ -356,7 +383,7 @@ class Transport:
                 )
             ) from None
 
-    def connection_error(self, method, path, exc):
+    def connection_error(self, method: str, path: str, exc: ExchangeError) -> NacConnectionError:
         """The NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the
         request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
         url = self.display_url
@@ -365,9 +392,10 @@ class Transport:
         )
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
-    def scrubbed(self, error):
+    def scrubbed(self, error: Exception) -> Exception:
         """Belt and braces: every credential, in every form (masking.hidden_forms), masked in an error."""
         return error.masked(self._secrets)
 
-    def close(self):
+    def close(self) -> None:
+        """Close the idle connections; the client sends nothing more."""
         self.wire.close()

@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import json
 import time
+from typing import Generator, Optional
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     NacAuthError,
@@ -142,25 +143,44 @@ class NacClient:
         """Count the rate-limit refusals this client's requests waited out (pacing.Throttle; each was sent again)."""
         return self.transport.throttle.refusals
 
-    def limit_waiting(self, seconds, why):
+    def limit_waiting(self, seconds: float, why: str):
         """Bound the wait for an unreachable service to ``seconds`` within the context it returns
         (transport.Transport.limit_waiting), so that a caller with an interval of its own keeps it."""
         return self.transport.limit_waiting(seconds, why)
 
-    def scrubbed(self, error):
+    def scrubbed(self, error: Exception) -> Exception:
         """Mask every form of the credentials in ``error`` (transport.Transport.scrubbed) before it is raised."""
         return self.transport.scrubbed(error)
 
     def close(self):
+        """Close the transport's connections: the client sends nothing more."""
         self.transport.close()
 
-    def request(self, method, path, body=None, changes=None, repeatable=None, decoder=None, needs=None, limit=None):
+    def request(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        changes: Optional[bool] = None,
+        repeatable: Optional[bool] = None,
+        decoder=None,
+        needs: Optional[str] = None,
+        limit=None,
+    ):
         """Send one request and return its JSON: ``request_steps`` driven in this thread (loop.run)."""
         return run(self.request_steps(method, path, body, changes, repeatable, decoder, needs, limit))
 
     def request_steps(
-        self, method, path, body=None, changes=None, repeatable=None, decoder=None, needs=None, limit=None
-    ):
+        self,
+        method: str,
+        path: str,
+        body=None,
+        changes: Optional[bool] = None,
+        repeatable: Optional[bool] = None,
+        decoder=None,
+        needs: Optional[str] = None,
+        limit=None,
+    ) -> Generator:
         """Steps (http/loop.py): send one request (transport.Transport.exchange_steps, retried as the policy says;
         ``changes``, ``repeatable`` and ``limit`` as it takes them) and return its JSON (None for an empty body; a JSON
         array as a pagination.Page, which keeps the reply's headers, address and size for the next page). A reply that

@@ -5,6 +5,8 @@ the one place that maps a status to an error (no Ansible imports). client.NacCli
 ``http_error`` makes of a reply that is not a success.
 """
 
+from typing import Optional
+
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     NacAuthError,
     NacError,
@@ -20,7 +22,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text i
 ACCESS_NEEDED = "the privilege public_api (and the feature's own privilege)"
 
 
-def http_error(client, method, path, reply, changes=False, attempts=1, needs=None) -> NacError:
+def http_error(
+    client, method: str, path: str, reply, changes: bool = False, attempts: int = 1, needs: Optional[str] = None
+) -> NacError:
     """Make the NacError of a non-success reply (a response.Reply, after ``attempts`` requests) of ``client``'s
     (a client.NacClient), as the API guide reads each status, so that one place maps a status to an error. The
     error of a request that ``changes`` the server states ``outcome_unknown``: true for a server fault or a
