@@ -5,10 +5,15 @@ Ansible imports).
 
 Each scheme builds its ``Authorization`` header and applies it to the header fields every request carries
 (``apply``), and names the values a message must never show (``values`` and ``basic``, for
-masking.hidden_forms), so that the transport knows no scheme by name. ``from_options`` picks the scheme of
-the connection options given (exactly one: common.options.check_connection refuses two or none). A new scheme
-(a session token, say) is a class here with these three members and a branch of ``from_options``, plus its
-options in the option table (common/options.py).
+masking.hidden_forms), so that the transport knows no scheme by name. The transport calls ``apply`` once, when
+the client is made, because the credentials given do not change while it runs and the fields are encoded once
+for all requests (connections.Wire). ``from_options`` picks the scheme of the connection options given (exactly
+one: common.options.check_connection refuses two or none).
+
+A new scheme (a session token the user gives, say) is a class here with these three members and a branch of
+``from_options``, plus its options in the option table (common/options.py). A scheme that must first log in to
+get its token, or renew one that expires, needs more: the transport would have to call the hook again, which it
+does not do today.
 """
 
 import base64

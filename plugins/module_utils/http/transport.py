@@ -174,18 +174,10 @@ class Transport:
         """Whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def exchange(
-        self,
-        method: str,
-        path: str,
-        body=None,
-        changes: Optional[bool] = None,
-        repeatable: Optional[bool] = None,
-        decoder=None,
-        limit=None,
-    ) -> Reply:
-        """Send one request and return the last reply read: ``exchange_steps`` driven in this thread (loop.run)."""
-        return run(self.exchange_steps(method, path, body, changes, repeatable, decoder, limit))
+    def exchange(self, method: str, path: str, **options) -> Reply:
+        """Send one request and return the last reply read: ``exchange_steps`` driven in this thread (loop.run),
+        with its ``options`` (body, changes, repeatable, decoder, limit)."""
+        return run(self.exchange_steps(method, path, **options))
 
     def exchange_steps(
         self,

@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import json
 import time
+from operator import attrgetter
 from typing import Generator, Optional
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
@@ -94,14 +95,8 @@ INTENT_NAMES = {DOT1X_INTENT: DOT1X_INTENT_NAMES}  # the intents the API guide n
 def _forwarded(name, doc, settable=False):
     """Make a property that reads (and, when ``settable``, sets) the transport's attribute ``name``: the client shows
     the few settings its callers read, not the transport's whole surface."""
-
-    def get(self):
-        return getattr(self.transport, name)
-
-    def put(self, value):
-        setattr(self.transport, name, value)
-
-    return property(get, put if settable else None, doc=doc)
+    put = (lambda self, value: setattr(self.transport, name, value)) if settable else None
+    return property(attrgetter("transport." + name), put, doc=doc)
 
 
 class NacClient:
@@ -156,19 +151,10 @@ class NacClient:
         """Close the transport's connections: the client sends nothing more."""
         self.transport.close()
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        body=None,
-        changes: Optional[bool] = None,
-        repeatable: Optional[bool] = None,
-        decoder=None,
-        needs: Optional[str] = None,
-        limit=None,
-    ):
-        """Send one request and return its JSON: ``request_steps`` driven in this thread (loop.run)."""
-        return run(self.request_steps(method, path, body, changes, repeatable, decoder, needs, limit))
+    def request(self, method: str, path: str, **options):
+        """Send one request and return its JSON: ``request_steps`` driven in this thread (loop.run), with its
+        ``options`` (body, changes, repeatable, decoder, needs, limit)."""
+        return run(self.request_steps(method, path, **options))
 
     def request_steps(
         self,

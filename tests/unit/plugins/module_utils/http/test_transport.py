@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, loop
-from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import request_facts
+from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import Transport, request_facts
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConfigError,
@@ -560,3 +560,23 @@ def test_a_read_only_client_refuses_what_changes_the_server_before_sending_it():
     assert transport.sent == []
     assert client.fire_intent(7) == {"status": "AUTHENTICATED"}
     assert [request.path_url for request in transport.sent] == ["/api/intent/dot1x_status/fire"]
+
+
+def test_the_client_holds_its_transport_and_shows_only_what_its_callers_read():
+    """NacClient is no Transport: the exchange's own methods are not the API layer's; the few settings callers read
+    (and the wire a unit test replaces) pass through to the transport it holds."""
+    client = NacClient("https://nac.example.com", api_key=KEY, max_retries=1)
+    transport, wire = client.transport, client.wire
+    assert isinstance(transport, Transport) and not isinstance(client, Transport)
+    assert not any(hasattr(client, name) for name in ("exchange", "exchange_steps", "_send_steps", "decoded"))
+    assert wire is transport.wire and client.secrets is transport.secrets and client.timeout == transport.timeout
+    client.max_retries = 3
+    assert transport.max_retries == 3
+    with pytest.raises(AttributeError):
+        client.timeout = 1  # read, never set, through the client
+    replaced = object()  # (a unit test puts its fake wire there: helpers.mounted)
+    client.wire = replaced
+    assert transport.wire is replaced
+    client.wire = wire
+    client.close()
+    assert wire.closed
