@@ -55,23 +55,23 @@ def time_left(deadline: float) -> float:
 
 
 def _until(sock, writing, deadline):
-    """Steps: wait until ``sock`` can be read (or written: ``writing``), at most until ``deadline``
+    """Wait, as steps, until ``sock`` can be read (or written: ``writing``), at most until ``deadline``
     (time.monotonic): socket.timeout once it has passed. The socket itself never blocks (Connection)."""
     if not (yield Ready(sock, writing, deadline)):
         raise socket.timeout("timed out")
 
 
 def _ready(sock):
-    """Whether ``sock`` can be read without waiting (bytes, or its end, have come): one poll that does not wait."""
+    """Tell whether ``sock`` can be read without waiting (bytes, or its end, have come): one poll that does not wait."""
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     return bool(poller.poll(0))
 
 
 def open_socket(host: str, port: int, deadline: float) -> Generator:
-    """Steps: a TCP connection to ``host``:``port``, as socket.create_connection makes one (each address in turn,
-    the first failure raised when none answers), its name resolved on a helper thread (an address at once) and each
-    connection made without blocking, all within ``deadline``."""
+    """Open, as steps, a TCP connection to ``host``:``port``, as socket.create_connection makes one (each address in
+    turn, the first failure raised when none answers), its name resolved on a helper thread (an address at once) and
+    each connection made without blocking, all within ``deadline``."""
     time_left(deadline)
     try:  # an address (127.0.0.1, ::1) is no name to resolve: at once
         addresses = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)
@@ -99,8 +99,9 @@ def open_socket(host: str, port: int, deadline: float) -> Generator:
 
 
 def final_reply(connection: "Connection", deadline: float) -> Generator:
-    """Steps: the final reply's head (an h11.Response): interim replies (100, 102, 103) skipped, at most MAX_INTERIM
-    of them; a reply that ends before its head raises http.client.RemoteDisconnected, one h11 refuses Unframed."""
+    """Read, as steps, the final reply's head (an h11.Response): interim replies (100, 102, 103) skipped, at most
+    MAX_INTERIM of them; a reply that ends before its head raises http.client.RemoteDisconnected, one h11 refuses
+    Unframed."""
     interim = 0
     while True:
         event = yield from connection.event_steps(deadline)
@@ -116,20 +117,20 @@ def final_reply(connection: "Connection", deadline: float) -> Generator:
 
 
 class Connection:
-    """One kept-alive socket and its h11 parser (``parser``), used by one request at a time. Each request is written
-    by the parser (``request``) and each byte received is fed to it once (``receive_steps``), then asked for events
-    (``event_steps``), so that the same reading serves one exchange in its own thread (loop.run) and many in one
+    """Hold one kept-alive socket and its h11 parser (``parser``), used by one request at a time. Each request is
+    written by the parser (``request``) and each byte received is fed to it once (``receive_steps``), then asked for
+    events (``event_steps``), so that the same reading serves one exchange in its own thread (loop.run) and many in one
     (loop.Loop); a byte sent past a reply stays in the parser and is seen (``idle``) rather than read as the next
     request's reply.
 
-    Every byte read counts (``received``, since the last request was written): the heads of a reply, its interim
-    replies included, at most MAX_HEAD; then the reply's own cap (``bound``, response.body_cap); and between two
-    events at most MAX_BLOCK (a chunk header with its extensions, a trailer block). A read never takes more than
-    the cap leaves, and the deadline is checked before every read, not only before a wait.
+    Every byte read counts (``received``, since the last request was written): the heads of a reply, its interim replies
+    included, at most MAX_HEAD; then the reply's own cap (``bound``, response.body_cap); and between two events at most
+    MAX_BLOCK (a chunk header with its extensions, a trailer block). A read never takes more than the cap leaves, and
+    the deadline is checked before every read, not only before a wait.
 
-    The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is
-    a loop.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would
-    cost a poll before every send and read and a mode switch for every timeout set."""
+    The socket never blocks: a send or read that the socket can take at once is one system call, and a wait is a
+    loop.Ready given what is left of the deadline (a poll, or the loop's selector). A socket with a timeout would cost a
+    poll before every send and read and a mode switch for every timeout set."""
 
     __slots__ = (
         "sock",
@@ -160,8 +161,8 @@ class Connection:
         self._view = memoryview(self._space)
 
     def request(self, method: bytes, target: bytes, fields: list, data: Optional[bytes]) -> bytes:
-        """The bytes of a request, written by the parser (which then expects its reply); its heads bounded by
-        MAX_HEAD from here."""
+        """Write the bytes of a request with the parser (which then expects its reply); its heads bounded by MAX_HEAD
+        from here."""
         try:
             written = request_bytes(self.parser, method, target, fields, data)
         except h11.LocalProtocolError as exc:
@@ -170,13 +171,13 @@ class Connection:
         return written
 
     def bound(self, cap: Optional[int], over) -> None:
-        """From here the reply may have ``cap`` bytes received in all (None: as many as MAX_HEAD more), past which
-        its reading raises ``over`` (response.TooLarge for a body)."""
+        """Bound the reply: from here it may have ``cap`` bytes received in all (None: as many as MAX_HEAD more), past
+        which its reading raises ``over`` (response.TooLarge for a body)."""
         self._cap = self.received + MAX_HEAD if cap is None else cap
         self._over = over
 
     def send_steps(self, data: bytes, deadline: float) -> Generator:
-        """Steps: write ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually
+        """Write, as steps, ``data`` whole before ``deadline``: at once when the socket takes it all (a request usually
         does), else waiting for room as often as needed, each wait given what is left of the deadline."""
         time_left(deadline)  # the deadline passed already: nothing is written
         view, sock = memoryview(data), self.sock
@@ -193,8 +194,8 @@ class Connection:
                 yield from _until(sock, True, deadline)
 
     def event_steps(self, deadline: float) -> Generator:
-        """Steps: the parser's next event (an h11 event, never NEED_DATA), bytes read for it as needed. Unframed when
-        h11 refuses the reply or MAX_BLOCK bytes came without an event."""
+        """Read, as steps, the parser's next event (an h11 event, never NEED_DATA), bytes read for it as needed.
+        Unframed when h11 refuses the reply or MAX_BLOCK bytes came without an event."""
         parser = self.parser
         while True:
             try:
@@ -212,9 +213,9 @@ class Connection:
             yield from self.receive_steps(deadline)
 
     def receive_steps(self, deadline: float) -> Generator:
-        """Steps: the next bytes from the socket, fed to the parser (or its end), at most what the reply's cap leaves,
-        waiting for them at most until ``deadline``, which is checked first (bytes that keep coming never outlast
-        it). The first read of a reply waits before it reads (the reply takes a round trip to come); later ones
+        """Read, as steps, the next bytes from the socket, fed to the parser (or its end), at most what the reply's cap
+        leaves, waiting for them at most until ``deadline``, which is checked first (bytes that keep coming never
+        outlast it). The first read of a reply waits before it reads (the reply takes a round trip to come); later ones
         read first, and wait only when nothing has come."""
         time_left(deadline)
         room = self._cap - self.received
@@ -243,11 +244,11 @@ class Connection:
         self.parser.receive_data(bytes(self._view[:count]))
 
     def buffered(self) -> bool:
-        """Whether the parser holds bytes it has not read (past a reply: unasked)."""
+        """Tell whether the parser holds bytes it has not read (past a reply: unasked)."""
         return bool(self.parser.trailing_data[0])
 
     def next_cycle(self) -> bool:
-        """Whether the connection may carry another request now that a reply was read whole (h11 says so: neither
+        """Tell whether the connection may carry another request now that a reply was read whole (h11 says so: neither
         side asked to close it); the parser is readied for it."""
         parser = self.parser
         if parser.our_state is not h11.DONE or parser.their_state is not h11.DONE:
@@ -256,7 +257,7 @@ class Connection:
         return True
 
     def idle(self) -> bool:
-        """True when nothing is waiting on the connection: no byte past the last reply, received or arrived since
+        """Tell whether nothing is waiting on the connection: no byte past the last reply, received or arrived since
         (one poll that does not wait), and the service has not closed it."""
         sock = self.sock
         if self._ended or self.buffered():
@@ -273,7 +274,7 @@ class Connection:
         return False
 
     def secured(self, context: ssl.SSLContext, hostname: str, verify, deadline: float) -> Generator:
-        """Steps: this connection's socket wrapped in TLS (SNI ``hostname``): the handshake within the deadline, then
+        """Wrap, as steps, this connection's socket in TLS (SNI ``hostname``): the handshake within the deadline, then
         the certificate's name matched by urllib3 (no common-name fallback); a new Connection over it."""
         tls = context.wrap_socket(self.sock, server_hostname=hostname, do_handshake_on_connect=False)
         try:

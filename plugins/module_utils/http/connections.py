@@ -64,9 +64,9 @@ _JSON = json.JSONEncoder(allow_nan=False)  # json.dumps(body, allow_nan=False), 
 
 
 class Wire:
-    """One client's connections to the service at ``base_url``. ``headers``: (name, value) pairs sent with every
-    request; ``settings``: what requests merges from the environment (``proxies``, ``verify``), merged once by
-    the caller; at most ``pool_size`` idle connections are kept."""
+    """Hold one client's connections to the service at ``base_url``. ``headers``: (name, value) pairs sent with every
+    request; ``settings``: what requests merges from the environment (``proxies``, ``verify``), merged once by the
+    caller; at most ``pool_size`` idle connections are kept."""
 
     def __init__(self, base_url: str, headers: list, settings: dict, pool_size: int):
         parts = urlsplit(base_url)
@@ -115,8 +115,8 @@ class Wire:
         self.closed = False
 
     def target(self, path: str) -> bytes:
-        """The request line's target of ``path`` (under base_url's path; through an http proxy, the absolute
-        URL), quoted as requests quotes it: once per path."""
+        """Give the request line's target of ``path`` (under base_url's path; through an http proxy, the absolute URL),
+        quoted as requests quotes it: once per path."""
         found = self._targets.get(path)
         if found is None:
             if len(self._targets) >= TARGETS:
@@ -128,7 +128,7 @@ class Wire:
         return found
 
     def send(self, method: str, path: str, body, deadline: float, fresh: bool = False) -> Answer:
-        """``send_steps`` driven in this thread (loop.run): the Answer."""
+        """Drive ``send_steps`` in this thread (loop.run) and return the Answer."""
         return run(self.send_steps(method, path, body, deadline, fresh))
 
     def send_steps(self, method: str, path: str, body, deadline: float, fresh: bool = False) -> Generator:
@@ -167,7 +167,7 @@ class Wire:
         return answer
 
     def _speaks_tls(self, deadline):
-        """Whether an http:// service's port answers a TLS handshake (checked once a plain request there got no
+        """Tell whether an http:// service's port answers a TLS handshake (checked once a plain request there got no
         byte back): the handshake alone, no certificate checked, no request sent."""
         if self.scheme != "http" or self._via is not None or deadline - time.monotonic() <= 0:
             return False
@@ -181,7 +181,7 @@ class Wire:
             return False
 
     def _connection(self, deadline):
-        """Steps: an idle connection on which nothing is waiting (the service did not close it or send on it
+        """Take, as steps, an idle connection on which nothing is waiting (the service did not close it or send on it
         unasked), else a new one."""
         while True:
             try:
@@ -193,9 +193,9 @@ class Wire:
             connection.close()
 
     def _connect_steps(self, deadline):
-        """Steps: a new connection to the service (through the proxy: an http service's requests sent to it, an https
-        service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within the
-        deadline. A failure here sent no byte of the request (response.failure: ``sent`` False). A host name is
+        """Open, as steps, a new connection to the service (through the proxy: an http service's requests sent to it, an
+        https service's tunnelled with CONNECT), its TLS handshake done and the certificate's name matched, all within
+        the deadline. A failure here sent no byte of the request (response.failure: ``sent`` False). A host name is
         resolved on a helper thread (loop.Blocking; an address at once); the connection is made without blocking."""
         scheme, host, port = self._via or (self.scheme, self.host, self.port)
         connection = None
@@ -215,8 +215,8 @@ class Wire:
         return connection
 
     def _open_tunnel(self, connection, deadline):
-        """Steps: CONNECT through the proxy, its reply read by h11 as any reply is (every read checked against the
-        deadline, its heads bounded); raise when it refused."""
+        """Send, as steps, CONNECT through the proxy, its reply read by h11 as any reply is (every read checked against
+        the deadline, its heads bounded); raise when it refused."""
         target, fields = self._tunnel
         yield from connection.send_steps(connection.request(b"CONNECT", target, fields, None), deadline)
         reply = yield from final_reply(connection, deadline)
@@ -232,14 +232,14 @@ class Wire:
             raise Unframed("the proxy sent bytes after its reply to CONNECT")
 
     def kept(self, connection: Connection) -> None:
-        """A connection whose last reply was read whole goes back to the idle ones (at most pool_size)."""
+        """Put a connection whose last reply was read whole back with the idle ones (at most pool_size)."""
         if self.closed or len(self._idle) >= self.pool_size:
             connection.close()
         else:
             self._idle.append(connection)
 
     def probe(self, path: str, timeout: float) -> None:
-        """GET ``path`` on a new connection, its body never read, the connection closed: raises as ``send_steps``."""
+        """Send GET ``path`` on a new connection and close it, its body never read; raise as ``send_steps`` does."""
         deadline = time.monotonic() + timeout
         run(self._probe_steps(path, deadline)).close()
 
@@ -255,12 +255,12 @@ class Wire:
 
 
 def _fields(pairs):
-    """(name, value) pairs of text as the bytes h11 is given (latin-1, as http.client wrote them)."""
+    """Encode (name, value) pairs of text as the bytes h11 is given (latin-1, as http.client wrote them)."""
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
 
 
 def _written(method, target, fields, data):
-    """The bytes of a request, written by h11 on a parser of its own (ValueError when it refuses a field)."""
+    """Write the bytes of a request with h11, on a parser of its own (ValueError when it refuses a field)."""
     try:
         return request_bytes(h11.Connection(h11.CLIENT), method, target, fields, data)
     except h11.LocalProtocolError as exc:

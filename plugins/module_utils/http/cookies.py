@@ -39,9 +39,9 @@ def keep_cookies(jar: http.cookiejar.CookieJar, answer, url: str) -> None:
 
 
 class _CookiePolicy(http.cookiejar.DefaultCookiePolicy):
-    """The standard library's policy, bounded: a cookie is kept only while the jar holds fewer than MAX_COOKIES
-    whose Cookie line stays within MAX_COOKIE_LINE, when its name and value are at most MAX_COOKIE_BYTES long and
-    hold no control character (it would be sent back raw in the Cookie line)."""
+    """Bound the standard library's policy: a cookie is kept only while the jar holds fewer than MAX_COOKIES whose
+    Cookie line stays within MAX_COOKIE_LINE, when its name and value are at most MAX_COOKIE_BYTES long and hold no
+    control character (it would be sent back raw in the Cookie line)."""
 
     def __init__(self, jar=None):
         super(_CookiePolicy, self).__init__()

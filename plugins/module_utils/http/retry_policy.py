@@ -60,14 +60,14 @@ Quota = collections.namedtuple("Quota", "limit remaining reset window")
 
 
 def backoff(attempt: int, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
-    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
+    """Pick the attempt-th wait of a jittered exponential backoff: between half and all of base*2^(n-1)."""
     ceiling = min(cap, base * (2 ** (attempt - 1)))
     return random.uniform(ceiling / 2, ceiling)
 
 
 def refusal(status: int, headers) -> Optional[float]:
-    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
-    ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
+    """Give the seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply:
+    every ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
     no usable one (pacing.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
     outcome policy looks it up in the list first (apply.py)."""
     if status not in REFUSAL_STATUS:
@@ -77,7 +77,7 @@ def refusal(status: int, headers) -> Optional[float]:
 
 
 def retry_after(value: Optional[str], cap: float = RETRY_AFTER_CAP, now: Optional[float] = None) -> Optional[float]:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
+    """Read the seconds a Retry-After header asks to wait (delta-seconds or HTTP date), capped; None if absent/bad."""
     if not value:
         return None
     value = value.strip()
@@ -94,14 +94,14 @@ def retry_after(value: Optional[str], cap: float = RETRY_AFTER_CAP, now: Optiona
 
 
 def quota(headers) -> Optional[Quota]:
-    """What a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
+    """Read what a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
     remaining, reset, window)``, the requests a window admits, those left in the current one, the seconds until it
     starts afresh, and the window's seconds (None when not said). Read from the IETF draft's ``RateLimit-Limit``,
-    ``RateLimit-Remaining`` and ``RateLimit-Reset`` (its window from ``RateLimit-Policy: 50;w=1`` or a ``;w=`` in
-    the limit), its later single field ``RateLimit: limit=50, remaining=7, reset=1``, or Kong's
-    ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second`` (the window is the unit). The server's values
-    are data: whole numbers only, the remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE,
-    none above QUOTA_MAX; anything else and the headers are ignored (None), never an error."""
+    ``RateLimit-Remaining`` and ``RateLimit-Reset`` (its window from ``RateLimit-Policy: 50;w=1`` or a ``;w=`` in the
+    limit), its later single field ``RateLimit: limit=50, remaining=7, reset=1``, or Kong's ``X-RateLimit-Limit-Second``
+    and ``X-RateLimit-Remaining-Second`` (the window is the unit). The server's values are data: whole numbers only, the
+    remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE, none above QUOTA_MAX; anything else
+    and the headers are ignored (None), never an error."""
     try:
         if not any("ratelimit" in name.lower() for name in headers):  # the usual reply: one look at each name
             return None
@@ -123,7 +123,7 @@ def quota(headers) -> Optional[Quota]:
 
 
 def _draft_quota(headers):
-    """(limit, remaining, reset, window) of the IETF draft's fields, or None."""
+    """Read (limit, remaining, reset, window) from the IETF draft's fields, or None."""
     single = headers.get("RateLimit")
     if single is not None:
         items = dict(_ITEM.match(item.strip()).groups() for item in single.split(",") if _ITEM.match(item.strip()))
@@ -144,7 +144,7 @@ def _draft_quota(headers):
 
 
 def _kong_quota(headers):
-    """(limit, remaining, None, window) of Kong's X-RateLimit-Limit-<unit> headers (the shortest unit), or None."""
+    """Read (limit, remaining, None, window) from Kong's X-RateLimit-Limit-<unit> headers (shortest unit), or None."""
     for unit, seconds in QUOTA_UNITS:
         limit, remaining = headers.get("X-RateLimit-Limit-" + unit), headers.get("X-RateLimit-Remaining-" + unit)
         if limit is not None and remaining is not None:
@@ -155,35 +155,34 @@ def _kong_quota(headers):
 
 
 def never_sent(exc: BaseException) -> bool:
-    """True when the exchange failed before any byte of the request was written (the connection never made, the
-    proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its
-    words. Any other exception may have been sent."""
+    """Tell whether the exchange failed before any byte of the request was written (the connection never made, the
+    proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its words.
+    Any other exception may have been sent."""
     return isinstance(exc, ExchangeError) and not exc.sent
 
 
 def cause(exc: BaseException) -> Optional[str]:
-    """What the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
+    """Give what the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
     return exc.cause if isinstance(exc, ExchangeError) else None
 
 
 def final(exc: BaseException) -> bool:
-    """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
-    http:// request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads,
-    its interim replies, a chunk header or trailer block: a server that floods does so again)."""
+    """Tell whether sending again will not change a failure: a TLS failure, a refused proxy login, a plain http://
+    request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads, its interim
+    replies, a chunk header or trailer block: a server that floods does so again)."""
     return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT, OVER_BOUND))
 
 
 def broke_unanswered(exc: BaseException) -> bool:
-    """True when an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
-    deadline after the request went out nor while decoding: what a kept-alive connection the server was closing
-    does."""
+    """Tell whether an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
+    deadline after the request went out nor while decoding: what a kept-alive connection the server was closing does."""
     if not isinstance(exc, ExchangeError) or exc.replied or exc.stage == DECODE:
         return False
     return not (exc.sent and exc.timed_out)
 
 
 def unreachable(exc: BaseException) -> Optional[str]:
-    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
+    """Say why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
     refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
     if not isinstance(exc, ExchangeError):
         return None
@@ -197,7 +196,7 @@ def unreachable(exc: BaseException) -> Optional[str]:
 
 
 def connect_reason(exc: BaseException, secrets=()) -> str:
-    """Why a connection could not be made, from the failure's cause (its text quoted, masked, when none is known)."""
+    """Say why a connection could not be made, by the failure's cause (its text quoted, masked, when none is known)."""
     known = {
         UNRESOLVED: "the host name could not be resolved",
         REFUSED: "connection refused (is the service running and the port right?)",
@@ -223,9 +222,9 @@ def uncertain(exc: ExchangeError) -> bool:
 def connection_failure(
     exc: ExchangeError, method: str, path: str, url: str, base_url: str, verify, timeout: float, secrets=()
 ) -> Tuple[str, bool]:
-    """What a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
-    whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted
-    with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
+    """Word what a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
+    whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted with
+    every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
     if exc.stage == TLS:
         return tls_failure(exc, url, base_url, verify, timeout), False
     if exc.stage == CONNECT and exc.timed_out:

@@ -37,9 +37,9 @@ def check_name(certificate: dict, hostname: str) -> None:
 
 
 def tls_context(verify) -> ssl.SSLContext:
-    """The TLS context of ``verify`` as requests reads it, made as urllib3 makes it (TLS 1.2 at least): True, the
-    CA bundle requests ships (certifi); a path, that bundle (a file) or directory of certificates; False, no
-    verification. The certificate's name is matched after the handshake (check_name), on the same connection."""
+    """Make the TLS context of ``verify`` as requests reads it, as urllib3 makes it (TLS 1.2 at least): True, the CA
+    bundle requests ships (certifi); a path, that bundle (a file) or directory of certificates; False, no verification.
+    The certificate's name is matched after the handshake (check_name), on the same connection."""
     context = create_urllib3_context()
     context.check_hostname = False
     if verify is False:

@@ -165,13 +165,13 @@ class Transport:
 
     @property
     def secrets(self):
-        """Every form of the client's credentials (masking.hidden_forms): what a message quoting the server masks
+        """Give every form of the client's credentials (masking.hidden_forms), which a message quoting the server masks
         before it cuts or collapses the server's text (server_text.excerpt)."""
         return self._secrets
 
     @property
     def succeeded(self):
-        """Whether any request of this client has had a successful (2xx) reply."""
+        """Tell whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
     def exchange(self, method: str, path: str, **options) -> Reply:
@@ -189,14 +189,14 @@ class Transport:
         decoder=None,
         limit=None,
     ) -> Generator:
-        """Steps (loop.py): send one request, again as the retry policy says (retry_policy.RetryPolicy); return the
-        last reply read (a response.Reply, whatever its status: client.NacClient.request reads it). ``changes``:
-        the request changes the server, so a read-only client refuses it; ``repeatable``: it is safe to send again
-        after an uncertain failure; either left None is the method's (``request_facts``). ``decoder`` says how a
-        JSON array reply is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``).
-        ``limit``: (bytes, why) when the reply may be no larger than that, for the reason ``why`` (what is left of
-        a list's max_list_mb), where that is less than max_reply_mb. While the service cannot be reached at all,
-        the request waits for it (outage.py) without spending its retries."""
+        """Send one request as steps (loop.py), again as the retry policy says (retry_policy.RetryPolicy); return the
+        last reply read (a response.Reply, whatever its status: client.NacClient.request reads it). ``changes``: the
+        request changes the server, so a read-only client refuses it; ``repeatable``: it is safe to send again after an
+        uncertain failure; either left None is the method's (``request_facts``). ``decoder`` says how a JSON array reply
+        is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when
+        the reply may be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that
+        is less than max_reply_mb. While the service cannot be reached at all, the request waits for it (outage.py)
+        without spending its retries."""
         changes, repeatable = request_facts(method, changes, repeatable)
         if changes and self.read_only:
             raise ReadOnlyViolation(
@@ -223,7 +223,7 @@ class Transport:
             policy = decision.policy
 
     def _attempt_steps(self, method, path, body, decoder, limit, policy, paused):
-        """Steps: send one attempt through the pace (pacing.Throttle) and return (the reply, or the ExchangeError it
+        """Send one attempt as steps through the pace (pacing.Throttle) and return (the reply, or the ExchangeError it
         failed with; for a reply the rate limit refused, the seconds its request waits alone, else None)."""
         try:
             reply, started = yield from self.throttle.send_steps(
@@ -252,13 +252,13 @@ class Transport:
         raise error from None
 
     def limit_waiting(self, seconds: float, why: str):
-        """A context in which waiting for an unreachable service ends once nothing has answered for
-        ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
+        """Return a context in which waiting for an unreachable service ends once nothing has answered for ``seconds``
+        (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
         return self._outage.limit_waiting(seconds, why)
 
     def _waited(self, wait, method, path, sent, *args):
-        """Steps: ``wait(*args)`` (steps), an Unreachable turned into the NacConnectionError of ``method path``
-        (``sent``: the attempt was sent and failed, else it never was)."""
+        """Run ``wait(*args)`` (steps), turning an Unreachable into the NacConnectionError of ``method path`` (``sent``:
+        the attempt was sent and failed, else it never was)."""
         try:
             return (yield from wait(*args))
         except Unreachable as gone:
@@ -277,7 +277,7 @@ class Transport:
             raise self.scrubbed(failure) from None
 
     def _probe(self, timeout):
-        """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
+        """Send one cheap request (GET PROBE_PATH, its body never read) and return None when the service answered (any
         status; a TLS failure is an answer too), else why it could not be reached."""
         try:
             self.wire.probe(PROBE_PATH, timeout)
@@ -286,15 +286,15 @@ class Transport:
         return None
 
     def _send_steps(self, method, path, body, decoder=None, list_limit=None, fresh=False):
-        """Steps: one exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the
-        reply read as it arrives, each read given only what is left of the deadline, so that a reply that drips in
+        """Make one exchange as steps (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and
+        the reply read as it arrives, each read given only what is left of the deadline, so that a reply that drips in
         slowly ends as a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not
-        followed (a POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read,
-        or, for a list that ``decoder`` read as it arrived, its items.
+        followed (a POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or,
+        for a list that ``decoder`` read as it arrived, its items.
 
-        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
-        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried).
-        ``fresh``: on a new connection, never an idle one."""
+        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails at once, a body
+        of unknown length as soon as what arrived passes it (NacResponseError, not retried). ``fresh``: on a new
+        connection, never an idle one."""
         deadline = time.monotonic() + self.timeout
         limit, why = self.max_reply_mb * MIB, None
         if list_limit is not None and list_limit[0] < limit:
@@ -328,9 +328,9 @@ class Transport:
         return Reply(answer, content.getvalue(), streamed, size=size)
 
     def _too_large(self, method, path, what, done, why=None):
-        """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
-        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a
-        creation is then looked for in the list, never re-sent blindly."""
+        """Make the error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
+        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a creation
+        is then looked for in the list, never re-sent blindly."""
         allows = why or "max_reply_mb allows %d MiB for one reply" % self.max_reply_mb
         raise_it = "raise max_list_mb (or NAC_MAX_LIST_MB)" if why else "raise max_reply_mb (or NAC_MAX_REPLY_MB)"
         return self.scrubbed(
@@ -345,10 +345,10 @@ class Transport:
         )
 
     def decoded(self, method: str, path: str, reply: Reply, changes: bool = False, decoder=None):
-        """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
-        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
-        NacResponseError, but for a request that ``changes`` the server (its reply body is not documented: None,
-        and the caller re-reads)."""
+        """Decode the JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
+        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a NacResponseError,
+        but for a request that ``changes`` the server (its reply body is not documented: None, and the caller
+        re-reads)."""
         streamed = reply.items  # a list decoded as it arrived (device_list.ArrayReader)
         if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
             return None
@@ -376,8 +376,8 @@ class Transport:
             ) from None
 
     def connection_error(self, method: str, path: str, exc: ExchangeError) -> NacConnectionError:
-        """The NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the
-        request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
+        """Make the NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the request may
+        have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
         url = self.display_url
         text, unknown = connection_failure(
             exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
@@ -385,7 +385,7 @@ class Transport:
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
     def scrubbed(self, error: Exception) -> Exception:
-        """Belt and braces: every credential, in every form (masking.hidden_forms), masked in an error."""
+        """Mask every credential in an error, in every form (masking.hidden_forms): belt and braces."""
         return error.masked(self._secrets)
 
     def close(self) -> None:
