@@ -305,6 +305,8 @@ class RetryPolicy(collections.namedtuple("RetryPolicy", "total repeatable attemp
         return self._after_reply(outcome.status_code, outcome.headers, refused)
 
     def _after_reply(self, status, headers, refused):
+        """Decide after a reply: a refusal waited out is sent again (a refused creation goes back to the list), a
+        retryable status backs off for its Retry-After or the backoff, and any other status is the answer."""
         if refused is not None:  # waited out (all paused, or a stray one alone) and sent again, no retry spent
             if not self.repeatable and status == 503:  # looked up in the list, then sent again (apply.py)
                 return _decision(GIVE_UP, self, refused=True)
@@ -317,6 +319,9 @@ class RetryPolicy(collections.namedtuple("RetryPolicy", "total repeatable attemp
         return _decision(BACK_OFF, following, seconds=delay if delay is not None else backoff(following.attempt))
 
     def _after_failure(self, exc, waited):
+        """Decide after a failed exchange: give up on a final failure, or on an uncertain one not safe to repeat; send
+        again at once on a new connection when a kept-alive one was closing; wait for an unreachable service; else
+        back off while retries are left."""
         broke = broke_unanswered(exc)  # its next attempt goes out on a new connection (the idle ones may be closing)
         closing = broke and exc.reused  # on a kept-alive connection: the server was closing it
         stale = closing and not self.repeatable  # whether it was processed stays the list's to decide
@@ -324,15 +329,15 @@ class RetryPolicy(collections.namedtuple("RetryPolicy", "total repeatable attemp
         unknown = uncertain(exc)
         if final(exc) or (unknown and not self.repeatable):  # no attempt changes a final failure
             return _decision(GIVE_UP, following, error=exc, stale=stale)
-        if closing and not self.fresh:  # sent again at once on a new connection, once, its retries untouched, as a
-            return _decision(SEND_NOW, following)  # browser or Go's client does with a request safe to repeat
+        if closing and not self.fresh:  # sent again at once on a new connection, once, its retries untouched, as
+            return _decision(SEND_NOW, following, stale=stale)  # a browser or Go's client does
         if waited is NOT_WAITED:
             reason = unreachable(exc)
             if reason is not None:
                 return _decision(WAIT_FOR_SERVICE, self, reason=reason)
         elif waited == RECOVERED or (waited and not unknown):  # the service answers again: sent at once, retries kept
-            return _decision(SEND_NOW, following)
+            return _decision(SEND_NOW, following, stale=stale)
         if self.attempt >= self.total:
             return _decision(GIVE_UP, following, error=exc, stale=stale)
         following = following._replace(attempt=self.attempt + 1)
-        return _decision(BACK_OFF, following, seconds=backoff(following.attempt))
+        return _decision(BACK_OFF, following, seconds=backoff(following.attempt), stale=stale)

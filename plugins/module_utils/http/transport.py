@@ -216,6 +216,8 @@ class Transport:
                     self._outage.after_failure_steps, method, path, uncertain(outcome), decision.reason, sent_at
                 )
                 decision = policy.decide(outcome, refused, waited)
+            if decision.stale:  # the server was closing a kept-alive connection: later such requests take new ones
+                self._fresh_writes = True
             if decision.action == GIVE_UP:
                 return self._given_up(method, path, outcome, decision)
             if decision.action == BACK_OFF:
@@ -247,8 +249,7 @@ class Transport:
                 outcome.attempts = decision.attempts
             return outcome
         error = self.connection_error(method, path, decision.error)
-        if decision.stale:  # the server was closing it: looked up at once (apply), later ones on new connections
-            self._fresh_writes = error.stale = True
+        error.stale = decision.stale  # the server was closing it: looked up at once (apply)
         raise error from None
 
     def limit_waiting(self, seconds: float, why: str):

@@ -151,6 +151,14 @@ def test_a_creation_that_broke_on_a_closing_connection_is_stale():
     assert decision.action == GIVE_UP and decision.stale and decision.error is not None
 
 
+def test_a_creation_not_sent_on_a_closing_connection_goes_again_and_later_ones_take_new_connections():
+    """Nothing of it was written, so it is sent again at once on a new connection; the connection the server was
+    closing still says that later creations must not take an idle one (stale: the transport's _fresh_writes)."""
+    decision = RetryPolicy(3, False).decide(broke(sent=False, reused=True))
+    assert decision.action == SEND_NOW and decision.stale and decision.policy.fresh
+    assert not RetryPolicy(3, True).decide(broke(sent=False, reused=True)).stale  # a read is safe to repeat
+
+
 def test_after_waiting_for_the_service_a_request_goes_again_as_the_table_says():
     refused = broke(CONNECT, sent=False, cause=REFUSED)
     assert RetryPolicy(3, False).decide(refused, waited=RECOVERED).action == SEND_NOW
