@@ -214,9 +214,10 @@ class NacClient:
     def fire_intent(self, target_id, tag=DOT1X_INTENT):
         """POST /api/intent/<tag>/fire with ``additionalPayload`` {json: true}: ask for one device's status.
 
-        Firing ``dot1x_status`` runs a status query against one device and answers with its 802.1x status, at once;
-        it adds, removes and changes nothing the API lists. So it does not change the server (check mode and
-        ``read_only`` send it) and it is safe to repeat (retried as a read is), although its method is POST."""
+        Firing ``dot1x_status`` queries the 802.1x status of one device (the API guide, 4.4): the reply comes at
+        once and carries that status. The guide's table "Retries and outcomes" treats it as a read, so it is sent
+        as one although its method is POST: it does not change the server (check mode and ``read_only`` send it)
+        and it is safe to repeat (retried as a read is)."""
         return run(self.fire_intent_steps(target_id, tag))
 
     def fire_intent_steps(self, target_id, tag=DOT1X_INTENT):
