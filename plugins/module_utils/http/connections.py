@@ -1,14 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The per-request path (no Ansible imports): HTTP/1.1 on kept-alive connections, each owned by one request at a
-time, under transport.Transport. h11, a parser fed bytes as they come and asked for events, writes every request
-and reads every reply (its status line, header fields and framing: response.py), each byte parsed once. One
-connection, its socket and parser, is connection.Connection; TLS is made as urllib3 makes it (tls.py); the cookies
-kept are bounded (cookies.py). requests gives what it merges from the environment (proxies, ``NO_PROXY``, the CA
-bundle variables). What this room holds: which request owns which connection, the proxy's tunnel, when a
-connection may carry another request, and the typed facts of a failure (response.failure:
-common.errors.ExchangeError), which retry_policy.py reads.
+"""Carry each request on the per-request path (no Ansible imports): HTTP/1.1 on kept-alive connections, each owned by
+one request at a time, under transport.Transport. h11, a parser fed bytes as they come and asked for events, writes
+every request and reads every reply (its status line, header fields and framing: response.py), each byte parsed once.
+One connection, its socket and parser, is connection.Connection; TLS is made as urllib3 makes it (tls.py); the cookies
+kept are bounded (cookies.py). requests gives what it merges from the environment (proxies, ``NO_PROXY``, the CA bundle
+variables). What this room holds: which request owns which connection, the proxy's tunnel, when a connection may carry
+another request, and the typed facts of a failure (response.failure: common.errors.ExchangeError), which retry_policy.py
+reads.
 
 ``Wire(base_url, headers, settings, pool_size)``: ``send_steps(method, path, body, deadline, fresh=False)`` sends
 one request on an idle kept-alive connection (or a new one; always a new one when ``fresh``) and returns a

@@ -1,12 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (connections.py, HTTP/1.1 over
-the standard library's, with the environment's settings as requests reads them), authentication (auth.py's one
-hook), the retry loop carrying out what the retry policy decides (retry_policy.RetryPolicy), a reply read against a
-deadline and a size limit, and transport failures turned into NacConnectionError. ``exchange`` returns what was
-read (response.Reply), whatever its status; what a status means for this API is the nac layer's alone
-(nac/statuses.py).
+"""Exchange requests and replies with the NAC service (no Ansible imports): kept-alive connections (connections.py,
+HTTP/1.1 over the standard library's, with the environment's settings as requests reads them), authentication (auth.py's
+one hook), the retry loop carrying out what the retry policy decides (retry_policy.RetryPolicy), a reply read against a
+deadline and a size limit, and transport failures turned into NacConnectionError. ``exchange`` returns what was read
+(response.Reply), whatever its status; what a status means for this API is the nac layer's alone (nac/statuses.py).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
 of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
