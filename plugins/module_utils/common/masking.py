@@ -37,10 +37,10 @@ SHORTEST_ENCODED = 6  # a base64 form shorter than this is not masked (it would 
 
 
 def mask(text, secrets):
-    """``text`` with each of ``secrets`` (the forms from ``hidden_forms``, longest first) replaced by ********,
-    and so is the start of any of them that ends where the text was cut short (before a CUT): a text cut
-    before it was masked never shows the first characters of a secret. A dict, list or tuple (a module's
-    result, an event) is masked in every string it holds, its keys too; other values are returned as they are."""
+    """Mask in ``text`` each of ``secrets`` (the forms from ``hidden_forms``, longest first) as ********, and also the
+    start of any of them that ends where the text was cut short (before a CUT): a text cut before it was masked never
+    shows the first characters of a secret. A dict, list or tuple (a module's result, an event) is masked in every
+    string it holds, its keys too; other values are returned as they are."""
     if not secrets or not text:
         return text
     if isinstance(text, (dict, list, tuple)):  # nothing to mask: the structure as it is (not copied)
@@ -58,7 +58,7 @@ def mask(text, secrets):
 
 
 def _masked(value, secrets, found):
-    """A structure with each of its strings (keys too) in which ``found`` finds a secret or a cut masked."""
+    """Mask a structure: each of its strings (keys too) in which ``found`` finds a secret or a cut masked."""
     if isinstance(value, dict):
         return dict((_masked(key, secrets, found), _masked(item, secrets, found)) for key, item in value.items())
     if isinstance(value, (list, tuple)):
@@ -67,7 +67,7 @@ def _masked(value, secrets, found):
 
 
 def _holds(value, secrets):
-    """Whether the strings of ``value`` (a structure) may hold one of ``secrets`` or a cut (CUT): looked for in its
+    """Tell whether the strings of ``value`` (a structure) may hold one of ``secrets`` or a cut (CUT): looked for in its
     JSON text, in which each character of a string is escaped alone, so a form in a string is a form in the text."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=repr)
@@ -77,7 +77,7 @@ def _holds(value, secrets):
 
 
 def _mask_tail(text, secrets):
-    """``text`` with its longest end that is the start of one of ``secrets`` masked."""
+    """Mask the longest end of ``text`` that is the start of one of ``secrets``."""
     longest = 0
     for secret in secrets:
         for size in range(min(len(secret) - 1, len(text)), longest, -1):
@@ -87,21 +87,21 @@ def _mask_tail(text, secrets):
     return text[: len(text) - longest] + MASK if longest else text
 
 
-def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
-    """Every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
-    escaped (repr, ascii, JSON, JSON with ``\\/``, bytes) and URL-encoded (quote, quote_plus, in upper and lower
-    case hex), each also with its runs of whitespace collapsed to one space (as a one-line excerpt shows a text),
-    longest first.
+def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()) -> list:
+    """Give every form in which the secrets ``values`` (and a password in ``api_url``) could be shown: as they are,
+    escaped (repr, ascii, JSON, JSON with ``\\/``, bytes) and URL-encoded (quote, quote_plus, in upper and lower case
+    hex), each also with its runs of whitespace collapsed to one space (as a one-line excerpt shows a text), longest
+    first.
 
-    Each secret is also known in its base64 forms (``base64_forms``: base64 and base64url, with and without
-    padding), which are then escaped and URL-encoded as the secret itself is.
+    Each secret is also known in its base64 forms (``base64_forms``: base64 and base64url, with and without padding),
+    which are then escaped and URL-encoded as the secret itself is.
 
-    ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password``, as
-    ``authorization`` sends it, with and without padding, and in base64url) is a secret too, and so is the base64
-    of that token. ``proxies``: proxy URLs (requests' ``proxies`` of the environment,
-    HTTPS_PROXY / HTTP_PROXY): the password of each, and the Basic token of its ``user:password`` (URL-decoded,
-    in latin-1 as requests sends ``Proxy-Authorization``, and in UTF-8). ``forms``: forms found already (a client's
-    ``secrets``), kept as they are."""
+    ``basic``: (username, password) pairs whose HTTP Basic token (base64 of ``username:password`` in UTF-8, as
+    http/auth.py's BasicLogin sends it, with and without padding, and in base64url) is a secret too, and so is the
+    base64 of that token. ``proxies``: proxy URLs (requests' ``proxies`` of the environment, HTTPS_PROXY / HTTP_PROXY):
+    the password of each, and the Basic token of its ``user:password`` (URL-decoded, in latin-1 as requests sends
+    ``Proxy-Authorization``, and in UTF-8). ``forms``: forms found already (a client's ``secrets``), kept as they
+    are."""
     values = [value for value in values if isinstance(value, str) and value]
     password = url_password(api_url)
     if password:
@@ -109,9 +109,9 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
     values += [form for value in values for form in base64_forms(value.encode("utf-8"))]
     for username, secret in basic or ():
         if isinstance(username, str) and isinstance(secret, str) and secret:
-            token = authorization(None, username, secret).split(" ", 1)[1]
-            values += base64_forms(("%s:%s" % (username, secret)).encode("utf-8"))  # the token, every way
-            values += base64_forms(token.encode("ascii"))
+            raw = ("%s:%s" % (username, secret)).encode("utf-8")  # what http/auth.py's BasicLogin encodes
+            values += base64_forms(raw)  # the token, every way
+            values += base64_forms(base64.b64encode(raw))
     for proxy in proxies or ():
         values += _proxy_secrets(proxy)
     found = set(form for form in forms or () if isinstance(form, str))
@@ -133,7 +133,7 @@ def hidden_forms(values, api_url=None, basic=(), proxies=(), forms=()):
 
 
 def _proxy_secrets(proxy):
-    """The password of the proxy URL ``proxy`` and the Basic tokens of its credentials, or []."""
+    """Give the password of the proxy URL ``proxy`` and the Basic tokens of its credentials, or []."""
     found = USERINFO.match(proxy) if isinstance(proxy, str) else None
     if not found or ":" not in found.group(1):
         return []
@@ -150,10 +150,10 @@ def _proxy_secrets(proxy):
     return [secret for secret in secrets if secret]
 
 
-def base64_forms(raw):
-    """The base64 forms of ``raw`` (bytes) a server could echo: base64 and base64url (RFC 4648), each with and
-    without its ``=`` padding, none shorter than SHORTEST_ENCODED. Only the encoding of ``raw`` alone is known: the
-    same bytes encoded inside a longer text start at another offset and look different."""
+def base64_forms(raw: bytes) -> list:
+    """Give the base64 forms of ``raw`` (bytes) a server could echo: base64 and base64url (RFC 4648), each with and
+    without its ``=`` padding, none shorter than SHORTEST_ENCODED. Only the encoding of ``raw`` alone is known: the same
+    bytes encoded inside a longer text start at another offset and look different."""
     forms = []
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         text = encode(raw).decode("ascii")
@@ -161,23 +161,14 @@ def base64_forms(raw):
     return [form for form in forms if len(form) >= SHORTEST_ENCODED]
 
 
-def authorization(api_key, username, password):
-    """The ``Authorization`` header of the credentials: ``Bearer <api_key>``, else HTTP Basic of ``username`` and
-    ``password`` in UTF-8 (not the latin-1 of requests' own HTTPBasicAuth). Its credential part is a secret too."""
-    if api_key:
-        return "Bearer %s" % api_key
-    credentials = ("%s:%s" % (username, password)).encode("utf-8")
-    return "Basic %s" % base64.b64encode(credentials).decode("ascii")
-
-
-def strip_userinfo(url):
-    """The URL without its ``user:password@`` part (everything up to its last ``@``)."""
+def strip_userinfo(url: str) -> str:
+    """Strip the ``user:password@`` part off a URL (everything up to its last ``@``)."""
     found = USERINFO.match(url)
     return url[: found.start(1)] + url[found.end(0) :] if found else url
 
 
 def url_password(url):
-    """The password in a URL's userinfo (``user:password@``; the whole userinfo when it has no ``:``), or None."""
+    """Give the password in a URL's userinfo (``user:password@``; the whole userinfo when it has no ``:``), or None."""
     found = USERINFO.match(url) if isinstance(url, str) else None
     if not found:
         return None
@@ -186,12 +177,11 @@ def url_password(url):
 
 
 def credential_problem(name, value):
-    """Why the credential option ``name`` cannot be sent in a header, or None. Never shows the value.
+    """Say why the credential option ``name`` cannot be sent in a header, or None. Never shows the value.
 
-    Basic credentials are sent as UTF-8, so username and password may hold any printable character
-    (the username no ``:``); an API key (a Bearer token, RFC 6750) and the X-Tenant header, printable
-    ASCII only; none of them line breaks or other control characters.
-    """
+    Basic credentials are sent as UTF-8, so username and password may hold any printable character (the username no
+    ``:``); an API key (a Bearer token, RFC 6750) and the X-Tenant header, printable ASCII only; none of them line
+    breaks or other control characters."""
     if value is None:
         return None
     if not isinstance(value, str):

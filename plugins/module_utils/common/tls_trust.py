@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """TLS (no Ansible imports): checking ``ca_path`` before any request, and saying why a handshake
 failed; when the certificate is for another name, the names it is for, as the connection that failed read
-them (connections.check_name)."""
+them (tls.check_name)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -56,7 +56,7 @@ def check_ca_path(ca_path):
 def tls_failure(exc, display_url, base_url, verify, timeout):
     """Why the TLS exchange with the service failed (``exc``, an errors.ExchangeError of its TLS stage), and what to
     do about it."""
-    names = getattr(exc, "names", None)  # read on the connection that failed (connections.check_name)
+    names = getattr(exc, "names", None)  # read on the connection that failed (tls.check_name)
     if names == []:
         return (
             "TLS verification failed for %s: its certificate has no subjectAltName, and a common name alone names "

@@ -288,7 +288,7 @@ def failure(exc, host, sent, replied=False, reused=False, proxy=None):
         stage, text = EXCHANGE, "the reply could not be read safely: %s" % exc
     else:
         stage, text = EXCHANGE, "('Connection aborted.', %r)" % (exc,)
-    names = getattr(exc, "nac_names", None)  # (connections.check_name: the names read on that connection)
+    names = getattr(exc, "nac_names", None)  # (tls.check_name: the names read on that connection)
     return ExchangeError(text, stage, sent, replied, reused, cause, names, exc)
 
 

@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What a failed exchange says, and how long to wait before the next attempt (no Ansible imports): the
-statuses retried, jittered backoff, ``Retry-After``, the quota a reply states (``quota``: the RateLimit headers),
-and what a failed exchange (common.errors.ExchangeError) tells of the service
-(never reached, or unreachable altogether). transport.Transport applies them; the policy itself is stated
-once, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
+"""Decide what follows each attempt of a request (no Ansible imports): ``RetryPolicy``, one value object per request
+whose one method says send again now, back off, wait for the service, or give up, so that transport.Transport's
+loop only carries it out. Beside it, what it reads: the statuses retried, jittered backoff, ``Retry-After``, the
+quota a reply states (``quota``: the RateLimit headers), and what a failed exchange (common.errors.ExchangeError)
+tells of the service (never reached, uncertain, or unreachable altogether). The policy itself is stated once, in
+words, in the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +18,7 @@ import email.utils
 import random
 import re
 import time
+from typing import Optional, Tuple
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
     CONNECT,
@@ -28,6 +30,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import excerpt
 from ansible_collections.netaccess.nac.plugins.module_utils.common.tls_trust import tls_failure
+from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import RECOVERED
 from ansible_collections.netaccess.nac.plugins.module_utils.http.response import (
     OVER_BOUND,
     PROXY_AUTH,
@@ -56,15 +59,15 @@ _ITEM = re.compile(r"^(limit|remaining|reset)=([0-9]{1,9})$")
 Quota = collections.namedtuple("Quota", "limit remaining reset window")
 
 
-def backoff(attempt, base=BACKOFF_BASE, cap=BACKOFF_CAP):
-    """Jittered exponential backoff: the attempt-th wait, between half and all of base*2^(n-1)."""
+def backoff(attempt: int, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
+    """Pick the attempt-th wait of a jittered exponential backoff: between half and all of base*2^(n-1)."""
     ceiling = min(cap, base * (2 ** (attempt - 1)))
     return random.uniform(ceiling / 2, ceiling)
 
 
-def refusal(status, headers):
-    """Seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply: every
-    ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
+def refusal(status: int, headers) -> Optional[float]:
+    """Give the seconds a rate-limit refusal asks every sender of the client to pause, or None for any other reply:
+    every ``429`` and every ``503``, of a read or a write, its Retry-After at least REFUSAL_FLOOR, or UNSAID when it has
     no usable one (pacing.Throttle picks the pause then). A write refused with 503 is not sent again blindly: the
     outcome policy looks it up in the list first (apply.py)."""
     if status not in REFUSAL_STATUS:
@@ -73,8 +76,8 @@ def refusal(status, headers):
     return UNSAID if seconds is None else max(REFUSAL_FLOOR, seconds)
 
 
-def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), capped; None if absent/bad."""
+def retry_after(value: Optional[str], cap: float = RETRY_AFTER_CAP, now: Optional[float] = None) -> Optional[float]:
+    """Read the seconds a Retry-After header asks to wait (delta-seconds or HTTP date), capped; None if absent/bad."""
     if not value:
         return None
     value = value.strip()
@@ -90,15 +93,15 @@ def retry_after(value, cap=RETRY_AFTER_CAP, now=None):
     return min(max(seconds, 0.0), cap)
 
 
-def quota(headers):
-    """What a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
+def quota(headers) -> Optional[Quota]:
+    """Read what a reply says of the service's rate-limit quota, or None when it says nothing usable: ``Quota(limit,
     remaining, reset, window)``, the requests a window admits, those left in the current one, the seconds until it
     starts afresh, and the window's seconds (None when not said). Read from the IETF draft's ``RateLimit-Limit``,
-    ``RateLimit-Remaining`` and ``RateLimit-Reset`` (its window from ``RateLimit-Policy: 50;w=1`` or a ``;w=`` in
-    the limit), its later single field ``RateLimit: limit=50, remaining=7, reset=1``, or Kong's
-    ``X-RateLimit-Limit-Second`` and ``X-RateLimit-Remaining-Second`` (the window is the unit). The server's values
-    are data: whole numbers only, the remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE,
-    none above QUOTA_MAX; anything else and the headers are ignored (None), never an error."""
+    ``RateLimit-Remaining`` and ``RateLimit-Reset`` (its window from ``RateLimit-Policy: 50;w=1`` or a ``;w=`` in the
+    limit), its later single field ``RateLimit: limit=50, remaining=7, reset=1``, or Kong's ``X-RateLimit-Limit-Second``
+    and ``X-RateLimit-Remaining-Second`` (the window is the unit). The server's values are data: whole numbers only, the
+    remaining no more than the limit, the reset no longer than RATE_LIMIT_PATIENCE, none above QUOTA_MAX; anything else
+    and the headers are ignored (None), never an error."""
     try:
         if not any("ratelimit" in name.lower() for name in headers):  # the usual reply: one look at each name
             return None
@@ -120,7 +123,7 @@ def quota(headers):
 
 
 def _draft_quota(headers):
-    """(limit, remaining, reset, window) of the IETF draft's fields, or None."""
+    """Read (limit, remaining, reset, window) from the IETF draft's fields, or None."""
     single = headers.get("RateLimit")
     if single is not None:
         items = dict(_ITEM.match(item.strip()).groups() for item in single.split(",") if _ITEM.match(item.strip()))
@@ -141,7 +144,7 @@ def _draft_quota(headers):
 
 
 def _kong_quota(headers):
-    """(limit, remaining, None, window) of Kong's X-RateLimit-Limit-<unit> headers (the shortest unit), or None."""
+    """Read (limit, remaining, None, window) from Kong's X-RateLimit-Limit-<unit> headers (shortest unit), or None."""
     for unit, seconds in QUOTA_UNITS:
         limit, remaining = headers.get("X-RateLimit-Limit-" + unit), headers.get("X-RateLimit-Remaining-" + unit)
         if limit is not None and remaining is not None:
@@ -151,36 +154,35 @@ def _kong_quota(headers):
     return None
 
 
-def never_sent(exc):
-    """True when the exchange failed before any byte of the request was written (the connection never made, the
-    proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its
-    words. Any other exception may have been sent."""
+def never_sent(exc: BaseException) -> bool:
+    """Tell whether the exchange failed before any byte of the request was written (the connection never made, the
+    proxy's tunnel refused): a fact the wire states (common.errors.ExchangeError's ``sent``), never read from its words.
+    Any other exception may have been sent."""
     return isinstance(exc, ExchangeError) and not exc.sent
 
 
-def cause(exc):
-    """What the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
+def cause(exc: BaseException) -> Optional[str]:
+    """Give what the wire knows of a failure's cause (response.REFUSED, UNRESOLVED, ...), or None."""
     return exc.cause if isinstance(exc, ExchangeError) else None
 
 
-def final(exc):
-    """True for a failure that sending again will not change: a TLS failure, a refused proxy login, a plain
-    http:// request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads,
-    its interim replies, a chunk header or trailer block: a server that floods does so again)."""
+def final(exc: BaseException) -> bool:
+    """Tell whether sending again will not change a failure: a TLS failure, a refused proxy login, a plain http://
+    request to a port where the service speaks TLS, a reply that passed a bound of this client (its heads, its interim
+    replies, a chunk header or trailer block: a server that floods does so again)."""
     return isinstance(exc, ExchangeError) and (exc.stage == TLS or exc.cause in (PROXY_AUTH, TLS_PORT, OVER_BOUND))
 
 
-def broke_unanswered(exc):
-    """True when an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
-    deadline after the request went out nor while decoding: what a kept-alive connection the server was closing
-    does."""
+def broke_unanswered(exc: BaseException) -> bool:
+    """Tell whether an exchange broke before any byte of its reply came (ExchangeError's ``replied``), neither at its
+    deadline after the request went out nor while decoding: what a kept-alive connection the server was closing does."""
     if not isinstance(exc, ExchangeError) or exc.replied or exc.stage == DECODE:
         return False
     return not (exc.sent and exc.timed_out)
 
 
-def unreachable(exc):
-    """Why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
+def unreachable(exc: BaseException) -> Optional[str]:
+    """Say why a failed attempt (``exc``) may mean that the service cannot be reached at all, or None: a connection
     refused or timed out, a name not resolved, no reply. outage.Outage decides whether it is an outage."""
     if not isinstance(exc, ExchangeError):
         return None
@@ -193,8 +195,8 @@ def unreachable(exc):
     return None
 
 
-def connect_reason(exc, secrets=()):
-    """Why a connection could not be made, from the failure's cause (its text quoted, masked, when none is known)."""
+def connect_reason(exc: BaseException, secrets=()) -> str:
+    """Say why a connection could not be made, by the failure's cause (its text quoted, masked, when none is known)."""
     known = {
         UNRESOLVED: "the host name could not be resolved",
         REFUSED: "connection refused (is the service running and the port right?)",
@@ -204,10 +206,25 @@ def connect_reason(exc, secrets=()):
     return known or excerpt(str(exc), 200, secrets)
 
 
-def connection_failure(exc, method, path, url, base_url, verify, timeout, secrets=()):
-    """What a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
-    whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted
-    with every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
+def uncertain(exc: ExchangeError) -> bool:
+    """Tell whether a failed exchange (``exc``, an ExchangeError) may have reached the server and been processed:
+    sent and then timed out or broken off. A TLS failure, a connection never made, a proxy that refused the
+    tunnel and a plain request to a TLS port were never processed."""
+    if exc.stage == TLS or (exc.stage == CONNECT and exc.timed_out):
+        return False
+    if exc.timed_out:
+        return True
+    if not exc.sent or exc.cause == TLS_PORT:
+        return False
+    return exc.stage == EXCHANGE
+
+
+def connection_failure(
+    exc: ExchangeError, method: str, path: str, url: str, base_url: str, verify, timeout: float, secrets=()
+) -> Tuple[str, bool]:
+    """Word what a failed exchange (``exc``, an ExchangeError, of ``method path`` to the service at ``url``) says, and
+    whether the request may have reached the server: ``(text, outcome_unknown)``. The exception's text is quoted with
+    every form of the client's ``secrets`` masked before it is cut (server_text.excerpt)."""
     if exc.stage == TLS:
         return tls_failure(exc, url, base_url, verify, timeout), False
     if exc.stage == CONNECT and exc.timed_out:
@@ -235,3 +252,92 @@ def connection_failure(exc, method, path, url, base_url, verify, timeout, secret
         )
         return text, True
     return "Request %s %s to %s failed: %s" % (method, path, url, excerpt(str(exc), 200, secrets)), False
+
+
+# -- the retry policy: one value object per request ------------------------------------------------------------
+
+SEND_NOW, BACK_OFF, WAIT_FOR_SERVICE, GIVE_UP = "send now", "back off", "wait for the service", "give up"
+NOT_WAITED = object()  # decide(): no WAIT_FOR_SERVICE carried out yet for this attempt
+
+
+class Decision(collections.namedtuple("Decision", "action seconds error reason attempts refused stale policy")):
+    """Say what follows one attempt: ``action`` (SEND_NOW, BACK_OFF, WAIT_FOR_SERVICE or GIVE_UP) and what it needs.
+
+    ``seconds``: how long to back off (BACK_OFF). ``error``: the failed exchange given up on (an ExchangeError; None
+    when the reply read is the answer). ``reason``: why the service seems unreachable (WAIT_FOR_SERVICE).
+    ``attempts``: the requests sent, to state on a reply given up on (None: a refused write, whose count stays as
+    read). ``refused``: a request not safe to repeat refused with 503 by a rate limit (the list decides whether
+    it is sent again, apply.py). ``stale``: it broke before any byte of its reply on a kept-alive connection the
+    server was closing, and is not safe to repeat (its later kind go out on new connections). ``policy``: the
+    policy of the next attempt."""
+
+    __slots__ = ()
+
+
+def _decision(action, policy, seconds=0.0, error=None, reason=None, attempts=None, refused=False, stale=False):
+    return Decision(action, seconds, error, reason, attempts, refused, stale, policy)
+
+
+class RetryPolicy(collections.namedtuple("RetryPolicy", "total repeatable attempt fresh")):
+    """Decide, after each attempt of one request, whether to send it again now, back off, wait for the service, or
+    give up, so that the whole policy is one value and the transport's loop only carries it out.
+
+    One value object per request, as urllib3's ``Retry`` is: ``decide`` never changes it, it returns the policy of
+    the next attempt in its Decision. ``total``: the retries allowed (max_retries). ``repeatable``: the request is
+    safe to send again after an uncertain failure (RFC 9110: GET, PUT, DELETE; a creation is not). ``attempt``: the
+    retries spent. ``fresh``: the next attempt goes out on a new connection, never an idle one. The table
+    "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst) states this policy in words; a unit test
+    (test_retry_policy.py) ties each of its rows to ``decide``."""
+
+    __slots__ = ()
+
+    def __new__(cls, total: int, repeatable: bool = True, attempt: int = 0, fresh: bool = False):
+        return super(RetryPolicy, cls).__new__(cls, total, repeatable, attempt, fresh)
+
+    def decide(self, outcome, refused=None, waited=NOT_WAITED) -> Decision:
+        """Say what follows an attempt whose ``outcome`` is a reply (its ``status_code`` and ``headers``) or a failed
+        exchange (an ExchangeError). ``refused``: for a reply the rate limit refused, the seconds its request waits
+        alone (0.0: the shared pause holds it; pacing.Throttle.answered). ``waited``: what waiting for the service
+        ended with (outage.UP, RECOVERED, or None when the outage policy saw no outage to wait out), once a
+        WAIT_FOR_SERVICE was carried out."""
+        if isinstance(outcome, ExchangeError):
+            return self._after_failure(outcome, waited)
+        return self._after_reply(outcome.status_code, outcome.headers, refused)
+
+    def _after_reply(self, status, headers, refused):
+        """Decide after a reply: a refusal waited out is sent again (a refused creation goes back to the list), a
+        retryable status backs off for its Retry-After or the backoff, and any other status is the answer."""
+        if refused is not None:  # waited out (all paused, or a stray one alone) and sent again, no retry spent
+            if not self.repeatable and status == 503:  # looked up in the list, then sent again (apply.py)
+                return _decision(GIVE_UP, self, refused=True)
+            return _decision(BACK_OFF if refused else SEND_NOW, self, seconds=refused)
+        retryable = RETRYABLE_STATUS if self.repeatable else WRITE_RETRYABLE_STATUS
+        if status not in retryable or self.attempt >= self.total:
+            return _decision(GIVE_UP, self, attempts=self.attempt + 1)
+        following = self._replace(attempt=self.attempt + 1)
+        delay = retry_after(headers.get("Retry-After"))
+        return _decision(BACK_OFF, following, seconds=delay if delay is not None else backoff(following.attempt))
+
+    def _after_failure(self, exc, waited):
+        """Decide after a failed exchange: give up on a final failure, or on an uncertain one not safe to repeat; send
+        again at once on a new connection when a kept-alive one was closing; wait for an unreachable service; else
+        back off while retries are left."""
+        broke = broke_unanswered(exc)  # its next attempt goes out on a new connection (the idle ones may be closing)
+        closing = broke and exc.reused  # on a kept-alive connection: the server was closing it
+        stale = closing and not self.repeatable  # whether it was processed stays the list's to decide
+        following = self._replace(fresh=self.fresh or broke)
+        unknown = uncertain(exc)
+        if final(exc) or (unknown and not self.repeatable):  # no attempt changes a final failure
+            return _decision(GIVE_UP, following, error=exc, stale=stale)
+        if closing and not self.fresh:  # sent again at once on a new connection, once, its retries untouched, as
+            return _decision(SEND_NOW, following, stale=stale)  # a browser or Go's client does
+        if waited is NOT_WAITED:
+            reason = unreachable(exc)
+            if reason is not None:
+                return _decision(WAIT_FOR_SERVICE, self, reason=reason)
+        elif waited == RECOVERED or (waited and not unknown):  # the service answers again: sent at once, retries kept
+            return _decision(SEND_NOW, following, stale=stale)
+        if self.attempt >= self.total:
+            return _decision(GIVE_UP, following, error=exc, stale=stale)
+        following = following._replace(attempt=self.attempt + 1)
+        return _decision(BACK_OFF, following, seconds=backoff(following.attempt), stale=stale)

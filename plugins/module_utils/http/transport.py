@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The HTTP exchange with the NAC service (no Ansible imports): kept-alive connections (connections.py, HTTP/1.1 over
-the standard library's, with the environment's settings as requests reads them), authentication, retries with
-backoff and ``Retry-After``, a reply read against a deadline and a size limit, and transport failures turned into
-NacConnectionError. ``exchange`` returns what was read (response.Reply),
-whatever its status; what a status means for this API is client.py's alone (NacClient.request).
+"""Exchange requests and replies with the NAC service (no Ansible imports): kept-alive connections (connections.py,
+HTTP/1.1 over the standard library's, with the environment's settings as requests reads them), authentication (auth.py's
+one hook), the retry loop carrying out what the retry policy decides (retry_policy.RetryPolicy), a reply read against a
+deadline and a size limit, and transport failures turned into NacConnectionError. ``exchange`` returns what was read
+(response.Reply), whatever its status; what a status means for this API is the nac layer's alone (nac/statuses.py).
 
 Which failures are retried, and what becomes of a failed write: the table "Retries and outcomes"
 of the API guide (docs/docsite/rst/api.rst), the one place that states the policy.
@@ -19,6 +19,7 @@ import io
 import threading
 import time
 import traceback
+from typing import Callable, Generator, Optional, Tuple
 
 try:
     import requests
@@ -46,11 +47,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     NacResponseError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import (
-    authorization,
-    hidden_forms,
-    strip_userinfo,
-)
+from ansible_collections.netaccess.nac.plugins.module_utils.common.masking import hidden_forms, strip_userinfo
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import (
     CONNECTION_DEFAULTS as DEFAULTS,
 )
@@ -62,29 +59,42 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
     check_unreachable_timeout,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import decode_json, excerpt
+from ansible_collections.netaccess.nac.plugins.module_utils.http.auth import from_options as authentication
 from ansible_collections.netaccess.nac.plugins.module_utils.http.connections import Wire
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
-from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import RECOVERED, Outage, Unreachable
+from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import Outage, Unreachable
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.response import Reply, TooLarge
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
-    RETRYABLE_STATUS,
-    WRITE_RETRYABLE_STATUS,
-    backoff,
-    broke_unanswered,
+    BACK_OFF,
+    GIVE_UP,
+    WAIT_FOR_SERVICE,
+    RetryPolicy,
     connection_failure,
-    final,
-    retry_after,
+    uncertain,
     unreachable,
 )
 
 MIB = 1024 * 1024
 USER_AGENT = "netaccess.nac-ansible-collection"
 PROBE_PATH = "/api/intent"  # what an outage is probed with: a cheap read every account may send
+SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "TRACE"))  # RFC 9110 9.2.1: they change nothing on the server
+IDEMPOTENT_METHODS = SAFE_METHODS | frozenset(("PUT", "DELETE"))  # RFC 9110 9.2.2: sending twice is sending once
+
+
+def request_facts(method: str, changes: Optional[bool] = None, repeatable: Optional[bool] = None) -> Tuple[bool, bool]:
+    """Give the two facts of a request, (changes the server, safe to repeat), each the one given, else the method's
+    as RFC 9110 says (GET is safe and idempotent, PUT and DELETE idempotent, POST neither), so that a request
+    whose method misleads (a POST that only asks) says so once, where it is sent."""
+    method = method.upper()
+    changes = method not in SAFE_METHODS if changes is None else changes
+    repeatable = method in IDEMPOTENT_METHODS if repeatable is None else repeatable
+    return changes, repeatable
 
 
 class Transport:
-    """Requests to the NAC service, retried as the policy says; ``read_only`` refuses writes locally.
+    """Send requests to the NAC service, again as the retry policy says; ``read_only`` refuses locally every request
+    that changes the server.
 
     Exactly one credential scheme: ``api_key`` (Bearer), or ``username`` + ``password`` (Basic).
     ``tenant`` is sent as ``X-Tenant``. ``timeout`` bounds each attempt as a whole: connecting,
@@ -93,7 +103,13 @@ class Transport:
     """
 
     def __init__(
-        self, api_url, pool_size=16, read_only=False, should_stop=None, sleep=time.sleep, clock=time.monotonic, **given
+        self,
+        api_url: str,
+        pool_size: int = 16,
+        read_only: bool = False,
+        sleep: Callable = time.sleep,
+        clock: Callable = time.monotonic,
+        **given,
     ):
         if not HAS_REQUESTS:
             raise NacConfigError("the Python library 'requests' is required")
@@ -101,7 +117,6 @@ class Transport:
             raise NacConfigError("the Python library 'h11' is required (it reads the service's replies)")
         check_connection(api_url, **given)  # a name that is no connection option is a TypeError, as for any call
         option = dict(DEFAULTS, **given)
-        api_key, username, password = option["api_key"], option["username"], option["password"]
         timeout, max_retries, ca_path = option["timeout"], option["max_retries"], option["ca_path"]
         validate_certs = boolean(option["validate_certs"], "validate_certs")
         self.base_url = api_url.rstrip("/")
@@ -111,8 +126,6 @@ class Transport:
         self.max_reply_mb = option["max_reply_mb"]  # the size limit of one reply's body, in MiB (as decoded)
         self.max_list_items = option["max_list_items"]  # the items of one list, all its pages together, at most
         self.max_list_mb = option["max_list_mb"]  # the size limit of one list's bodies, all its pages together, in MiB
-        # Asked between the pages of a list: a reason to stop (the controller that started the task is gone), or None.
-        self.should_stop = should_stop
         self.read_only = read_only
         self.throttle = Throttle(clock, sleep)  # every request passes it: one pause for all after a refusal
         self._fresh_writes = False  # writes go out on new connections (a reused one broke under a write)
@@ -122,7 +135,7 @@ class Transport:
         self._outage = Outage(
             check_unreachable_timeout(option["unreachable_timeout"]), self._probe, timeout, clock, sleep
         )
-        header = authorization(api_key, username, password)
+        auth = authentication(option)  # the one hook of the credentials (auth.py): its header, its secrets
         # The client's own verify (the insecure-TLS warning is the entry point's, once: options.INSECURE_TLS).
         self.verify = (ca_path or True) if validate_certs else False
         # Sent with every request; the credential is the one given, never a ~/.netrc entry.
@@ -131,8 +144,8 @@ class Transport:
             ("Accept-Encoding", "gzip, deflate"),
             ("Accept", "application/json"),
             ("Connection", "keep-alive"),
-            ("Authorization", header),
         ]
+        auth.apply(headers)
         if option["tenant"]:
             headers.append(("X-Tenant", option["tenant"]))
         # What requests merges from the environment into a request (Session.request): the proxies (HTTP(S)_PROXY,
@@ -143,7 +156,7 @@ class Transport:
         merger.close()
         # Every form of the credentials: the key, the password and the Basic token, and a proxy's password and token.
         proxies = (settings.get("proxies") or {}).values()
-        self._secrets = hidden_forms((api_key, password), basic=[(username, password)], proxies=proxies)
+        self._secrets = hidden_forms(auth.values, basic=auth.basic, proxies=proxies)
         try:
             self.wire = Wire(self.base_url, headers, settings, min(max(pool_size, 1), MAX_CONCURRENCY))
         except ValueError as exc:  # a CA bundle, a proxy, a header field that cannot be used
@@ -151,105 +164,101 @@ class Transport:
 
     @property
     def secrets(self):
-        """Every form of the client's credentials (masking.hidden_forms): what a message quoting the server masks
+        """Give every form of the client's credentials (masking.hidden_forms), which a message quoting the server masks
         before it cuts or collapses the server's text (server_text.excerpt)."""
         return self._secrets
 
     @property
     def succeeded(self):
-        """Whether any request of this client has had a successful (2xx) reply."""
+        """Tell whether any request of this client has had a successful (2xx) reply."""
         return self._succeeded.is_set()
 
-    def exchange(self, method, path, body=None, write=False, decoder=None, limit=None):
-        """``exchange_steps`` driven in this thread (loop.run): the last reply read."""
-        return run(self.exchange_steps(method, path, body, write, decoder, limit))
+    def exchange(self, method: str, path: str, **options) -> Reply:
+        """Send one request and return the last reply read: ``exchange_steps`` driven in this thread (loop.run),
+        with its ``options`` (body, changes, repeatable, decoder, limit)."""
+        return run(self.exchange_steps(method, path, **options))
 
-    def exchange_steps(self, method, path, body=None, write=False, decoder=None, limit=None):
-        """Steps (loop.py): send one request, retried as the policy says; return the last reply read (a
-        response.Reply, whatever its status: client.NacClient.request reads it). ``decoder`` says how a JSON array reply
-        is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why)
-        when the reply may be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb),
-        where that is less than max_reply_mb.
-
-        A read is retried on connection errors and RETRYABLE_STATUS; a write only when it provably
-        was not processed (WRITE_RETRYABLE_STATUS, a connection never made). A read that broke before any byte of
-        its reply on a kept-alive connection (the server was closing it) is sent again at once on a new one, without
-        spending its retries. While the service cannot be reached at all, the request waits for it (outage.py)
+    def exchange_steps(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        changes: Optional[bool] = None,
+        repeatable: Optional[bool] = None,
+        decoder=None,
+        limit=None,
+    ) -> Generator:
+        """Send one request as steps (loop.py), again as the retry policy says (retry_policy.RetryPolicy); return the
+        last reply read (a response.Reply, whatever its status: client.NacClient.request reads it). ``changes``: the
+        request changes the server, so a read-only client refuses it; ``repeatable``: it is safe to send again after an
+        uncertain failure; either left None is the method's (``request_facts``). ``decoder`` says how a JSON array reply
+        is decoded (as it arrives, see device_list.ListDecoder); None: whole (``decoded``). ``limit``: (bytes, why) when
+        the reply may be no larger than that, for the reason ``why`` (what is left of a list's max_list_mb), where that
+        is less than max_reply_mb. While the service cannot be reached at all, the request waits for it (outage.py)
         without spending its retries."""
-        if write and self.read_only:
+        changes, repeatable = request_facts(method, changes, repeatable)
+        if changes and self.read_only:
             raise ReadOnlyViolation(
                 "refusing to send %s %s: the client is read-only (check mode)" % (method, path),
                 method=method,
                 path=path,
             )
-        retryable = WRITE_RETRYABLE_STATUS if write else RETRYABLE_STATUS
-        attempt, paused = 0, []  # paused: the seconds of this request's refusals waited out
-        fresh = write and self._fresh_writes  # once reused connections broke under writes, writes take new ones
+        # Once a kept-alive connection broke under a request not safe to repeat, such requests take new ones.
+        policy = RetryPolicy(self.max_retries, repeatable, fresh=not repeatable and self._fresh_writes)
+        paused = []  # the seconds of this request's refusals waited out
         while True:
-            delay = None
-            last = attempt >= self.max_retries
             sent_at = yield from self._waited(self._outage.before_send_steps, method, path, False)
-            try:
-                reply, started = yield from self.throttle.send_steps(
-                    self._send_steps, method, path, body, decoder, limit, fresh
+            outcome, refused = yield from self._attempt_steps(method, path, body, decoder, limit, policy, paused)
+            decision = policy.decide(outcome, refused)
+            if decision.action == WAIT_FOR_SERVICE:
+                waited = yield from self._waited(
+                    self._outage.after_failure_steps, method, path, uncertain(outcome), decision.reason, sent_at
                 )
-            except ExchangeError as exc:
-                error = self.connection_error(method, path, exc)
-                # broke before any byte of its reply on a kept-alive connection: the server was closing it
-                closing = broke_unanswered(exc) and exc.reused
-                again = closing and not fresh  # a read: sent again at once, once, on a new connection (below)
-                if broke_unanswered(exc):  # its next attempt goes out on a new connection (the idle ones may be
-                    fresh = True  # closing too); a write's: whether it was processed stays the list's to decide
-                    if write and closing:  # the server was closing it: looked up at once (apply)
-                        self._fresh_writes = error.stale = True
-                if final(exc) or (write and error.outcome_unknown):  # no attempt will change a final failure
-                    raise error from None
-                if again:  # a read on a connection the server was closing: sent again at once on a new one, its
-                    continue  # retries untouched, as a browser or Go's client does with a request safe to repeat
-                waited = yield from self._wait_out(exc, error, sent_at, method, path)
-                if waited == RECOVERED or (waited and not error.outcome_unknown):
-                    continue  # the service answers again: send it (again) at once, the retries untouched
-                if last:
-                    raise error from None
-            else:
-                self._outage.answered()
-                alone = self.throttle.answered(reply, started, paused)
-                if alone is not None:  # refused: waited out (all paused, or a stray one alone), sent again, no retry
-                    if not (write and reply.status_code == 503):
-                        if alone:
-                            yield Sleep(alone, self._sleep)
-                        continue
-                    reply.refused = True  # a write refused with 503: looked up in the list, then sent again (apply)
-                    return reply
-                if reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
-                    self._succeeded.set()
-                if reply.status_code not in retryable or last:
-                    reply.attempts = attempt + 1
-                    return reply
-                delay = retry_after(reply.headers.get("Retry-After"))
-            attempt += 1
-            yield Sleep(delay if delay is not None else backoff(attempt), self._sleep)
+                decision = policy.decide(outcome, refused, waited)
+            if decision.stale:  # the server was closing a kept-alive connection: later such requests take new ones
+                self._fresh_writes = True
+            if decision.action == GIVE_UP:
+                return self._given_up(method, path, outcome, decision)
+            if decision.action == BACK_OFF:
+                yield Sleep(decision.seconds, self._sleep)
+            policy = decision.policy
 
-    def limit_waiting(self, seconds, why):
-        """A context in which waiting for an unreachable service ends once nothing has answered for
-        ``seconds`` (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
+    def _attempt_steps(self, method, path, body, decoder, limit, policy, paused):
+        """Send one attempt as steps through the pace (pacing.Throttle) and return (the reply, or the ExchangeError it
+        failed with; for a reply the rate limit refused, the seconds its request waits alone, else None)."""
+        try:
+            reply, started = yield from self.throttle.send_steps(
+                self._send_steps, method, path, body, decoder, limit, policy.fresh
+            )
+        except ExchangeError as exc:
+            return exc, None
+        self._outage.answered()
+        refused = self.throttle.answered(reply, started, paused)
+        if refused is None and reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
+            self._succeeded.set()
+        return reply, refused
+
+    def _given_up(self, method, path, outcome, decision):
+        """Return the reply given up on, stating its attempts (or that a rate limit refused it), or raise the
+        NacConnectionError of the failed exchange: what the caller reads is the last attempt's."""
+        if decision.error is None:
+            if decision.refused:
+                outcome.refused = True
+            else:
+                outcome.attempts = decision.attempts
+            return outcome
+        error = self.connection_error(method, path, decision.error)
+        error.stale = decision.stale  # the server was closing it: looked up at once (apply)
+        raise error from None
+
+    def limit_waiting(self, seconds: float, why: str):
+        """Return a context in which waiting for an unreachable service ends once nothing has answered for ``seconds``
+        (``why``: what that limit is, for messages); see outage.Outage.limit_waiting."""
         return self._outage.limit_waiting(seconds, why)
 
-    def _wait_out(self, exc, error, sent_at, method, path):
-        """Steps: after a failed attempt, when it shows the service unreachable, wait for the service (outage.py).
-        None when there is nothing to wait out, else what the wait ended with (outage.UP or RECOVERED)."""
-        reason = unreachable(exc)
-        if reason is None:
-            return None
-        return (
-            yield from self._waited(
-                self._outage.after_failure_steps, method, path, error.outcome_unknown, reason, sent_at
-            )
-        )
-
     def _waited(self, wait, method, path, sent, *args):
-        """Steps: ``wait(*args)`` (steps), an Unreachable turned into the NacConnectionError of ``method path``
-        (``sent``: the attempt was sent and failed, else it never was)."""
+        """Run ``wait(*args)`` (steps), turning an Unreachable into the NacConnectionError of ``method path`` (``sent``:
+        the attempt was sent and failed, else it never was)."""
         try:
             return (yield from wait(*args))
         except Unreachable as gone:
@@ -268,7 +277,7 @@ class Transport:
             raise self.scrubbed(failure) from None
 
     def _probe(self, timeout):
-        """One cheap request (GET PROBE_PATH, its body never read): None when the service answered (any
+        """Send one cheap request (GET PROBE_PATH, its body never read) and return None when the service answered (any
         status; a TLS failure is an answer too), else why it could not be reached."""
         try:
             self.wire.probe(PROBE_PATH, timeout)
@@ -277,15 +286,15 @@ class Transport:
         return None
 
     def _send_steps(self, method, path, body, decoder=None, list_limit=None, fresh=False):
-        """Steps: one exchange (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and the
-        reply read as it arrives, each read given only what is left of the deadline, so that a reply that drips in
+        """Make one exchange as steps (connections.Wire), bounded as a whole by ``timeout``: connecting, sending, and
+        the reply read as it arrives, each read given only what is left of the deadline, so that a reply that drips in
         slowly ends as a ReadTimeout once the deadline passes, never later than one read after it. Redirects are not
-        followed (a POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read,
-        or, for a list that ``decoder`` read as it arrived, its items.
+        followed (a POST would be re-sent as a GET, and X-Tenant to any host). Returns the Reply: the body as read, or,
+        for a list that ``decoder`` read as it arrived, its items.
 
-        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails
-        at once, a body of unknown length as soon as what arrived passes it (NacResponseError, not retried).
-        ``fresh``: on a new connection, never an idle one."""
+        A body larger than ``max_reply_mb`` is never read whole: a Content-Length above the limit fails at once, a body
+        of unknown length as soon as what arrived passes it (NacResponseError, not retried). ``fresh``: on a new
+        connection, never an idle one."""
         deadline = time.monotonic() + self.timeout
         limit, why = self.max_reply_mb * MIB, None
         if list_limit is not None and list_limit[0] < limit:
@@ -319,9 +328,9 @@ class Transport:
         return Reply(answer, content.getvalue(), streamed, size=size)
 
     def _too_large(self, method, path, what, done, why=None):
-        """The error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
-        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a
-        creation is then looked for in the list, never re-sent blindly."""
+        """Make the error of a reply over ``max_reply_mb`` (or over what is left of a list's ``max_list_mb``: ``why``
+        says so). A request other than GET was answered, so it may have been processed (``outcome_unknown``): a creation
+        is then looked for in the list, never re-sent blindly."""
         allows = why or "max_reply_mb allows %d MiB for one reply" % self.max_reply_mb
         raise_it = "raise max_list_mb (or NAC_MAX_LIST_MB)" if why else "raise max_reply_mb (or NAC_MAX_REPLY_MB)"
         return self.scrubbed(
@@ -335,10 +344,11 @@ class Transport:
             )
         )
 
-    def decoded(self, method, path, reply, write=False, decoder=None):
-        """The JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
-        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a
-        NacResponseError, but for a write (its reply body is not documented: None, and the caller re-reads)."""
+    def decoded(self, method: str, path: str, reply: Reply, changes: bool = False, decoder=None):
+        """Decode the JSON of a successful ``reply`` (None for an empty body): a list decoded as it arrived (its
+        ``items``), or the body decoded whole, by ``decoder`` when given. A body that is not JSON is a NacResponseError,
+        but for a request that ``changes`` the server (its reply body is not documented: None, and the caller
+        re-reads)."""
         streamed = reply.items  # a list decoded as it arrived (device_list.ArrayReader)
         if streamed is None and (not reply.content or reply.content.isspace()):  # (strip() would copy)
             return None
@@ -347,7 +357,7 @@ class Transport:
                 return streamed.result()
             return decode_json(reply) if decoder is None else decoder.decode(reply)
         except ValueError:
-            if write:
+            if changes:
                 return None
             raise self.scrubbed(
                 NacResponseError(
@@ -365,18 +375,19 @@ class Transport:
                 )
             ) from None
 
-    def connection_error(self, method, path, exc):
-        """The NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the
-        request may have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
+    def connection_error(self, method: str, path: str, exc: ExchangeError) -> NacConnectionError:
+        """Make the NacConnectionError of a failed exchange (``exc``, an ExchangeError), stating whether the request may
+        have reached the server (``outcome_unknown``): retry_policy.connection_failure says which."""
         url = self.display_url
         text, unknown = connection_failure(
             exc, method, path, url, self.base_url, self.verify, self.timeout, self._secrets
         )
         return self.scrubbed(NacConnectionError(text, outcome_unknown=unknown, method=method, path=path, url=url))
 
-    def scrubbed(self, error):
-        """Belt and braces: every credential, in every form (masking.hidden_forms), masked in an error."""
+    def scrubbed(self, error: Exception) -> Exception:
+        """Mask every credential in an error, in every form (masking.hidden_forms): belt and braces."""
         return error.masked(self._secrets)
 
-    def close(self):
+    def close(self) -> None:
+        """Close the idle connections; the client sends nothing more."""
         self.wire.close()

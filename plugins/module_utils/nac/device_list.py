@@ -12,7 +12,7 @@ successful GET's body to the decoder's ``ArrayReader`` as it arrives, so neither
 nor its whole text is held; a body decoded whole (``decode_reply``) drops its bytes once they are decoded
 to text. Anything that is not a well-formed JSON array is decoded by server_text.decode_json, so its errors
 read the same whichever way the list is decoded; an item without an integer id and a string hostname is
-kept as it is, for the client's shape checks (client.NacClient._records) to name it, and so is every item
+kept as it is, for the client's shape checks (listing.ListReader.records) to name it, and so is every item
 kept whole, to the last nested object.
 """
 

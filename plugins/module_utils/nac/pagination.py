@@ -226,7 +226,7 @@ class Shifts:
 
 
 class Records:
-    """The records of a list as its pages are read (client.NacClient._read_pages): every page's items in one list
+    """The records of a list as its pages are read (listing.ListReader._read_pages): every page's items in one list
     (``result``), and the signs that the pages shifted (Shifts). device_export.DeviceFile is the other kind, which
     writes the records to a file instead of holding them. ``key`` and ``name``: as the resource declares them."""
 

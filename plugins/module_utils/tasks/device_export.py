@@ -232,7 +232,7 @@ class DeviceFile(StagedFile):
         """The NacConfigError of an OSError writing the file."""
         return unwritable(self.dest, error)
 
-    # -- as client.NacClient._read_pages takes the pages (pagination.Records' methods) ------------------------------
+    # -- as listing.ListReader._read_pages takes the pages (pagination.Records' methods) ------------------------------
 
     def restart(self):
         """Drop what was read: the list is read again from its first page."""

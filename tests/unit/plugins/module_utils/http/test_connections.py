@@ -193,7 +193,7 @@ def test_an_idle_connection_the_server_closed_meanwhile_is_replaced_and_a_write_
     assert client.request("GET", "/api/device/7") == {"id": 7}
     assert len(client.wire._idle) == 1  # kept: nothing said it would close
     assert closed.wait(2)
-    assert client.request("POST", "/api/device", body={"hostname": "a"}, write=True) == {"id": 7}
+    assert client.request("POST", "/api/device", body={"hostname": "a"}) == {"id": 7}
     assert len(peers) == 2 and peers[0] != peers[1]
     client.close()
 
@@ -205,7 +205,7 @@ def test_a_redirect_is_not_followed(local_http):
     url, peers = serving(local_http, answer)
     client = client_of(url)
     with pytest.raises(NacHTTPError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "a"})
     assert raised.value.status == 302 and "https://elsewhere.example/api/device" in str(raised.value)
     assert raised.value.outcome_unknown is True  # the write may have been processed
     assert len(peers) == 1  # sent once, never to the Location
@@ -220,7 +220,7 @@ def test_a_refused_connection_says_so_and_nothing_was_sent():
     url = "http://127.0.0.1:%d" % port
     client = client_of(url, unreachable_timeout=0)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "a"})
     text = str(raised.value)
     assert text.startswith("Could not connect to the NAC API at %s: connection refused" % url)
     assert raised.value.outcome_unknown is False
@@ -248,7 +248,7 @@ def test_a_connection_closed_mid_body_fails_a_write_with_its_outcome_unknown(loc
     url = serving(local_http, answer)[0]
     client = client_of(url)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "a"})
     assert raised.value.outcome_unknown is True and "broke off during POST /api/device" in str(raised.value)
     assert "without sending complete message body" in str(raised.value) and "Traceback" not in str(raised.value)
     assert len(client.wire._idle) == 0  # the broken connection is not kept

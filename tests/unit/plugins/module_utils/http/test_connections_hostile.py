@@ -21,6 +21,7 @@ import pytest
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import CONNECT, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, response
+from ansible_collections.netaccess.nac.plugins.module_utils.http import cookies as cookie_room
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConnectionError,
@@ -147,7 +148,7 @@ def test_bytes_past_a_reply_never_answer_the_next_request(scripted, case):
         listed = refused.status
     assert listed in ([{"id": 1, "hostname": "cam-01"}], None, 304)  # a 204 lists nothing
     with pytest.raises(NacHTTPError) as raised:  # the POST's own reply, never the forged 201 {"id": 4242}
-        client.request("POST", "/api/device", body={"hostname": "cam-02"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "cam-02"})
     assert raised.value.status == 409 and "4242" not in str(raised.value)
     assert server.count("POST") == 1
     client.close()
@@ -162,7 +163,7 @@ def test_a_switch_of_protocols_closes_the_connection_and_the_reply_after_it_answ
     server = scripted(script)
     client = client_of(server.url)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "x"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "x"})
     assert "switched protocols (101" in str(raised.value) and server.count("POST") == 1
     assert raised.value.outcome_unknown is True  # the request was written: what the server did is read from the list
     client.close()
@@ -192,7 +193,7 @@ def test_words_in_a_broken_reply_to_a_write_never_make_it_look_unsent(scripted, 
     server = scripted(lambda method, number: answer)
     client = client_of(server.url, max_retries=3, unreachable_timeout=0)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "cam-02"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "cam-02"})
     assert raised.value.outcome_unknown is True and "was not sent" not in str(raised.value)
     assert server.count("POST") == 1
     client.close()
@@ -393,8 +394,8 @@ def test_the_cookies_a_server_sets_are_bounded_and_never_sent_back_with_control_
     client = client_of(server.url)
     for dummy in range(5):
         client.request("GET", "/api/device")
-    assert len(client.wire.cookies) <= connections.MAX_COOKIES
-    assert all(len(line) <= connections.MAX_COOKIE_LINE + 10 for line in heads)
+    assert len(client.wire.cookies) <= cookie_room.MAX_COOKIES
+    assert all(len(line) <= cookie_room.MAX_COOKIE_LINE + 10 for line in heads)
     assert not any(b"\r" in line[:-2] or b"\x00" in line for line in heads)
     assert any(b"ok=1" in line for line in heads)
     client.close()

@@ -17,7 +17,8 @@ import threading
 import h11
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, response
+from ansible_collections.netaccess.nac.plugins.module_utils.http import connection as conn
+from ansible_collections.netaccess.nac.plugins.module_utils.http import response
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
@@ -94,7 +95,7 @@ def flood():
 def counted(monkeypatch):
     """The bytes every connection read from its socket (``read``) and fed to its h11 parser (``fed``)."""
     seen = {"read": 0, "fed": 0, "reads": 0}
-    take, feed = connections.Connection._take, h11.Connection.receive_data
+    take, feed = conn.Connection._take, h11.Connection.receive_data
 
     def counting_take(self, count):
         seen["read"] += count
@@ -105,7 +106,7 @@ def counted(monkeypatch):
         seen["fed"] += len(data)
         return feed(self, data)
 
-    monkeypatch.setattr(connections.Connection, "_take", counting_take)
+    monkeypatch.setattr(conn.Connection, "_take", counting_take)
     monkeypatch.setattr(h11.Connection, "receive_data", counting_feed)
     return seen
 
@@ -135,7 +136,7 @@ def test_a_flood_of_heads_ends_at_the_heads_bound(flood, counted, case):
     text = str(raised.value)
     assert said in text and "GET /api/device" in text and "Traceback" not in text
     # every byte read was parsed once, and no more than the heads' bound and one read past it were read
-    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + conn.READ_BUFFER
     client.close()
 
 
@@ -161,7 +162,7 @@ def test_endless_interim_heads_as_a_proxy_s_answer_to_connect_end_at_their_count
         client.request("GET", "/api/device")
     text = str(raised.value)
     assert "through the proxy" in text and "more than 8 interim (1xx) replies" in text
-    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + conn.READ_BUFFER
     client.close()
 
 
@@ -174,7 +175,7 @@ def test_an_endless_head_as_a_proxy_s_answer_to_connect_ends_at_the_heads_bound(
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "through the proxy" in str(raised.value) and "passed 65536 bytes" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= response.MAX_HEAD + conn.READ_BUFFER
     client.close()
 
 
@@ -184,7 +185,7 @@ def test_endless_trailer_fields_end_at_the_block_bound_and_the_body_is_not_accep
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "65536 bytes came without a whole head, chunk header or trailer block" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * conn.READ_BUFFER
     client.close()
 
 
@@ -194,7 +195,7 @@ def test_an_endless_chunk_extension_ends_at_the_block_bound(flood, counted):
     with pytest.raises(NacConnectionError) as raised:
         client.request("GET", "/api/device")
     assert "65536 bytes came without a whole head" in str(raised.value)
-    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * connections.READ_BUFFER
+    assert counted["fed"] == counted["read"] <= 2 * response.MAX_BLOCK + 2 * conn.READ_BUFFER
     client.close()
 
 
@@ -235,7 +236,7 @@ def test_the_deadline_is_checked_before_every_read_while_bytes_keep_coming(monke
 
     threading.Thread(target=endless, daemon=True).start()
     looks = []
-    left = connections._left
+    left = conn.time_left
 
     def clock(deadline):
         looks.append(deadline)
@@ -243,12 +244,12 @@ def test_the_deadline_is_checked_before_every_read_while_bytes_keep_coming(monke
             raise socket.timeout("timed out")
         return left(deadline)
 
-    monkeypatch.setattr(connections, "_left", clock)
-    connection = connections.Connection(near)
+    monkeypatch.setattr(conn, "time_left", clock)
+    connection = conn.Connection(near)
     try:
         connection.request(b"GET", b"/", [(b"Host", b"h")], None)
-        deadline = connections.time.monotonic() + 60
-        run(connections._final_reply(connection, deadline))
+        deadline = conn.time.monotonic() + 60
+        run(conn.final_reply(connection, deadline))
         connection.bound(10**9, response.TooLarge)
         with pytest.raises(socket.timeout):
             while True:
@@ -264,17 +265,17 @@ def test_a_reply_read_one_byte_at_a_time_is_parsed_once(monkeypatch, counted, he
     """A reply read one byte at a time (every read a short one) costs the parser one step per byte and event: its
     work grows with the bytes sent, never with their square (a reading started again from the reply's start)."""
     raw = b"HTTP/1.1 100 Continue\r\nX-Wait: 1\r\n\r\n" * heads + CHUNKED + b"2;x=y\r\n[]\r\n0\r\nX-T: 1\r\n\r\n"
-    monkeypatch.setattr(connections, "READ_BUFFER", 1)
+    monkeypatch.setattr(conn, "READ_BUFFER", 1)
     steps = []
     next_event = h11.Connection.next_event
     monkeypatch.setattr(h11.Connection, "next_event", lambda self: steps.append(1) or next_event(self))
     near, far = socket.socketpair()
-    connection = connections.Connection(near)
+    connection = conn.Connection(near)
     try:
         connection.request(b"GET", b"/", [(b"Host", b"h")], None)
         far.sendall(raw)
-        deadline = connections.time.monotonic() + 30
-        reply = run(connections._final_reply(connection, deadline))
+        deadline = conn.time.monotonic() + 30
+        reply = run(conn.final_reply(connection, deadline))
         connection.bound(None, response.TooLarge)
         events = [run(connection.event_steps(deadline))]
         while not isinstance(events[-1], h11.EndOfMessage):

@@ -36,6 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     Quota,
     quota,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import Transport
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
@@ -686,7 +687,7 @@ def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeyp
     worker sends anything for 1 s (before issue 26: each refused worker slept on its own while the others kept
     sending and being refused); the refusals before the run waited alone."""
     sends, lock = [], threading.Lock()
-    real_send = NacClient._send_steps
+    real_send = Transport._send_steps
 
     def send(self, *args, **kwargs):
         started = time.monotonic()
@@ -695,7 +696,7 @@ def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeyp
             sends.append((started, time.monotonic(), reply.status_code))
         return reply
 
-    monkeypatch.setattr(NacClient, "_send_steps", send)
+    monkeypatch.setattr(Transport, "_send_steps", send)
     limited.rate_limit(rate=2.0, burst=4, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
     try:

@@ -24,11 +24,13 @@ import pytest
 import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http import connections, loop
+from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import Transport, request_facts
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacClient,
     NacConfigError,
     NacConnectionError,
     NacError,
+    ReadOnlyViolation,
 )
 from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted
 
@@ -192,7 +194,7 @@ def test_a_tunnel_the_proxy_refused_sent_nothing_to_the_service(environ, recorde
     environ.setenv("HTTPS_PROXY", proxy)
     client = NacClient("https://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "a"})
     assert str(raised.value).startswith("Could not connect to the NAC API at https://nac.example.com through the proxy")
     assert raised.value.outcome_unknown is False  # a creation is sent again, never looked for as uncertain
     assert [request["method"] for request in seen] == ["CONNECT"]
@@ -203,7 +205,7 @@ def test_the_proxys_password_is_in_no_error_message(environ):
     environ.setenv("HTTP_PROXY", "http://nac-user:%s@127.0.0.1:%d" % (PROXY_PASSWORD, dead_port()))
     client = NacClient("http://nac.example.com", api_key=KEY, max_retries=0, unreachable_timeout=0)
     with pytest.raises(NacConnectionError) as raised:
-        client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+        client.request("POST", "/api/device", body={"hostname": "a"})
     assert "connection refused" in str(raised.value) and raised.value.outcome_unknown is False
     assert PROXY_PASSWORD not in str(raised.value) and PROXY_PASSWORD not in repr(raised.value.__dict__)
     client.close()
@@ -336,7 +338,7 @@ def test_a_base_path_prefixes_every_target_and_basic_auth_is_sent(recorder):
     url, seen = recorder()
     client = NacClient(url + "/base/", username="nac-admin", password="pa55 word", max_retries=0)
     client.request("GET", "/api/device")
-    client.request("POST", "/api/device", body={"hostname": "a"}, write=True)
+    client.request("POST", "/api/device", body={"hostname": "a"})
     assert [request["target"] for request in seen] == ["/base/api/device", "/base/api/device"]
     expected = "Basic " + base64.b64encode(b"nac-admin:pa55 word").decode()
     assert [fields(request)["authorization"] for request in seen] == [expected, expected]
@@ -531,3 +533,50 @@ def test_a_dripping_reply_still_ends_at_the_deadline(server):
         client.request("GET", "/api/drip")
     assert "within 0.15s" in str(raised.value) and raised.value.outcome_unknown is True
     client.close()
+
+
+# -- the two facts of a request: changes the server, safe to repeat ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method, facts",
+    [("GET", (False, True)), ("HEAD", (False, True)), ("PUT", (True, True)), ("DELETE", (True, True))]
+    + [("POST", (True, False)), ("PATCH", (True, False)), ("post", (True, False))],
+)
+def test_a_requests_facts_follow_its_method_as_rfc_9110_says(method, facts):
+    assert request_facts(method) == facts
+    assert request_facts(method, changes=False, repeatable=True) == (False, True)  # given: as given
+
+
+def test_a_read_only_client_refuses_what_changes_the_server_before_sending_it():
+    """A POST changes the server unless the caller says it does not (the status query's POST): check mode refuses
+    the creation locally and sends the query (the Scripted transport answers it, and records it)."""
+    transport = Scripted((200, {"status": "AUTHENTICATED"}))
+    client = mounted(NacClient("https://nac.example.com", api_key=KEY, read_only=True), transport)
+    with pytest.raises(ReadOnlyViolation):
+        client.create_device({"hostname": "a"})
+    with pytest.raises(ReadOnlyViolation):
+        client.request("POST", "/api/device", body={"hostname": "a"})
+    assert transport.sent == []
+    assert client.fire_intent(7) == {"status": "AUTHENTICATED"}
+    assert [request.path_url for request in transport.sent] == ["/api/intent/dot1x_status/fire"]
+
+
+def test_the_client_holds_its_transport_and_shows_only_what_its_callers_read():
+    """NacClient is no Transport: the exchange's own methods are not the API layer's; the few settings callers read
+    (and the wire a unit test replaces) pass through to the transport it holds."""
+    client = NacClient("https://nac.example.com", api_key=KEY, max_retries=1)
+    transport, wire = client.transport, client.wire
+    assert isinstance(transport, Transport) and not isinstance(client, Transport)
+    assert not any(hasattr(client, name) for name in ("exchange", "exchange_steps", "_send_steps", "decoded"))
+    assert wire is transport.wire and client.secrets is transport.secrets and client.timeout == transport.timeout
+    client.max_retries = 3
+    assert transport.max_retries == 3
+    with pytest.raises(AttributeError):
+        client.timeout = 1  # read, never set, through the client
+    replaced = object()  # (a unit test puts its fake wire there: helpers.mounted)
+    client.wire = replaced
+    assert transport.wire is replaced
+    client.wire = wire
+    client.close()
+    assert wire.closed

@@ -686,7 +686,7 @@ def test_an_unreadable_ca_path_is_named(tmp_path):
 
 def test_a_certificate_for_another_name_says_so_and_that_ca_path_cannot_fix_it(monkeypatch):
     text = str(tls_failure("Hostname mismatch, certificate is not valid for 'nac.example.com'."))
-    names = ["nac-emulator.test", "127.0.0.1"]  # as connections.check_name read them on that connection
+    names = ["nac-emulator.test", "127.0.0.1"]  # as tls.check_name read them on that connection
     failure = ExchangeError(text, TLS, sent=False, names=names)
     client, transport, sleeps = make_client(failure)
     with pytest.raises(NacConnectionError) as raised:

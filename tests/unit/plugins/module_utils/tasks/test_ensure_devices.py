@@ -814,7 +814,7 @@ def test_creations_sent_on_connections_the_server_was_closing_are_sent_again_at_
         took = time.monotonic() - started
         assert [o.state for o in outcomes] == [CREATED] * devices, [(o.hostname, o.error) for o in outcomes if o.error]
         assert took < 20
-        assert client._fresh_writes  # (a write broke on a kept-alive connection: the case under test happened)
+        assert client.transport._fresh_writes  # (a write broke on a kept-alive connection)
         assert emulator.request_counts()["POST /api/device"] == devices
         names = [r["hostname"] for r in client.list_devices() if r["hostname"].startswith("closing-")]
     finally:
