@@ -15,8 +15,7 @@ import json
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.nac import client as client_module
-from ansible_collections.netaccess.nac.plugins.module_utils.nac import pagination
+from ansible_collections.netaccess.nac.plugins.module_utils.nac import listing, pagination
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacError, NacResponseError
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.links import (
     LinkError,
@@ -210,7 +209,7 @@ def test_a_link_back_to_the_very_same_page_is_a_loop_at_once():
 
 
 def test_the_number_of_pages_is_bounded(monkeypatch):
-    monkeypatch.setattr(client_module, "MAX_PAGES", 3)
+    monkeypatch.setattr(listing, "MAX_PAGES", 3)
     routes = dict(
         (
             URL + "/api/device" + ("?page=%d" % n if n > 1 else ""),
