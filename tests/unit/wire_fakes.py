@@ -37,14 +37,20 @@ from ansible_collections.netaccess.nac.tests.unit.wire_replies import (
 
 class Far:
     """Serve one connection from the service's end of a socket pair: read the request with h11 as a server, ask the
-    fake for its reply, and write it a piece at a time (``pump``); close once the reply is written whole."""
+    fake for its reply, and write it a piece at a time (``pump``). Once the reply is written whole, keep the
+    connection alive for the next request, as a service does, unless the reply's end is the connection's end or its
+    head says ``Connection: close``."""
 
     def __init__(self, fake, sock, origin):
         sock.setblocking(False)
-        self.fake, self.sock, self.origin = fake, sock, origin
+        self.fake, self.sock, self.origin, self.closed, self.silent = fake, sock, origin, False, False
+        self._next_request()
+
+    def _next_request(self):
+        """Wait for the next request on this connection (h11 as a server, afresh: one request at a time)."""
         self.parser = h11.Connection(h11.SERVER)
-        self.request, self.asked, self.body, self.canned, self.silent = None, None, bytearray(), None, False
-        self.pending, self.written, self.closed = b"", 0, False
+        self.request, self.asked, self.body, self.canned = None, None, bytearray(), None
+        self.pending, self.written = b"", 0
 
     def drain(self):
         """Read what the client has written so far; answer once the request has come whole."""
@@ -77,6 +83,8 @@ class Far:
 
     def _answer(self, request):
         item = self.fake.take(request)
+        if isinstance(item, (AtConnect, BaseException)):
+            self.close()
         if isinstance(item, AtConnect):  # (too late for the connection: the typed failure the wire raises)
             raise response.failure(item.error, "fake", sent=False) from None
         if isinstance(item, BaseException):
@@ -98,7 +106,7 @@ class Far:
         if not self.pending:
             self.pending = next(self.canned.pieces, None)
             if self.pending is None:
-                self._done()  # (a body framed by the connection's end ends here)
+                self._done(False)  # (a body framed by the connection's end ends here)
                 return
         try:
             sent = self.sock.send(self.pending)
@@ -106,12 +114,17 @@ class Far:
             sent = 0
         self.pending, self.written = self.pending[sent:], self.written + sent
         if self.written == self.canned.total:
-            self._done()
+            self._done(b"\r\nconnection: close\r\n" not in self.canned.head.lower())
 
-    def _done(self):
-        """Close the connection once the reply is written whole, and tell the fake (``written``)."""
-        self.close()
-        self.fake.written(self.asked)
+    def _done(self, alive):
+        """Tell the fake (``written``) that the reply is written whole; wait for the next request when ``alive``,
+        else close the connection."""
+        asked = self.asked
+        if alive:
+            self._next_request()
+        else:
+            self.close()
+        self.fake.written(asked)
 
     def close(self):
         self.closed = True
@@ -168,6 +181,12 @@ class FakeTransport:
 
     def written(self, request):
         """Note that the reply to ``request`` has been written whole (a service may restart after it, say)."""
+
+    def drop(self):
+        """Close every connection from the service's end, as a service that restarts does."""
+        with self._lock:
+            for connection in self.connections:
+                connection.far.close()
 
     def take(self, request):
         """Keep ``request`` and return what answers it."""

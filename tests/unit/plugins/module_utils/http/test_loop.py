@@ -510,9 +510,11 @@ class Restarting(FakeTransport):
             self.fired.append(target)
             return (200, {"status": "AUTHENTICATED", "username": "u%d" % target})
 
-    def written(self, request):  # (the restart: once target restart_after's reply is out)
+    def written(self, request):  # (the restart: once target restart_after's reply is out, every connection closed)
         with self.lock:
-            self.down = self.down or bool(request.body) and json.loads(request.body)["targetId"] == self.restart_after
+            if request.body and json.loads(request.body)["targetId"] == self.restart_after:
+                self.down = True
+                self.drop()
 
 
 def test_a_restart_mid_batch_is_waited_out_on_helper_threads_by_one_prober_and_every_query_answered():

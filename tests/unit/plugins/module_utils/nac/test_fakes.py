@@ -73,8 +73,11 @@ def test_each_exchange_is_read_by_the_real_connection_and_reply():
     client, transport = scripted((200, [], {"X-Total-Count": "0"}))
     assert client.list_devices() == [] and client.list_devices() == []
     made = transport.connections
-    assert len(made) == 2 and all(isinstance(each, connections.Connection) for each in made)
-    assert all(each.received > 0 for each in made)  # (the bytes the real connection read and gave h11)
+    assert len(made) == 1 and isinstance(made[0], connections.Connection)  # kept alive, as a service keeps it
+    assert made[0].uses == 2 and made[0].received > 0  # (the bytes the real connection read and gave h11)
+    client, transport = scripted((200, [], {"Connection": "close"}))
+    assert client.list_devices() == [] and client.list_devices() == []
+    assert len(transport.connections) == 2  # closed by the service after each reply: a new one each time
 
 
 def test_a_reply_the_real_parser_refuses_fails_as_it_would_on_a_real_socket():
