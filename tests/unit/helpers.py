@@ -31,7 +31,9 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import PageSink
-from ansible_collections.netaccess.nac.tests.unit.wire_fakes import (  # noqa: F401  (the tests' vocabulary)
+
+# The fakes at the wire, under the names the tests use (they import them from here).
+from ansible_collections.netaccess.nac.tests.unit.wire_fakes import (  # noqa: F401  # pylint: disable=unused-import
     FakeTransport,
     NothingMayBeSent,
     Routes,
@@ -39,7 +41,7 @@ from ansible_collections.netaccess.nac.tests.unit.wire_fakes import (  # noqa: F
     Site,
     raw,
 )
-from ansible_collections.netaccess.nac.tests.unit.wire_replies import (  # noqa: F401  (the tests' vocabulary)
+from ansible_collections.netaccess.nac.tests.unit.wire_replies import (  # noqa: F401  # pylint: disable=unused-import
     CUT,
     SILENT,
     AtConnect,
@@ -69,12 +71,12 @@ EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_s
 # -- the fakes at the wire: a scripted service on the far end of a socket pair (wire_fakes.py) ----------------
 
 
-def wire_of(client):
+def wire_of(client: NacClient) -> object:
     """Return the connections.Wire under ``client`` (a NacClient): the one line that names where a client keeps it."""
     return client.wire
 
 
-def mounted(client, transport):
+def mounted(client: NacClient, transport: FakeTransport) -> NacClient:
     """Put ``transport`` (a wire_fakes.FakeTransport) under ``client`` (a NacClient): each connection its wire makes
     is a socket pair that the fake serves, read by the real connections and replies."""
     transport.attach(wire_of(client))

@@ -66,11 +66,11 @@ class Far:
             event = self.parser.next_event()
             if event is h11.NEED_DATA:
                 return
-            if type(event) is h11.Request:
+            if isinstance(event, h11.Request):
                 self.request = event
-            elif type(event) is h11.Data:
+            elif isinstance(event, h11.Data):
                 self.body += event.data
-            elif type(event) is h11.EndOfMessage:
+            elif isinstance(event, h11.EndOfMessage):
                 self.asked = self._read()
                 self._answer(self.asked)
 
@@ -179,23 +179,23 @@ class FakeTransport:
     def at_connect(self, request):
         return None
 
-    def written(self, request):
+    def written(self, request: Request) -> None:
         """Note that the reply to ``request`` has been written whole (a service may restart after it, say)."""
 
-    def drop(self):
+    def drop(self) -> None:
         """Close every connection from the service's end, as a service that restarts does."""
         with self._lock:
             for connection in self.connections:
                 connection.far.close()
 
-    def take(self, request):
+    def take(self, request: Request) -> object:
         """Keep ``request`` and return what answers it."""
         with self._lock:
             self.requests.append(request)
             self.sent.append(self.record(request))
             return self.answer(request)
 
-    def attach(self, wire):
+    def attach(self, wire: connections.Wire) -> None:
         """Put this service under ``wire`` (a connections.Wire): its connections are socket pairs served here."""
         sending, probe = wire.send_steps, wire.probe
 
@@ -256,7 +256,7 @@ class FakeTransport:
         data = None if body is None else json.dumps(body).encode("utf-8")
         return Request(method, wire.origin + target, target, headers, data)
 
-    def refuse(self, request, item):
+    def refuse(self, request: Request, item: object) -> object:
         """Keep ``request`` as sent and return ``item``, a failure of its connection."""
         self.requests.append(request)
         self.sent.append(self.record(request))
@@ -266,8 +266,8 @@ class FakeTransport:
         pass
 
 
-def connect_stage(item):
-    """Whether a scripted ``item`` fails the connection before the request is written."""
+def connect_stage(item: object) -> bool:
+    """Tell whether a scripted ``item`` fails the connection before the request is written."""
     return isinstance(item, AtConnect) or (isinstance(item, errors.ExchangeError) and not item.sent)
 
 
@@ -333,8 +333,8 @@ class Routes(FakeTransport):
         return self.sent.count(route)
 
 
-def raw(text, content_type="application/json"):
-    """A body for ``Routes``, sent exactly as given (JSON or not), with its Content-Type."""
+def raw(text: str, content_type: str = "application/json") -> tuple:
+    """Return a body for ``Routes``, sent exactly as given (JSON or not), with its Content-Type."""
     return (text, content_type)
 
 

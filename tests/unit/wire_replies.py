@@ -49,23 +49,23 @@ class Silent:
     """Never answer: the reply's deadline passes (the wire raises socket.timeout, as at its deadline)."""
 
 
-def refused():
+def refused() -> AtConnect:
     """Refuse the connection (ECONNREFUSED), as a service that is down does."""
     return AtConnect(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"))
 
 
-def connect_timeout():
+def connect_timeout() -> AtConnect:
     """Let the connection time out before it is made."""
     return AtConnect(socket.timeout("timed out"))
 
 
-def tls_rejected(reason):
+def tls_rejected(reason: str) -> AtConnect:
     """Fail the TLS handshake's verification with OpenSSL's ``reason`` (a self-signed certificate, say)."""
     text = "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: %s (_ssl.c:1006)" % reason
     return AtConnect(ssl.SSLCertVerificationError(1, text))
 
 
-def never_sent(error, cause=response.REFUSED, stage=None):
+def never_sent(error: object, cause: str = response.REFUSED, stage: object = None) -> errors.ExchangeError:
     """Return the ExchangeError the wire raises when no byte of the request was written (the connection never made),
     with the typed facts retry_policy.py reads; ``error`` gives its words (an exception or a text)."""
     if stage is None:
@@ -87,7 +87,7 @@ class Canned:
         self.head, self.pieces, self.total = head, pieces, total
 
 
-def reply(status, body=None, headers=None, json_type=True):
+def reply(status: int, body: object = None, headers: object = None, json_type: bool = True) -> "Canned":
     """Write a reply plainly, as a service would: ``body`` bytes as they are, a str in UTF-8, None empty, an iterator
     of bytes as it yields them (framed by the connection's end unless ``headers`` say chunked), anything else as
     JSON (with ``Content-Type: application/json`` when ``json_type`` and ``headers`` name none); ``headers`` a dict,

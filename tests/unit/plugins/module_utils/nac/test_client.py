@@ -384,7 +384,8 @@ def broken(reused):
 
 
 def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connections():
-    script = [broken(False), (201, {"id": 1}), broken(True), (201, {"id": 2}), (201, {"id": 3})]
+    # Each cut at the wire: the first on a new connection, the second on the one kept alive after {"id": 1}.
+    script = [CUT, (201, {"id": 1}), CUT, (201, {"id": 2}), (201, {"id": 3})]
     client, transport, sleeps = make_client(*script)
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)  # a new connection broke: uncertain (the list decides), nothing else changes
