@@ -13,6 +13,7 @@ client keeps its wire.
 """
 
 import json
+import select
 import socket
 import threading
 import time
@@ -101,7 +102,7 @@ class Far:
         """Write the reply's next piece unless the client (its socket: ``client``) has bytes left to read."""
         if self.silent:
             raise socket.timeout("timed out")  # (as the wire's deadline raises it, without the wait)
-        if self.canned is None or self.closed or connections._ready(client):
+        if self.canned is None or self.closed or _readable(client):
             return
         if not self.pending:
             self.pending = next(self.canned.pieces, None)
@@ -129,6 +130,13 @@ class Far:
     def close(self):
         self.closed = True
         self.sock.close()
+
+
+def _readable(sock):
+    """Tell whether ``sock`` has bytes (or its end) to read now: the client has not read all the service wrote."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 class FakeConnection(connections.Connection):
@@ -215,7 +223,8 @@ class FakeTransport:
 
         def connect_steps(deadline):
             try:
-                connections._left(deadline)
+                if deadline <= time.monotonic():  # (the deadline passed already: as the wire times out)
+                    raise socket.timeout("timed out")
                 with self._lock:
                     item = self.at_connect(self._stub(wire))
                 if item is not None:
