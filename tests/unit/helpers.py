@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one helper module of the unit tests, what several test files share. The fakes: a fake transport under the
-real client (``FakeTransport`` and its ways of answering, each a small subclass) and a fake client in place of
+"""The one helper module of the unit tests, what several test files share. The fakes: a fake service at the wire under
+the real client (``FakeTransport`` and its ways of answering, each a small subclass, from wire_fakes.py, whose
+replies, from wire_replies.py, are bytes on a socket that the client's own parser reads) and a fake client in place of
 the real one (``FakeClient``, whose methods have NacClient's signatures: tests/unit/plugins/module_utils/
 test_fakes.py fails when they drift apart); the errors and pages that several tests read; and running an entry
 point as Ansible does (a module's main(), the inventory plugin's parse()). No test file imports another; each
@@ -14,21 +15,14 @@ __metaclass__ = type
 
 import asyncio
 import importlib.util
-import io
 import json
 import os
 import threading
-import time
 
 import pytest
-import requests
-import urllib3
 from ansible.module_utils import basic
-from requests.adapters import BaseAdapter, HTTPAdapter
 
-from ansible_collections.netaccess.nac.plugins.module_utils.common import errors
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking
-from ansible_collections.netaccess.nac.plugins.module_utils.http.response import REFUSED, TIMED_OUT
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     DOT1X_INTENT,
     NacClient,
@@ -37,6 +31,26 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.device_list import device_keeper
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.device_export import PageSink
+
+# The fakes at the wire, under the names the tests use (they import them from here).
+from ansible_collections.netaccess.nac.tests.unit.wire_fakes import (  # noqa: F401  # pylint: disable=unused-import
+    FakeTransport,
+    NothingMayBeSent,
+    Routes,
+    Scripted,
+    Site,
+    raw,
+)
+from ansible_collections.netaccess.nac.tests.unit.wire_replies import (  # noqa: F401  # pylint: disable=unused-import
+    CUT,
+    SILENT,
+    AtConnect,
+    connect_timeout,
+    never_sent,
+    refused,
+    reply,
+    tls_rejected,
+)
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -54,241 +68,19 @@ NOWHERE = "http://127.0.0.1:9"  # the api_url of a module run that must fail bef
 COLLECTION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVENT_SOURCE = os.path.join(COLLECTION, "extensions", "eda", "plugins", "event_source", "dot1x_status.py")
 
-# -- the fake transport: requests' adapter, under the real client ---------------------------------------------
+# -- the fakes at the wire: a scripted service on the far end of a socket pair (wire_fakes.py) ----------------
 
 
-class FakeTransport(BaseAdapter):
-    """A requests transport adapter that answers each request with ``self.answer(request)``: a ``(status, body,
-    headers)`` tuple (``reply``), a ready ``requests.Response``, or an exception to raise. Every request is kept
-    in ``sent`` (as ``self.record(request)`` makes it), the keyword arguments of each send in ``sends``, and
-    the last ``verify`` in ``verify``."""
-
-    def __init__(self):
-        super(FakeTransport, self).__init__()
-        self.sent, self.sends, self.verify, self._exchanges = [], [], None, []
-
-    def send(self, request, **kwargs):
-        self.sent.append(self.record(request))
-        self.sends.append(kwargs)
-        self._exchanges.append((request, kwargs))
-        self.verify = kwargs.get("verify")
-        answer = self.answer(request)
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer if isinstance(answer, requests.Response) else reply(request, *answer)
-
-    @property
-    def requests(self):
-        """The requests sent, as prepared (whatever ``record`` keeps of them in ``sent``)."""
-        return [request for request, _kwargs in self._exchanges]
-
-    def record(self, request):
-        return request
-
-    def answer(self, request):
-        raise AssertionError("no answer for %s %s" % (request.method, request.url))
-
-    def close(self):
-        pass
+def wire_of(client: NacClient) -> object:
+    """Return the connections.Wire under ``client`` (a NacClient): the one line that names where a client keeps it."""
+    return client.wire
 
 
-def reply(request, status, body=None, headers=None, json_type=True):
-    """The response to ``request`` as requests' HTTPAdapter builds it from what urllib3 read: ``body`` bytes as
-    they are, a str in UTF-8, None empty, anything else as JSON (with ``Content-Type: application/json`` when
-    ``json_type`` and ``headers`` name none); ``headers`` a dict, or a list of (name, value) pairs (a name may
-    repeat, as separate header fields)."""
-    encoded = not isinstance(body, (bytes, str, type(None)))
-    if encoded:
-        data = json.dumps(body).encode("utf-8")
-    else:
-        data = body.encode("utf-8") if isinstance(body, str) else body or b""
-    pairs = list(headers.items()) if isinstance(headers, dict) else list(headers or ())
-    fields = urllib3.HTTPHeaderDict()
-    if encoded and json_type and not any(pair[0].lower() == "content-type" for pair in pairs):
-        fields.add("Content-Type", "application/json")
-    for name, value in pairs:
-        fields.add(name, value)
-    raw = urllib3.HTTPResponse(body=io.BytesIO(data), headers=fields, status=status, preload_content=False)
-    return HTTPAdapter().build_response(request, raw)
-
-
-class Scripted(FakeTransport):
-    """Answers from a script, in order: each item a (status, body[, headers]) or an exception; the last item
-    repeats."""
-
-    def __init__(self, *script):
-        super(Scripted, self).__init__()
-        self.script = list(script)
-
-    def answer(self, request):
-        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        return item if isinstance(item, BaseException) else tuple(item)
-
-
-class Site(FakeTransport):
-    """Answers by full URL from ``routes`` {url: (status, body, headers)}; 404 for any other URL."""
-
-    def __init__(self, routes):
-        super(Site, self).__init__()
-        self.routes = routes
-
-    def answer(self, request):
-        status, body, headers = self.routes.get(request.url, (404, {"error": "no such page"}, {}))
-        return reply(request, status, body, headers, json_type=False)
-
-    def urls(self, method="GET"):
-        return [request.url for request in self.sent if request.method == method]
-
-
-class Routes(FakeTransport):
-    """Answers per "METHOD /path" from ``routes``: each a list of replies (status, body[, headers]) whose last
-    repeats, or a function of the request's JSON body; body as ``reply`` takes it, or ``raw(text, content type)``.
-    ``sent`` holds the routes requested."""
-
-    def __init__(self, routes):
-        super(Routes, self).__init__()
-        self.routes = dict((route, given if callable(given) else list(given)) for route, given in routes.items())
-
-    def record(self, request):
-        return "%s %s" % (request.method, request.path_url)
-
-    def answer(self, request):
-        replies = self.routes[self.sent[-1]]
-        given = json.loads(request.body) if request.body else None
-        item = replies(given) if callable(replies) else replies.pop(0) if len(replies) > 1 else replies[0]
-        status, body, headers = (tuple(item) + ({},))[:3]
-        content_type = "application/json"
-        if isinstance(body, tuple):
-            body, content_type = body
-        return reply(request, status, b"" if body is None else body, dict({"Content-Type": content_type}, **headers))
-
-    def count(self, route):
-        return self.sent.count(route)
-
-
-def raw(text, content_type="application/json"):
-    """A body for ``Routes``, sent exactly as given (JSON or not), with its Content-Type."""
-    return (text, content_type)
-
-
-class NothingMayBeSent(FakeTransport):
-    """Fails any request that reaches it (a check-mode client must refuse before sending)."""
-
-    def record(self, request):
-        return "%s %s" % (request.method, request.path_url)
-
-    def answer(self, request):
-        return AssertionError("a request was sent: %s %s" % (request.method, request.path_url))
-
-
-def mounted(client, transport):
-    """``client`` (a NacClient) with ``transport`` (a requests adapter) in place of its connections (AdapterWire)."""
-    client.wire = AdapterWire(client.wire, transport)
+def mounted(client: NacClient, transport: FakeTransport) -> NacClient:
+    """Put ``transport`` (a wire_fakes.FakeTransport) under ``client`` (a NacClient): each connection its wire makes
+    is a socket pair that the fake serves, read by the real connections and replies."""
+    transport.attach(wire_of(client))
     return client
-
-
-class AdapterWire:
-    """The client's connections.Wire with a requests adapter in place of its connections: each request is prepared as
-    the wire would send it (its headers, its JSON body, the environment's settings) and given to ``adapter.send``;
-    the response it returns is read as a connections.Answer (``AdapterAnswer``). Everything above the socket (retries,
-    outcomes, limits, decoding, masking) runs as it does over a real connection."""
-
-    def __init__(self, wire, adapter):
-        self.wire, self.adapter = wire, adapter
-        self.headers = dict((name.decode("latin-1"), value.decode("latin-1")) for name, value in wire._head)
-
-    def __getattr__(self, name):
-        return getattr(self.wire, name)
-
-    def send(self, method, path, body, deadline, fresh=False):
-        """``fresh``: the transport asks for a new connection, never an idle one (recorded in ``fresh_sends``)."""
-        wire = self.wire
-        if fresh:
-            self.fresh_sends = getattr(self, "fresh_sends", 0) + 1
-        request = requests.Request(method, wire.url + path, headers=dict(self.headers), json=body).prepare()
-        del request.headers["Host"]
-        try:
-            response = self.adapter.send(
-                request,
-                stream=True,
-                timeout=deadline - time.monotonic(),
-                verify=wire.verify,
-                proxies={wire.scheme: wire.proxy} if wire.proxy else {},
-                cert=None,
-            )
-        except requests.exceptions.RequestException as exc:
-            raise exchange_error(exc) from None
-        return AdapterAnswer(response)
-
-    def send_steps(self, method, path, body, deadline, fresh=False):
-        """``send`` as the transport drives the wire (http/loop.py): it waits for nothing of its own."""
-        return self.send(method, path, body, deadline, fresh=fresh)
-        yield  # pylint: disable=unreachable  # (a generator)
-
-    def probe(self, path, timeout):
-        self.send("GET", path, None, time.monotonic() + timeout)
-
-    def close(self):
-        self.adapter.close()
-        self.wire.close()
-
-
-class AdapterAnswer:
-    """A requests Response read as a connections.Answer: its status, headers, url, encoding, and its body as it
-    streams."""
-
-    def __init__(self, response):
-        self.response = response
-        self.status_code, self.headers, self.url = response.status_code, response.headers, response.url
-        self.encoding = response.encoding
-
-    def read_steps(self, deadline, budget):
-        """The body's next piece, None at its end, as response.Answer.read_steps returns it (steps that wait for
-        nothing of their own)."""
-        if not hasattr(self, "pieces"):
-            self.pieces = self.chunks()
-        return next(self.pieces, None)
-        yield  # pylint: disable=unreachable  # (a generator)
-
-    def chunks(self):
-        raw = self.response.raw
-        if not hasattr(raw, "read1"):  # urllib3 1
-            yield from raw.stream(65536, decode_content=True)
-            return
-        while True:  # urllib3 2: one read of the body at a time, as a socket gives it
-            chunk = raw.read1(65536, decode_content=True)
-            if not chunk:
-                return
-            yield chunk
-
-    def close(self):
-        self.response.close()
-
-
-def never_sent(exc, cause=REFUSED):
-    """``exc`` (a requests exception) as the wire raises it when no byte of the request was written (the connection
-    never made): an ExchangeError with the typed facts response.failure states, which retry_policy.py reads (never
-    the exception's words)."""
-    stage = errors.PROXY if isinstance(exc, requests.exceptions.ProxyError) else errors.CONNECT
-    return errors.ExchangeError(str(exc), stage, sent=False, cause=cause, error=exc)
-
-
-def exchange_error(exc):
-    """The ExchangeError the wire would raise for what a requests adapter raised (``exc``): a TLS failure, a
-    connection never made or timed out, a proxy's, a reply that timed out, broke off or could not be decoded."""
-    exceptions = requests.exceptions
-    names = getattr(exc, "nac_names", None)
-    if isinstance(exc, exceptions.SSLError):
-        return errors.ExchangeError(str(exc), errors.TLS, sent=False, names=names, error=exc)
-    if isinstance(exc, exceptions.ConnectTimeout):
-        return errors.ExchangeError(str(exc), errors.CONNECT, sent=False, cause=TIMED_OUT, error=exc)
-    if isinstance(exc, exceptions.ProxyError):
-        return errors.ExchangeError(str(exc), errors.PROXY, sent=False, error=exc)
-    if isinstance(exc, exceptions.Timeout):
-        return errors.ExchangeError(str(exc), errors.EXCHANGE, sent=True, cause=TIMED_OUT, error=exc)
-    if isinstance(exc, exceptions.ContentDecodingError):
-        return errors.ExchangeError(str(exc), errors.DECODE, sent=True, replied=True, error=exc)
-    return errors.ExchangeError(str(exc), errors.EXCHANGE, sent=True, error=exc)
 
 
 def site_client(routes, base=URL, **kwargs):

@@ -19,12 +19,11 @@ import threading
 import time
 
 import pytest
-import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import WINDOW_PER_WORKER, ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Blocking, Loop, Ready, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
-from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted, never_sent
+from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted, refused
 
 KEY = "k3y-of-the-steps-tests"
 
@@ -491,21 +490,31 @@ class Restarting(FakeTransport):
         self.restart_after, self.probes, self.down, self.lock = restart_after, probes, False, threading.Lock()
         self.fired, self.probed, self.refused = [], [], 0
 
-    def answer(self, request):
+    def at_connect(self, request):  # (a restarting service refuses the connection: nothing is sent)
         with self.lock:
             if request.path_url == "/api/intent":
                 self.probed.append(threading.current_thread())
                 if len(self.probed) <= self.probes:
-                    return never_sent(requests.exceptions.ConnectionError("[Errno 111] Connection refused"))
+                    return self.refuse(request, refused())
                 self.down = False
-                return (200, [])
-            if self.down:
+            elif self.down:
                 self.refused += 1
-                return never_sent(requests.exceptions.ConnectionError("[Errno 111] Connection refused"))
+                return self.refuse(request, refused())
+        return None
+
+    def answer(self, request):
+        with self.lock:
+            if request.path_url == "/api/intent":
+                return (200, [])
             target = json.loads(request.body)["targetId"]
             self.fired.append(target)
-            self.down = target == self.restart_after
             return (200, {"status": "AUTHENTICATED", "username": "u%d" % target})
+
+    def written(self, request):  # (the restart: once target restart_after's reply is out, every connection closed)
+        with self.lock:
+            if request.body and json.loads(request.body)["targetId"] == self.restart_after:
+                self.down = True
+                self.drop()
 
 
 def test_a_restart_mid_batch_is_waited_out_on_helper_threads_by_one_prober_and_every_query_answered():

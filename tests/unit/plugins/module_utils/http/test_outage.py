@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.outage import (
     PROBE_CAP,
@@ -27,7 +26,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacConfigError,
     NacConnectionError,
 )
-from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted, never_sent
+from ansible_collections.netaccess.nac.tests.unit.helpers import CUT, SILENT, Scripted, mounted, refused
 
 REFUSED = "connection refused"
 
@@ -319,10 +318,7 @@ def test_once_given_up_a_rounds_probe_is_given_only_the_rest_of_its_limit():
 # -- the transport rides it out ---------------------------------------------------------------
 
 URL = "https://nac.example.com"
-REFUSAL = never_sent(
-    requests.exceptions.ConnectionError("Failed to establish a new connection: [Errno 111] Connection refused")
-)
-CUT = requests.exceptions.ConnectionError("('Connection aborted.', RemoteDisconnected('Remote end closed connection'))")
+REFUSAL = refused()  # the connection refused: nothing sent
 
 
 def scripted_client(script, **kwargs):
@@ -385,7 +381,7 @@ def test_a_service_that_never_answered_fails_after_the_ordinary_retries():
 
 
 def test_reads_with_no_reply_while_nothing_answers_wait_for_the_service():
-    silence = requests.exceptions.ReadTimeout("Read timed out. (read timeout=30)")
+    silence = SILENT  # no reply before the deadline
     script = [(200, []), silence, silence, silence, (200, []), (200, [{"id": 2, "hostname": "b"}])]
     client, transport, clock = scripted_client(script, max_retries=0)
     client.list_devices()

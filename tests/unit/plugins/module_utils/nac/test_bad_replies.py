@@ -11,10 +11,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import ssl
 import threading
 
 import pytest
-import requests
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common import server_text
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import retry_after
@@ -33,7 +33,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.ensure_devices
     device_specs,
     ensure_devices,
 )
-from ansible_collections.netaccess.nac.tests.unit.helpers import Routes, mounted, raw
+from ansible_collections.netaccess.nac.tests.unit.helpers import AtConnect, Routes, mounted, raw
 
 URL = "https://nac.example.com"
 KEY = "k3y-that-must-never-show"
@@ -362,17 +362,8 @@ def test_a_refused_creation_with_an_odd_body_is_a_clear_item_error(reply, fragme
 
 
 def test_a_retry_after_header_that_is_not_a_number_falls_back_to_backoff():
-    statuses = iter([503, 200])
-    client, server = client_for(routes())
-    send = server.send
-
-    def with_header(request, **kwargs):
-        response = send(request, **kwargs)
-        response.status_code = next(statuses)
-        response.headers["Retry-After"] = "\u00b2"  # a digit to str.isdigit(), not to float()
-        return response
-
-    server.send = with_header
+    odd = {"Retry-After": "\u00b2"}  # a digit to str.isdigit(), not to float(); written as the byte 0xB2
+    client, server = client_for(routes(devices=[(503, DEVICES, odd), (200, DEVICES, odd)]))
     assert client.list_devices() == DEVICES
     assert server.count(LIST) == 2
     assert retry_after("\u00b2") is None and retry_after("\u0663") is None
@@ -405,14 +396,10 @@ def test_a_tls_failure_that_is_not_about_the_certificate_does_not_blame_it():
     client, server = client_for(routes())
     client.verify = False
 
-    def plain_http(request, **kwargs):
-        raise requests.exceptions.SSLError(
-            "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded "
-            "(Caused by SSLError(SSLError(1, '[SSL: WRONG_VERSION_NUMBER] wrong version "
-            "number (_ssl.c:1010)')))"
-        )
+    def plain_http(request):  # the handshake answered by a plain HTTP service, when the connection is made
+        return AtConnect(ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1010)"))
 
-    server.send = plain_http
+    server.at_connect = plain_http
     with pytest.raises(NacError) as raised:
         client.list_devices()
     assert clean(raised.value) == (

@@ -40,7 +40,17 @@ from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import (
     NacServerError,
     ReadOnlyViolation,
 )
-from ansible_collections.netaccess.nac.tests.unit.helpers import Scripted, mounted, never_sent
+from ansible_collections.netaccess.nac.tests.unit.helpers import (
+    CUT,
+    SILENT,
+    Scripted,
+    connect_timeout,
+    mounted,
+    never_sent,
+    refused,
+    tls_rejected,
+    wire_of,
+)
 
 URL = "https://nac.example.com"
 KEY = "s3cr3t-key-value"
@@ -146,7 +156,7 @@ def test_a_ca_bundle_of_the_environment_that_cannot_be_read_is_a_clear_error_bef
 
 def test_pool_is_large_enough_for_concurrency():
     client = NacClient(URL, api_key=KEY, pool_size=48)
-    assert client.wire.pool_size == 48
+    assert wire_of(client).pool_size == 48
 
 
 # -- the endpoints ------------------------------------------------------------------------
@@ -308,12 +318,8 @@ def test_connection_refused_names_the_url():
 
 
 def tls_failure(reason):
-    """requests' SSLError for an OpenSSL verification failure with this reason."""
-    return requests.exceptions.SSLError(
-        "HTTPSConnectionPool(host='nac.example.com', port=443): Max retries exceeded with url: /api/device (Caused by "
-        "SSLError(SSLCertVerificationError(1, %r)))"
-        % ("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: %s (_ssl.c:1006)" % reason)
-    )
+    """The TLS handshake failing OpenSSL's verification with this reason, when the connection is made."""
+    return tls_rejected(reason)
 
 
 def test_tls_failure_is_explained_and_not_retried():
@@ -360,11 +366,11 @@ def test_a_creation_refused_with_503_is_not_sent_again_by_the_transport_but_said
 
 
 def test_a_proxy_that_refuses_the_credentials_fails_at_once():
-    refused = never_sent(  # as the wire raises it: a typed cause, whatever the words
-        requests.exceptions.ProxyError("Unable to connect to proxy: the proxy refused the tunnel"),
+    refusal = never_sent(  # as the wire raises it: a typed cause, whatever the words
+        "Unable to connect to proxy: the proxy refused the tunnel",
         cause=response.PROXY_AUTH,
     )
-    client, transport, sleeps = make_client(refused, (200, []), max_retries=3)
+    client, transport, sleeps = make_client(refusal, (200, []), max_retries=3)
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
     assert "the proxy refused the credentials (407" in str(raised.value) and raised.value.outcome_unknown is False
@@ -378,17 +384,18 @@ def broken(reused):
 
 
 def test_once_a_reused_connection_broke_under_a_write_writes_take_new_connections():
-    script = [broken(False), (201, {"id": 1}), broken(True), (201, {"id": 2}), (201, {"id": 3})]
+    # Each cut at the wire: the first on a new connection, the second on the one kept alive after {"id": 1}.
+    script = [CUT, (201, {"id": 1}), CUT, (201, {"id": 2}), (201, {"id": 3})]
     client, transport, sleeps = make_client(*script)
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)  # a new connection broke: uncertain (the list decides), nothing else changes
     assert raised.value.outcome_unknown is True and raised.value.stale is False  # the settle window decides
-    assert client.create_device(BODY) == {"id": 1} and getattr(client.wire, "fresh_sends", 0) == 0
+    assert client.create_device(BODY) == {"id": 1} and transport.fresh_sends == 0
     with pytest.raises(NacConnectionError) as raised:
         client.create_device(BODY)  # a kept-alive one broke: the server was closing it, most likely
     assert raised.value.outcome_unknown is True and raised.value.stale is True  # looked up at once (apply)
     assert client.create_device(BODY) == {"id": 2} and client.create_device(BODY) == {"id": 3}
-    assert client.wire.fresh_sends == 2 and len(transport.sent) == 5  # each write since on a new connection
+    assert transport.fresh_sends == 2 and len(transport.sent) == 5  # each write since on a new connection
 
 
 def test_a_read_broken_on_a_connection_the_server_was_closing_goes_again_at_once_without_spending_retries():
@@ -398,7 +405,7 @@ def test_a_read_broken_on_a_connection_the_server_was_closing_goes_again_at_once
     listed = [dict(id=1, hostname="cam-01")]
     client, transport, sleeps = make_client(broken(True), (200, listed), broken(False), max_retries=0)
     assert client.list_devices() == listed and sleeps == [] and len(transport.sent) == 2
-    assert client.wire.fresh_sends == 1  # the second attempt, on a new connection
+    assert transport.fresh_sends == 1  # the second attempt, on a new connection
     with pytest.raises(NacConnectionError) as raised:
         client.list_devices()
     assert raised.value.stale is False and len(transport.sent) == 3
@@ -422,9 +429,8 @@ def test_retries_stop_after_max_retries_with_the_last_error():
 
 
 def test_fire_is_retried_on_connection_errors():
-    client, transport, sleeps = make_client(
-        requests.exceptions.ConnectionError("reset by peer"), (200, {"status": "AUTHENTICATED"})
-    )
+    cut = CUT  # the connection closed before any byte of a reply
+    client, transport, sleeps = make_client(cut, (200, {"status": "AUTHENTICATED"}))
     assert client.fire_intent(1)["status"] == "AUTHENTICATED"
     assert len(transport.sent) == 2
 
@@ -457,10 +463,7 @@ def test_a_creation_refused_with_429_is_resent_after_the_pause_without_spending_
 
 
 def test_a_creation_whose_connection_was_never_made_is_resent():
-    refused = never_sent(
-        requests.exceptions.ConnectionError("Failed to establish a new connection: [Errno 111] Connection refused")
-    )
-    client, transport, sleeps = make_client(refused, (201, {"id": 3}))
+    client, transport, sleeps = make_client(refused(), (201, {"id": 3}))
     assert client.create_device(BODY) == {"id": 3}
     assert len(transport.sent) == 2
 
@@ -476,9 +479,9 @@ def test_max_retries_is_capped():
 @pytest.mark.parametrize(
     "exc, unknown",
     [
-        (requests.exceptions.ReadTimeout("read timed out"), True),
-        (requests.exceptions.ConnectionError("Connection aborted. RemoteDisconnected"), True),
-        (requests.exceptions.ConnectTimeout("connect timed out"), False),
+        (SILENT, True),  # no reply before the deadline
+        (CUT, True),  # the connection closed before any byte of a reply
+        (connect_timeout(), False),
     ],
 )
 def test_a_creation_whose_outcome_is_unknown_says_so(exc, unknown):
