@@ -8,7 +8,7 @@ reply decoded, status checked) by ``--concurrency`` worker threads through
 - urllib3: requests' own transport used directly (one ``HTTPConnectionPool`` of ``concurrency`` connections);
 - http.client: one stdlib ``HTTPConnection`` owned by each worker thread;
 - the collection: module_utils' NacClient.fire_intent (every guarantee: deadline per exchange, reply size limit,
-  retries, masking, throttle), through engine.ordered_map;
+  retries, masking, throttle), through engine.ordered_steps;
 - aiohttp: the reference client (bench_aiohttp.py), an event loop.
 
 Each path runs once per round, in turns (the order rotates); it prints wall ms per request, CPU ms per request and
@@ -32,7 +32,7 @@ from bench_compare import EmulatorProcess, show
 from bench_dot1x_status import ADMIN_KEY, client_for, config
 from bench_engine import measure, per
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
 
 FIRE = "/api/intent/dot1x_status/fire"
 HEADERS = {"Authorization": "Bearer " + ADMIN_KEY, "Accept": "application/json", "Content-Type": "application/json"}
@@ -130,7 +130,7 @@ def via_http_client(url, count, concurrency):
 def via_collection(url, count, concurrency):
     client = client_for(url, concurrency)
     try:
-        return len(list(ordered_map(lambda ident: client.fire_intent(ident), range(1, count + 1), concurrency)))
+        return len(list(ordered_steps(client.fire_intent_steps, range(1, count + 1), concurrency)))
     finally:
         client.close()
 

@@ -23,7 +23,7 @@ import itertools
 import threading
 import time
 
-from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
@@ -185,6 +185,7 @@ class Throttle:
         the gate here (a request that went out, any of its bytes written, and broke before any byte of its reply as
         sent at ``started``: as far as can be told, it passed the limiter); a reply is told to ``answered``."""
         yield from self.enter_steps()
+        yield SENDING  # (under the loop: once an in-flight slot is free; a request waiting above holds none)
         started = self._clock()
         try:
             return (yield from send(*args)), started

@@ -144,7 +144,11 @@ class NacClient(Transport):
         """POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
         is raised, stating ``outcome_unknown``. Returns the reply's JSON object, or None when the reply
         carries none (its body is not documented)."""
-        reply = self.request("POST", "/api/device", body=body, write=True)
+        return run(self.create_device_steps(body))
+
+    def create_device_steps(self, body):
+        """``create_device`` as steps (http/loop.py): the apply engine's writes run on one event loop."""
+        reply = yield from self.request_steps("POST", "/api/device", body=body, write=True)
         return reply if isinstance(reply, dict) else None
 
     def fire_intent(self, target_id, tag=DOT1X_INTENT):

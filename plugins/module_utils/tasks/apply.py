@@ -6,7 +6,7 @@ plan (``Action``: what to do to one object, decided by a pure ``plan`` such as e
 ``Operation`` of its verb, ``concurrency`` at a time, and decide every uncertain write from the server's state,
 never from an error. Four steps, each one function:
 
-- **write** (``_attempt``): one attempt of the action's operation (``Operation.write``), its reply or error
+- **write** (``_attempt_steps``): one attempt of the action's operation (``Operation.write``), its reply or error
   read as the table "Retries and outcomes" of the API guide says (docs/docsite/rst/api.rst);
 - **settle** (``_settle``): an uncertain write, and a write answered with an id that its operation confirms
   by reading, is looked for in the list (``list_records``, read once for every waiting action at a time)
@@ -47,7 +47,8 @@ import time
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import SETTLE_TIMEOUT
 from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import body_reason
-from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Blocking
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
@@ -72,14 +73,17 @@ PROVEN, NOTHING_WRITTEN = "proven", "nothing written"
 # yet: waited for during the settle window), or a message (the list contradicts the write: the action fails).
 CONFIRMED, MISSING = True, False
 
-Operation = collections.namedtuple("Operation", "write index shows settled confirm preview wording")
-Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable: ``write(action)`` one
-attempt, an ``Answer`` (or NacError); ``index(records)`` one list read turned into what ``shows`` looks in;
-``shows(action, index)`` the listed records that are the action's object (several: ambiguous);
-``settled(action, shown)`` whether the action is settled in that list (a creation: something is shown; a
-deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id: CONFIRMED,
-MISSING or the message of a contradiction (None: such writes need no reading); ``preview(action)`` the record a
-check-mode run reports; ``wording`` its ``Wording``."""
+Operation = collections.namedtuple(
+    "Operation", "write index shows settled confirm preview wording write_steps", defaults=(None,)
+)
+Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable: ``write(action)`` one attempt,
+an ``Answer`` (or NacError); ``write_steps(action)``, when given, the same attempt as steps (http/loop.py), run on the
+engine's event loop (without it, ``write`` runs on one of the loop's helper threads); ``index(records)`` one list read
+turned into what ``shows`` looks in; ``shows(action, index)`` the listed records that are the action's object (several:
+ambiguous); ``settled(action, shown)`` whether the action is settled in that list (a creation: something is shown; a
+deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id: CONFIRMED, MISSING
+or the message of a contradiction (None: such writes need no reading); ``preview(action)`` the record a check-mode run
+reports; ``wording`` its ``Wording``."""
 
 Wording = collections.namedtuple(
     "Wording",
@@ -207,14 +211,14 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     progress.phase("written", len(todo), done=len(before), failed=sum(1 for action in before if action.state == FAILED))
     to_send, what, waiting = batch, None, []
 
-    def attempt(action):
-        _attempt(action, stop, window.clock)
+    def attempt(action):  # steps: the writes run on one event loop, concurrency requests in flight
+        yield from _attempt_steps(action, stop, window.clock)
         progress.step(failed=action.state == FAILED)
 
     while to_send or waiting:
         if what is not None and to_send:
             progress.phase(what, len(to_send))
-        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
+        for _done in ordered_steps(attempt, to_send, concurrency):
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
@@ -233,7 +237,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
             and not action.settled
             and action.list_error is None
             and (action.rate_refused or (now >= action.settle_by and action.attempts - action.refusals <= max_resends))
-        ]  # _attempt checks the stop before sending any of them again
+        ]  # _attempt_steps checks the stop before sending any of them again
         # The others the window still waits for (a write refused by a rate limit cut their wait short).
         sending = set(id(action) for action in to_send)
         waiting = [a for a in waiting if id(a) not in sending and _waiting(a) and now < a.settle_by]
@@ -363,9 +367,18 @@ class _Lists:
         return True
 
 
-def _attempt(action, stop, clock):
-    """The write step: one attempt of the action's operation, unless the task must stop; its result decided
-    from the reply or error (a refusal by a rate limit timed by ``clock``)."""
+def _write_steps(operation, action):
+    """Steps: one attempt of ``operation``'s write; a write without a steps form goes out on a helper thread of the
+    loop, holding an in-flight slot while it runs."""
+    if operation.write_steps is not None:
+        return (yield from operation.write_steps(action))
+    yield SENDING
+    return (yield Blocking(operation.write, action))
+
+
+def _attempt_steps(action, stop, clock):
+    """The write step, as steps: one attempt of the action's operation, unless the task must stop; its result
+    decided from the reply or error (a refusal by a rate limit timed by ``clock``)."""
     reason = stop.reason()
     if reason:
         if action.attempts:
@@ -377,7 +390,7 @@ def _attempt(action, stop, clock):
     action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
     action.rate_refused = action.stale = False
     try:
-        written = action.operation.write(action)
+        written = yield from _write_steps(action.operation, action)
     except NacError as error:
         action.ended = clock()
         action.error, action.failure = error.message, error.failure

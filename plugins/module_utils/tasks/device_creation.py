@@ -83,9 +83,13 @@ def creation_body(spec):
 
 def creation(create):
     """The operation that creates the device of an action (ensure_devices.Outcome) with ``create(body)``, which POSTs
-    one device and returns the reply dict or None, raising NacError."""
+    one device and returns the reply dict or None, raising NacError. When ``create`` is a method with a steps form
+    beside it (NacClient.create_device and its ``create_device_steps``), the writes use that form: they run on the
+    apply engine's event loop instead of its helper threads."""
+    steps = _steps_form(create)
     return Operation(
         write=_writer(create),
+        write_steps=None if steps is None else _steps_writer(steps),
         index=_index,
         shows=_same_hostname,
         settled=lambda outcome, shown: bool(shown),
@@ -101,14 +105,35 @@ def _writer(create):
 
     def write(outcome):
         body = creation_body(outcome.spec)
-        reply = create(body)
-        new_id = reply.get("id") if isinstance(reply, dict) else None
-        new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
-        record = dict(body, **(reply or {}))
-        record["id"] = new_id
-        return Answer(new_id, record, reply)
+        return _answer(body, create(body))
 
     return write
+
+
+def _steps_writer(create_steps):
+    """``_writer`` as steps (http/loop.py), over ``create_steps(body)``."""
+
+    def write_steps(outcome):
+        body = creation_body(outcome.spec)
+        return _answer(body, (yield from create_steps(body)))
+
+    return write_steps
+
+
+def _steps_form(create):
+    """The steps form of ``create`` when it is a bound method with a ``<name>_steps`` method beside it, else None."""
+    owner, name = getattr(create, "__self__", None), getattr(create, "__name__", None)
+    return getattr(owner, name + "_steps", None) if owner is not None and name else None
+
+
+def _answer(body, reply):
+    """The Answer of a creation answered ``reply``: the new device's id when the reply has an integer one, and the
+    body sent merged with the reply as its record."""
+    new_id = reply.get("id") if isinstance(reply, dict) else None
+    new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
+    record = dict(body, **(reply or {}))
+    record["id"] = new_id
+    return Answer(new_id, record, reply)
 
 
 Listed = collections.namedtuple("Listed", "by_hostname by_id")

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import collections
+import socket
 import threading
 import time
 
@@ -22,8 +23,8 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     NacError,
 )
 from ansible_collections.netaccess.nac.plugins.module_utils.http import engine, pacing
-from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
-from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Ready, Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     QUOTA_MAX,
@@ -46,7 +47,13 @@ from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
 # -- work driven by completions -------------------------------------------------------------------------------
 
 
-def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
+def _at_once(value):
+    """Steps that end at once with ``value`` (a generator that never yields)."""
+    return value
+    yield  # pylint: disable=unreachable  # (it is a generator)
+
+
+def test_ordered_steps_takes_only_a_bounded_window_of_items_ahead():
     taken = []
 
     def items():
@@ -54,13 +61,13 @@ def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
             taken.append(number)
             yield number
 
-    results = ordered_map(lambda n: n * 2, items(), 4)
+    results = ordered_steps(lambda n: _at_once(n * 2), items(), 4)
     assert next(results) == 0
     assert len(taken) <= engine.WINDOW_PER_WORKER * 4 + 1
     assert list(results) == [n * 2 for n in range(1, 10000)]
 
 
-def test_ordered_map_raises_the_first_error_and_starts_nothing_more():
+def test_ordered_steps_raises_the_first_error_and_starts_nothing_more():
     calls = []
 
     def work(number):
@@ -68,41 +75,77 @@ def test_ordered_map_raises_the_first_error_and_starts_nothing_more():
         if number == 0:
             raise ValueError("boom")
         return number
+        yield  # pylint: disable=unreachable  # (it is a generator)
 
     with pytest.raises(ValueError, match="boom"):
-        list(ordered_map(work, range(1000), 1))
-    assert calls == [0]
+        list(ordered_steps(work, range(1000), 1))
+    assert calls[0] == 0 and len(calls) <= engine.TASKS_PER_WORKER  # those already under way, nothing after
 
 
 def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
-    """Item 0 finishes only once 40 later items have run, on 2 workers: the other worker keeps starting new items
-    as it finishes them (the old window started one only when the oldest finished, and stalled here)."""
-    later = threading.Semaphore(0)
-    started = []
+    """Item 0 finishes only once 40 later items have finished, on 2 workers: the other items keep being started as
+    others finish (the old window started one only when the oldest finished, and stalled here)."""
+    started, finished = [], []
 
     def work(number):
         started.append(number)
         if number == 0:
-            for _attempt in range(40):
-                assert later.acquire(timeout=10), "the other worker stalled behind the straggler"
+            for _look in range(10000):
+                if len(finished) >= 40:
+                    break
+                yield Sleep(0.001)
+            assert len(finished) >= 40, "the other workers stalled behind the straggler"
         else:
-            later.release()
+            yield SENDING
+            finished.append(number)
         return number
 
-    assert list(ordered_map(work, range(100), 2)) == list(range(100))
+    assert list(ordered_steps(work, range(100), 2)) == list(range(100))
     assert len(started) == 100
 
 
-def test_ordered_map_starts_no_more_threads_than_items():
+def test_ordered_steps_starts_no_thread_for_steps_that_never_block():
     before = threading.active_count()
     seen = []
 
     def work(number):
         seen.append(threading.active_count())
+        yield SENDING
         return number
 
-    assert list(ordered_map(work, [1], 64)) == [1]
-    assert max(seen) - before <= 2
+    assert list(ordered_steps(work, range(50), 64)) == list(range(50))
+    assert max(seen) == before
+
+
+def test_concurrency_limits_the_requests_in_flight_not_the_steps_waiting():
+    """Issue 51: 2 slots, 8 items whose first request is refused and waits 50 ms (a Retry-After) before it is sent
+    again: while they wait the others' requests go out, and never more than 2 are in flight at once."""
+    in_flight, most, order = [0], [0], []
+    here, there = socket.socketpair()  # (here can always be written: a reply that comes at once)
+
+    def request(number, attempt):
+        yield SENDING
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        order.append((number, attempt))
+        yield Ready(here, True, time.monotonic() + 5)  # (its reply: read with the slot held)
+        in_flight[0] -= 1
+        yield Sleep(0.0)  # the slot is left at the next wait
+
+    def work(number):
+        yield from request(number, 1)
+        yield Sleep(0.05)  # refused: waits without a slot
+        yield from request(number, 2)
+        return number
+
+    try:
+        assert list(ordered_steps(work, range(8), 2)) == list(range(8))
+    finally:
+        here.close()
+        there.close()
+    assert most[0] == 2
+    firsts = [index for index, (_number, attempt) in enumerate(order) if attempt == 1]
+    assert firsts == list(range(8))  # every first attempt went out before any second one (none held a slot waiting)
 
 
 # -- one shared pause, AIMD ---------------------------------------------------------------------------------
@@ -699,7 +742,7 @@ def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeyp
     limited.rate_limit(rate=2.0, burst=4, retry_after=1)
     client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
     try:
-        answers = list(ordered_map(lambda _n: client.fire_intent(1), range(12), 4))
+        answers = list(ordered_steps(lambda _n: client.fire_intent_steps(1), range(12), 4))
     finally:
         client.close()
     assert len(answers) == 12
@@ -730,7 +773,7 @@ def test_stray_refusals_of_a_flaky_proxy_are_waited_out_each_alone_and_the_clien
     with Emulator(load_config(INTEGRATION_CONFIG), faults=faults).start() as emulator:
         client = NacClient(emulator.url, api_key=ADMIN_KEY, max_retries=0, sleep=slept.append)
         try:
-            answers = list(ordered_map(lambda _n: client.list_intents(), range(300), 8))
+            answers = list(ordered_steps(lambda _n: client.request_steps("GET", "/api/intent"), range(300), 8))
         finally:
             client.close()
         injected = emulator.faults()["injected"]["429"]
