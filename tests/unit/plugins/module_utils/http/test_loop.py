@@ -418,9 +418,8 @@ def test_a_paced_batch_waits_at_the_gate_on_timers_not_threads(fires):
     try:
         batch(client, range(1, 5), 4)  # the connections made
         throttle = client.throttle
-        with throttle._lock:
-            throttle._calm, throttle.refused_rate = False, 25.0  # (refused at 25: not probed faster for 10 s)
-            throttle._pace_at(25.0, throttle._clock())  # 25 a second: 0.04 s apart
+        throttle.gate.calm, throttle.pace.refused_rate = False, 25.0  # (refused at 25: not probed faster for 10 s)
+        throttle.pace.pace_at(25.0, time.monotonic())  # 25 a second: 0.04 s apart
         before, seen, starts = set(threading.enumerate()), [], []
 
         def one(target):

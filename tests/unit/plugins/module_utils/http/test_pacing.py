@@ -535,8 +535,9 @@ def test_a_request_given_a_start_before_a_refusal_waits_for_the_new_pace():
     and takes a start of the new pace."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
-    throttle.rate, throttle.gap, throttle._calm = 10.0, 0.1, False
-    throttle._probe_at = 1e9
+    throttle.gate.calm = False
+    throttle.pace.pace_at(10.0, clock.now)
+    throttle.pace.probe_at = 1e9
     refused = []
 
     def sleep(seconds):  # the refusal comes while the second request waits for its start
@@ -545,7 +546,7 @@ def test_a_request_given_a_start_before_a_refusal_waits_for_the_new_pace():
             throttle.leave(refused_for=2.0, started=clock.now)
         clock.now += seconds
 
-    throttle._sleep = sleep
+    throttle.gate.sleep = sleep
     throttle.enter()  # at once
     throttle.enter()  # its start (0.1 s) is after the refusal: it waits the pause (2 s) instead
     assert clock.now >= 2.0
