@@ -32,7 +32,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
 DEVICE_KEYS = ("hostname", "group", "profile", "macs", "ips")
 
 # What the apply engine says about a creation (nac_device's messages). An item's error never says the list
-# "did not show" it while the list shows it: the engine reports what the last list shows (apply._report).
+# "did not show" it while the list shows it: the engine reports what the last list shows (apply_report.report).
 CREATION_WORDING = Wording(
     not_attempted="not attempted: {reason}",
     unproven="the first creation of this task, {name}{id}, was not confirmed by the device list (its entry says why), "
