@@ -40,7 +40,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import threading
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
@@ -216,29 +215,27 @@ def _waiting(action):
 
 
 class _Stop:
-    """Why no further write may be sent, or None: the controller is gone, or the credentials were refused."""
+    """Why no further write may be sent, or None: the controller is gone, or the credentials were refused. Only the
+    batch's loop asks and tells it (a write on a helper thread of the loop never does), so it takes no lock."""
 
     def __init__(self, should_stop):
         self._should_stop = should_stop
         self._reason = None
-        self._lock = threading.Lock()
 
     def refuse(self, reason):
-        with self._lock:
-            self._reason = self._reason or reason
+        self._reason = self._reason or reason
 
     def known(self):
-        """The reason found so far, without asking ``should_stop``."""
-        with self._lock:
-            return self._reason
+        """Return the reason found so far, without asking ``should_stop``."""
+        return self._reason
 
     def reason(self):
-        with self._lock:
-            if self._reason is None and self._should_stop is not None:
-                gone = self._should_stop()
-                if gone:
-                    self._reason = gone if isinstance(gone, str) else "the task was told to stop"
-            return self._reason
+        """Return the reason to stop, asking ``should_stop`` while none is known."""
+        if self._reason is None and self._should_stop is not None:
+            gone = self._should_stop()
+            if gone:
+                self._reason = gone if isinstance(gone, str) else "the task was told to stop"
+        return self._reason
 
 
 class _Window:
