@@ -97,7 +97,9 @@ class Action:
         )
 
     def fail(self, message, failure=None):
+        """Mark it failed with ``message`` (and the error's ``failure`` kind); it names no id then."""
         self.state, self.error, self.failure, self.id = FAILED, message, failure, None
 
     def done(self, ident, record):
+        """Mark it done with the id and record it ends with, clearing any earlier error."""
         self.state, self.id, self.record, self.error, self.failure = DONE, ident, record, None, None

@@ -223,6 +223,7 @@ class _Stop:
         self._reason = None
 
     def refuse(self, reason):
+        """Keep ``reason`` as the reason to stop, unless one is known already."""
         self._reason = self._reason or reason
 
     def known(self):
@@ -245,6 +246,7 @@ class _Window:
         self.seconds, self.clock, self.sleep = seconds, clock, sleep
 
     def text(self):
+        """Return the window as the reports word it, in seconds."""
         return "%g s" % self.seconds
 
 
