@@ -17,6 +17,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
+
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Loop
 
 WINDOW_PER_WORKER = 64  # results a worker may be ahead of the consumer: a straggler holds back only the yielding
@@ -60,8 +62,7 @@ class _OrderedSteps:
             except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
                 self._finished(index, None, exc)
                 return
-            done = lambda result, error, index=index: self._finished(index, result, error)  # noqa: E731
-            self.loop.start(steps, done, slot=True)
+            self.loop.start(steps, functools.partial(self._finished, index), slot=True)
 
     def _finished(self, index, result, error):
         self.running -= 1

@@ -28,7 +28,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Sleep, run
-from ansible_collections.netaccess.nac.plugins.module_utils.http.meter import (  # noqa: F401  # (pacing.RUN and the rest)
+from ansible_collections.netaccess.nac.plugins.module_utils.http.meter import (  # noqa: F401  # pylint: disable=unused-import  # (pacing.RUN and the rest)
     RUN,
     RUN_SHARE,
     STRAY_SAMPLE,

@@ -47,7 +47,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.options impor
 from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Blocking
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.actions import (  # noqa: F401  # (apply's names)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.actions import (  # noqa: F401  # pylint: disable=unused-import  # (apply's names)
     CONFIRMED,
     DONE,
     FAILED,
