@@ -12,10 +12,11 @@ creation sent twice shows) and its fault injection in front of the service: the 
 ``--timeout`` and the settle window ``--settle`` (default 60 s, the module's), on an emulator reset each time.
 
 Each row: the wall time; the write phase (from the first write sent until every device's first attempt was
-answered, the settle windows waited meanwhile apart: the proof's, when it was uncertain); the requests the
-emulator received; the windows waited (the seconds the engine slept waiting for the device list to show its
-uncertain writes, in settle windows); duplicates (hostnames listed more than once, target
-0); devices in place (target all); reports that contradict the final list (target 0); the faults injected. A rate
+answered, the settle windows waited meanwhile apart: the proof's, when it was uncertain); the last sent (the same
+phase until the last device's first write was sent: the writing's pace, without the tail of the last fault met);
+the requests the emulator received; the windows waited (the seconds the engine slept waiting for the device list
+to show its uncertain writes, in settle windows); duplicates (hostnames listed more than once, target 0); devices
+in place (target all); reports that contradict the final list (target 0); the faults injected. A rate
 of 0 is the same bulk without faults: the write phase of a faulty row is compared with it (target at most 2x).
 It prints figures and PASS/FAIL; it never fails on them.
 
@@ -116,7 +117,8 @@ class Watch:
     def __init__(self, create):
         self._create, self.sleeps, self.first, self.last = create, [], None, None
         self.lock = threading.Lock()
-        self.tried = set()
+        self.tried, self.sent = set(), set()
+        self.last_sent = None  # when the last device's first write was sent
 
     @property
     def slept(self):
@@ -127,25 +129,46 @@ class Watch:
         time.sleep(seconds)
 
     def create(self, body):
-        started = time.monotonic()
-        with self.lock:
-            self.first = started if self.first is None else self.first
+        """The creation as the engine calls a plain write (on a helper thread of its loop)."""
+        self._began(body)
         try:
             return self._create(body)
         finally:
-            with self.lock:
-                if body["hostname"] not in self.tried:
-                    self.tried.add(body["hostname"])
-                    self.last = time.monotonic()
+            self._ended(body)
 
-    def phase(self):
+    def create_steps(self, body):
+        """The creation as steps (the client's create_device_steps): what the engine runs on its event loop."""
+        self._began(body)
+        try:
+            return (yield from self._create.__self__.create_device_steps(body))
+        finally:
+            self._ended(body)
+
+    def _began(self, body):
+        started = time.monotonic()
+        with self.lock:
+            self.first = started if self.first is None else self.first
+            if body["hostname"] not in self.sent:
+                self.sent.add(body["hostname"])
+                self.last_sent = started
+
+    def _ended(self, body):
+        with self.lock:
+            if body["hostname"] not in self.tried:
+                self.tried.add(body["hostname"])
+                self.last = time.monotonic()
+
+    def phase(self, end=None):
+        """The write phase: from the first write to the last device's first attempt answered (``end``: to another
+        clock time), the settle sleeps within it apart."""
         if self.first is None:
             return 0.0
-        within = sum(seconds for at, seconds in self.sleeps if self.first <= at < self.last)
-        return max(0.0, self.last - self.first - within)
+        end = self.last if end is None else end
+        within = sum(seconds for at, seconds in self.sleeps if self.first <= at < end)
+        return max(0.0, end - self.first - within)
 
 
-Row = collections.namedtuple("Row", "wall phase sent windows duplicates placed wrong injected throttle")
+Row = collections.namedtuple("Row", "wall phase sending sent windows duplicates placed wrong injected throttle")
 
 
 def run(emulator, args, rate, concurrency):
@@ -182,7 +205,8 @@ def run(emulator, args, rate, concurrency):
     throttle = client.throttle
     paced = "paced %.0f/s" % throttle.rate if throttle.rate else "never paced"
     refusals = "refusals %d (stray %d), %s" % (throttle.refusals, getattr(throttle, "strays", 0), paced)
-    return Row(wall, phase, sent, windows, duplicates, placed, wrong(outcomes, listed), injected, refusals)
+    sending = watch.phase(watch.last_sent)
+    return Row(wall, phase, sending, sent, windows, duplicates, placed, wrong(outcomes, listed), injected, refusals)
 
 
 def wrong(outcomes, listed):
@@ -216,8 +240,20 @@ def main():
         " latency, seed %d" % (args.devices, "/".join(MODES), args.slow, args.timeout, args.settle, args.seed)
     )
     print(
-        "  %-6s %-5s %-8s %-12s %-8s %-8s %-6s %-9s %-6s %s"
-        % ("faults", "conc.", "wall", "write phase", "requests", "windows", "dupl.", "in place", "wrong", "injected")
+        "  %-6s %-5s %-8s %-12s %-9s %-8s %-8s %-6s %-9s %-6s %s"
+        % (
+            "faults",
+            "conc.",
+            "wall",
+            "write phase",
+            "last sent",
+            "requests",
+            "windows",
+            "dupl.",
+            "in place",
+            "wrong",
+            "injected",
+        )
     )
     for concurrency in args.concurrency:
         with Emulator() as emulator:
@@ -240,12 +276,13 @@ def show(args, rate, concurrency, row, clean):
             PHASE_TARGET,
         )
     print(
-        "  %-6s %-5d %-8s %-12s %-8d %-8.1f %-6d %-9s %-6d %s; %s %s"
+        "  %-6s %-5d %-8s %-12s %-9s %-8d %-8.1f %-6d %-9s %-6d %s; %s %s"
         % (
             "%.0f %%" % (rate * 100),
             concurrency,
             "%.1f s" % row.wall,
             "%.1f s" % row.phase,
+            "%.1f s" % row.sending,
             row.sent,
             row.windows,
             row.duplicates,

@@ -40,7 +40,7 @@ from harness.nac import COLLECTIONS  # noqa: F401 (this work tree on sys.path)
 from harness.rates import RATE_TARGET, SHAPE_TARGET, SHAPES
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
-from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Sleep
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.tests.emulator.nac_emu.ratelimit import RateLimit
 
@@ -97,7 +97,7 @@ class Simulation:
                 self.busy = slot + self.args.cost
                 yield Sleep(slot - self.now)
                 try:
-                    reply, started = yield from self.throttle.send_steps(self.exchange)
+                    reply, started = yield from _slept(self.throttle.send_steps(self.exchange))
                 except ExchangeError:
                     self.reset += 1
                     continue  # sent again at once, as the transport sends a read that broke
@@ -109,6 +109,7 @@ class Simulation:
                     yield Sleep(alone)
 
     def run(self):
+        """Run the workers in simulated time: (seconds, refusals, resets)."""
         start, order, waiting = self.now, itertools.count(), []
         for _worker in range(self.concurrency):
             heapq.heappush(waiting, (self.now, next(order), self.worker()))
@@ -118,6 +119,17 @@ class Simulation:
                 heapq.heappush(waiting, (self.now + max(sleep.seconds, 0.0), next(order), worker))
                 break
         return self.now - start, self.refused, self.reset
+
+
+def _slept(steps):
+    """``steps`` with the gate's loop.SENDING answered at once: each worker of the simulation is a slot of its own."""
+    value = None
+    while True:
+        try:
+            wait = steps.send(value)
+        except StopIteration as stop:
+            return stop.value
+        value = None if wait is SENDING else (yield wait)
 
 
 def main():

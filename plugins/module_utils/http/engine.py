@@ -1,43 +1,37 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine (no Ansible imports): many requests at once, driven by completions, results in the items'
-order.
+"""The request engine (no Ansible imports): many requests at once on one thread's event loop, driven by
+completions, their results in the items' order.
 
-``ordered_map(function, items, workers)`` runs ``function`` on ``workers`` threads: a thread takes the next item as
-soon as it finished its last one, whatever the others are doing, and the results are yielded in the items' order
-(a slow item holds back only the yielding, never the other threads, up to ``WINDOW_PER_WORKER`` items a thread
-ahead of the consumer, which keeps memory flat). ``ordered_steps`` does the same for a function that returns steps
-(loop.py: an exchange written as a generator, NacClient.fire_intent_steps), ``workers`` of them in flight on one
-thread's event loop (loop.Loop): the whole-network status batch, whose requests would otherwise cost a thread each.
+``ordered_steps(function, items, workers)`` runs ``function(item)`` (steps, loop.py: an exchange written as a generator,
+such as NacClient.fire_intent_steps or the apply engine's writes) for each item on one loop.Loop, with at most
+``workers`` requests in flight: a step starts holding an in-flight slot, and one that waits (a refusal's Retry-After, a
+backoff, a pace) leaves it until it sends again (loop.SENDING), so up to TASKS_PER_WORKER times as many steps are under
+way, and the requests of the others use the slots meanwhile. The results are yielded in the items' order (a slow item
+holds back only the yielding, up to ``WINDOW_PER_WORKER`` items a worker ahead of the consumer, which keeps memory
+flat).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import threading
+import functools
 
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Loop
 
-WINDOW_PER_WORKER = 64  # results a thread may be ahead of the consumer: a straggler holds back only the yielding
+WINDOW_PER_WORKER = 64  # results a worker may be ahead of the consumer: a straggler holds back only the yielding
+TASKS_PER_WORKER = 4  # steps under way a worker (in-flight slot): those waiting leave their slot to the others
 
 
-def ordered_map(function, items, workers):
-    """``map(function, items)`` on up to ``workers`` threads, driven by completions, yielding in the items' order.
+def ordered_steps(function, items, workers: int):
+    """Yield ``function(item)``'s result (steps) for each of ``items`` in order, ``workers`` requests in flight.
 
-    Items are taken lazily (never more than ``WINDOW_PER_WORKER * workers`` ahead of the consumer). When a call
-    raises, no new item is started and the exception propagates; when the consumer stops early, the threads end
-    after their current item."""
-    return _OrderedMap(function, iter(items), workers).results()
-
-
-def ordered_steps(function, items, workers):
-    """``ordered_map`` for a ``function`` that returns steps (steps.py, as NacClient.fire_intent_steps does): up to
-    ``workers`` of them at once, all in the caller's thread on one steps.Loop (its sockets watched by one selector;
-    a wait that blocks, such as a rate limit's pause, on a helper thread), driven by completions, yielding in the
-    items' order with the same window ahead of the consumer. When one raises, no new item is started, the others
-    are closed (their connections with them) and the exception propagates; so when the consumer stops early."""
+    All run in the caller's thread on one loop.Loop (its sockets watched by one selector; a wait that blocks, such
+    as an outage's, on a helper thread), driven by completions. Items are taken lazily, never more than
+    ``WINDOW_PER_WORKER * workers`` ahead of the consumer. When one raises, no new item is started, the others are
+    closed (their connections with them) and the exception propagates; so when the consumer stops early."""
     return _OrderedSteps(function, iter(items), workers).results()
 
 
@@ -45,6 +39,7 @@ class _OrderedSteps:
     def __init__(self, function, items, workers):
         self.function, self.items, self.workers = function, items, max(1, workers)
         self.ahead = WINDOW_PER_WORKER * self.workers
+        self.tasks = TASKS_PER_WORKER * self.workers
         self.done = {}
         self.taken = self.yielded = self.running = 0
         self.over = False
@@ -52,8 +47,8 @@ class _OrderedSteps:
         self.loop = None
 
     def _start(self):
-        """Start items while fewer than ``workers`` run and the window ahead of the consumer has room."""
-        while not self.over and self.running < self.workers and self.taken - self.yielded < self.ahead:
+        """Start items while fewer than ``tasks`` run and the window ahead of the consumer has room."""
+        while not self.over and self.running < self.tasks and self.taken - self.yielded < self.ahead:
             try:
                 item = next(self.items)
             except StopIteration:
@@ -67,7 +62,7 @@ class _OrderedSteps:
             except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
                 self._finished(index, None, exc)
                 return
-            self.loop.start(steps, lambda result, error, index=index: self._finished(index, result, error))
+            self.loop.start(steps, functools.partial(self._finished, index), slot=True)
 
     def _finished(self, index, result, error):
         self.running -= 1
@@ -75,12 +70,13 @@ class _OrderedSteps:
             if self.failure is None:
                 self.failure = error
             self.over = True
+            self.loop.halt()  # the steps waiting for a slot send nothing more
             return
         self.done[index] = result
         self._start()  # at once: the connection just given back carries the next request, in this same turn
 
     def results(self):
-        self.loop = Loop(self.workers)
+        self.loop = Loop(self.workers, in_flight=self.workers)
         try:
             self._start()
             while True:
@@ -98,88 +94,3 @@ class _OrderedSteps:
         finally:
             self.over = True
             self.loop.close()
-
-
-class _OrderedMap:
-    def __init__(self, function, items, workers):
-        self.function, self.items, self.workers = function, items, max(1, workers)
-        self.ahead = WINDOW_PER_WORKER * self.workers
-        self.lock = threading.Lock()
-        self.ready = threading.Condition(self.lock)  # the consumer: the next result in order has come
-        self.room = threading.Condition(self.lock)  # the threads: the consumer took a result
-        self.done = {}
-        self.taken = self.yielded = 0
-        self.over = False  # items exhausted, or stopped
-        self.failure = None
-        self.threads = []
-
-    def _spawn(self):
-        thread = threading.Thread(target=self._work, name="nac-worker-%d" % len(self.threads), daemon=True)
-        self.threads.append(thread)
-        thread.start()
-
-    def _take(self):
-        """(index, item) of the next item, or None when there is none to take (lock held)."""
-        while not self.over and self.taken - self.yielded >= self.ahead:
-            self.room.wait()
-        if self.over:
-            return None
-        try:
-            item = next(self.items)
-        except StopIteration:
-            self._end()
-            return None
-        except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
-            self._end(exc)
-            return None
-        self.taken += 1
-        if len(self.threads) < self.workers and self.taken >= len(self.threads):
-            self._spawn()  # one thread more while every thread has an item: never more threads than items
-        return self.taken - 1, item
-
-    def _end(self, failure=None):
-        if failure is not None and self.failure is None:
-            self.failure = failure
-        self.over = True
-        self.ready.notify_all()
-        self.room.notify_all()
-
-    def _work(self):
-        with self.lock:
-            taken = self._take()
-        while taken is not None:
-            index, item = taken
-            try:
-                result = self.function(item)
-            except BaseException as exc:  # pylint: disable=broad-except  # the consumer raises it
-                with self.lock:
-                    self._end(exc)
-                return
-            with self.lock:  # one taking of the lock an item: its result kept, the next item taken
-                self.done[index] = result
-                if index == self.yielded:
-                    self.ready.notify()
-                taken = self._take()
-
-    def results(self):
-        with self.lock:
-            self._spawn()
-        try:
-            while True:
-                with self.lock:
-                    while self.failure is None and self.yielded not in self.done:
-                        if self.over and self.yielded >= self.taken:
-                            return
-                        self.ready.wait()
-                    if self.failure is not None:
-                        raise self.failure
-                    result = self.done.pop(self.yielded)
-                    self.yielded += 1
-                    self.room.notify()
-                yield result
-        finally:
-            with self.lock:
-                self._end()
-            for thread in self.threads:
-                if thread is not threading.current_thread():
-                    thread.join()

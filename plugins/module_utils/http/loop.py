@@ -12,7 +12,9 @@ A step yields one of:
 - ``Sleep(seconds, sleep)``: a pause (before a retry; a rate limit's pause or pace); sent None;
 - ``Blocking(function, *args)``: a call that blocks (a service that cannot be reached, waited for with the other
   requests of the client: outage.py; a host name resolved); sent what it returned, or its exception is thrown
-  in.
+  in;
+- ``SENDING``: a request is about to go out (the pacing gate yields it once its waits are over); sent None once
+  the driver has an in-flight slot for it.
 
 ``run(steps)`` drives one exchange in the caller's thread: a Ready is one ``poll`` given what is left of the
 deadline, a Sleep sleeps, a Blocking is called. ``Loop`` drives many at once in one thread (the request engine's
@@ -20,6 +22,11 @@ batches, engine.ordered_steps): every socket waited for is watched by one ``sele
 and pause by one timer heap, and only a Blocking runs on a helper thread (at most ``helpers`` of them), its end
 told to the loop through a socket pair. A batch's requests never leave the loop's thread, paced or paused by a rate
 limit included, until the service cannot be reached at all.
+
+The Loop's ``in_flight`` limits the requests in flight, not the steps under way: a step holds a slot from its
+``SENDING`` (or from its start: ``Loop.start``'s ``slot``) until its next ``Sleep`` or its end, so a request that waits
+(a refusal's Retry-After, a backoff, a pace) leaves its slot to another one, while a reply held until the timeout keeps
+it (that is real time in flight).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -65,8 +72,21 @@ class Blocking:
         self.function, self.args = function, args
 
 
+class _Sending:
+    """The marker of a request about to go out: the driver gives the step an in-flight slot first."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "SENDING"
+
+
+SENDING = _Sending()
+
+
 def run(steps):
-    """Drive ``steps`` (a generator of Ready and Blocking) in this thread; return what it returns."""
+    """Drive ``steps`` (a generator of Ready, Sleep, Blocking and SENDING) in this thread; return what it
+    returns. One exchange at a time needs no slot: SENDING goes on at once."""
     value = error = None
     while True:
         try:
@@ -79,6 +99,8 @@ def run(steps):
                 value = _wait(wait.sock, wait.writing, wait.deadline)
             elif isinstance(wait, Sleep):
                 wait.sleep(wait.seconds)
+            elif wait is SENDING:
+                pass
             else:
                 value = wait.function(*wait.args)
         except BaseException as exc:  # pylint: disable=broad-except  # thrown into the steps, which clean up
@@ -100,12 +122,13 @@ SLEEPING = -1  # what a task parked on a timer alone (a Sleep) waits on
 
 
 class _Task:
-    __slots__ = ("steps", "done", "parked", "token")
+    __slots__ = ("steps", "done", "parked", "token", "holding")
 
     def __init__(self, steps, done):
         self.steps, self.done = steps, done
         self.parked = None  # the file descriptor it waits on, or None
         self.token = 0  # which of its timers is live
+        self.holding = False  # it holds an in-flight slot (from its SENDING to its next Sleep or its end)
 
 
 class Loop:
@@ -113,13 +136,18 @@ class Loop:
     in the loop's thread once it returned (``error`` None) or raised. ``turn()`` runs what can run, else waits for
     the next event (a socket ready, a deadline passed, a blocking call over). ``close()`` closes every steps still
     under way (each cleans up as a generator does: its connection closed) and waits for the helper threads.
+    ``in_flight``: how many steps may hold a slot at once (None: no limit); a SENDING waits for one.
 
     A socket stays registered with the selector between two waits on it (a kept-alive connection's next request
     costs no registration); one that becomes ready while nothing waits on it (an idle connection the service
     closed) is forgotten, and a new socket on a reused file descriptor is registered afresh."""
 
-    def __init__(self, helpers=1):
+    def __init__(self, helpers=1, in_flight=None):
         self._selector = selectors.DefaultSelector()
+        self._limit = in_flight
+        self.in_flight = 0  # slots held
+        self._queued = collections.deque()  # tasks waiting for a slot
+        self._halted = False  # no slot is given any more (halt)
         self._helpers = max(1, helpers)
         self._sockets = {}  # fd -> (the socket registered, its events)
         self._waiting = {}  # fd -> the task waiting on it
@@ -130,10 +158,15 @@ class Loop:
         self._pool = self._wake = self._waker = None
         self.tasks = set()
 
-    def start(self, steps, done):
+    def start(self, steps: object, done: object, slot: bool = False) -> None:
+        """Add ``steps``; ``done(result, error)`` is called in the loop's thread once it ended. ``slot``: it starts
+        holding an in-flight slot (it waits for one first), as if its first step were a SENDING."""
         task = _Task(steps, done)
         self.tasks.add(task)
-        self._runnable.append((task, None, None))
+        if slot and not self._slot_for(task):
+            self._queued.append(task)
+        else:
+            self._runnable.append((task, None, None))
 
     def turn(self):
         """Run every task that can run; when none can, wait for the next event."""
@@ -145,19 +178,25 @@ class Loop:
             self._resume(task, value, error)
 
     def _resume(self, task, value, error):
-        try:
-            wait = task.steps.send(value) if error is None else task.steps.throw(error)
-        except StopIteration as stop:
-            self.tasks.discard(task)
-            task.done(stop.value, None)
-            return
-        except BaseException as exc:  # pylint: disable=broad-except  # the task's own failure: told to done
-            self.tasks.discard(task)
-            task.done(None, exc)
-            return
+        """Run ``task`` on to its next wait (a SENDING given a slot at once goes on in the same turn)."""
+        wait = SENDING
+        while wait is SENDING:
+            try:
+                wait = task.steps.send(value) if error is None else task.steps.throw(error)
+            except StopIteration as stop:
+                self._ended(task, stop.value, None)
+                return
+            except BaseException as exc:  # pylint: disable=broad-except  # the task's own failure: told to done
+                self._ended(task, None, exc)
+                return
+            value = error = None
+            if wait is SENDING and not self._slot_for(task):
+                self._queued.append(task)
+                return
         if isinstance(wait, Ready):
             self._park(task, wait)
         elif isinstance(wait, Sleep):
+            self._release(task)  # a request that waits leaves its slot to another
             if wait.sleep is time.sleep:
                 self._timer(task, time.monotonic() + wait.seconds, SLEEPING)
             else:
@@ -166,6 +205,39 @@ class Loop:
             self._submit(task, wait)
         else:
             self._runnable.append((task, None, TypeError("a step yielded %r" % (wait,))))
+
+    def _ended(self, task, result, error):
+        """``task`` ended: told to its ``done`` first (which may ``halt`` the loop), then its slot is left."""
+        self.tasks.discard(task)
+        try:
+            task.done(result, error)
+        finally:
+            self._release(task)
+
+    def halt(self) -> None:
+        """Give no slot any more: the steps waiting for one stay waiting (a batch that failed sends nothing more)."""
+        self._halted = True
+
+    def _slot_for(self, task):
+        """Whether ``task`` holds an in-flight slot: the one it holds, or a free one now taken."""
+        if task.holding or (not self._halted and (self._limit is None or self.in_flight < self._limit)):
+            if not task.holding:
+                task.holding, self.in_flight = True, self.in_flight + 1
+            return True
+        return False
+
+    def _release(self, task):
+        """``task`` leaves its slot, if it holds one: to the first task queued for one, else free."""
+        if not task.holding:
+            return
+        task.holding = False
+        while self._queued and not self._halted:
+            waiting = self._queued.popleft()
+            if waiting in self.tasks:  # (not closed meanwhile)
+                waiting.holding = True
+                self._runnable.append((waiting, None, None))
+                return
+        self.in_flight -= 1
 
     def _park(self, task, wait):
         if wait.deadline <= time.monotonic():

@@ -196,7 +196,11 @@ class NacClient:
         """Send POST /api/device: a write, re-sent only when it provably was not processed. Any other failure
         is raised, stating ``outcome_unknown``. Returns the reply's JSON object, or None when the reply
         carries none (its body is not documented)."""
-        return self.send(DEVICE, CREATE, body=body)
+        return run(self.create_device_steps(body))
+
+    def create_device_steps(self, body) -> Generator:
+        """Steps (http/loop.py) of ``create_device``: the apply engine's writes run on one event loop."""
+        return (yield from self.send_steps(DEVICE, CREATE, body=body))
 
     def list_records(self, resource: Resource, compact: bool = False, keep_whole=None, into=None):
         """Read every record of ``resource`` (its verb LIST), every page of them, each with its integer id and its
@@ -210,9 +214,13 @@ class NacClient:
     def send(self, resource: Resource, verb: str, body=None, ident=None):
         """Send one request of ``resource``'s ``verb`` (on the record ``ident`` when its path names one), retried as
         the verb's two facts allow, and return the reply's JSON object, or None when it carries none."""
+        return run(self.send_steps(resource, verb, body, ident))
+
+    def send_steps(self, resource: Resource, verb: str, body=None, ident=None) -> Generator:
+        """Steps (http/loop.py) of ``send``."""
         declared = resource.verb(verb)
         path = resource.path(verb, ident)
-        reply = self.request(
+        reply = yield from self.request_steps(
             declared.method, path, body=body, changes=declared.changes_server, repeatable=declared.safe_to_repeat
         )
         return reply if isinstance(reply, dict) else None

@@ -6,7 +6,7 @@ plan (``Action``: what to do to one object, decided by a pure ``plan`` such as e
 ``Operation`` of its verb, ``concurrency`` at a time, and decide every uncertain write from the server's state,
 never from an error. Four steps, each one function:
 
-- **write** (``_attempt``): one attempt of the action's operation (``Operation.write``), its reply or error
+- **write** (``_attempt_steps``): one attempt of the action's operation (``Operation.write``), its reply or error
   read as the table "Retries and outcomes" of the API guide says (docs/docsite/rst/api.rst);
 - **settle** (``_settle``): an uncertain write, and a write answered with an id that its operation confirms
   by reading, is looked for in the list (``list_records``, read once for every waiting action at a time)
@@ -22,8 +22,8 @@ never from an error. Four steps, each one function:
   connection) once STALE_PAUSE has passed since it broke and a list read since does not show it;
 - **confirm** (``_confirm``): one fresh list once every write has ended, for the actions sent more than once
   (an earlier attempt committed late shows there as a duplicate);
-- **report** (``_report``): one report per action, consistent with the last list read after its last write
-  (what was sent and what that list shows decide its state, error and warnings together), in the words of
+- **report** (``apply_report.report``): one report per action, consistent with the last list read after its
+  last write (what was sent and what that list shows decide its state, error and warnings together), in the words of
   its operation (``Operation.wording``); a record listed twice is reported as such, with every id.
 
 **The first write proves the ground** (``_proof``): when there are several actions, the first is carried out
@@ -40,19 +40,29 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import collections
-import threading
 import time
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import NacAuthError, NacError
 from ansible_collections.netaccess.nac.plugins.module_utils.common.options import SETTLE_TIMEOUT
-from ansible_collections.netaccess.nac.plugins.module_utils.common.server_text import body_reason
-from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Blocking
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import RATE_LIMIT_PATIENCE
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.actions import (  # noqa: F401  # pylint: disable=unused-import  # (apply's names)
+    CONFIRMED,
+    DONE,
+    FAILED,
+    MISSING,
+    PENDING,
+    REFUSED,
+    UNKNOWN,
+    Action,
+    Answer,
+    Operation,
+    Wording,
+)
+from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply_report import report
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.progress import Progress
 
-PENDING, UNKNOWN, REFUSED = "pending", "unknown", "refused"  # REFUSED: a re-send refused (an earlier one may land)
-DONE, FAILED = "done", "failed"
 # The first pause between two lists of the settle window (doubled after each list). The window itself is
 # options.SETTLE_TIMEOUT unless the caller says.
 SETTLE_FIRST_PAUSE = 1.0
@@ -61,96 +71,9 @@ SETTLE_FIRST_PAUSE = 1.0
 # the connection never read it. Any earlier attempt of a write sent again is looked for at the end (_confirm).
 STALE_PAUSE = 0.25
 
-Answer = collections.namedtuple("Answer", "id record reply")
-Answer.__doc__ = """What a write answered as a success: the id it names (None when the reply names none), the
-record as far as known, and the reply itself (for messages)."""
 
 # What the first write of a task proves (_proof), when it is not the reason to stop.
 PROVEN, NOTHING_WRITTEN = "proven", "nothing written"
-
-# What one list says of a write answered with an id (``Operation.confirm``): CONFIRMED, MISSING (not listed
-# yet: waited for during the settle window), or a message (the list contradicts the write: the action fails).
-CONFIRMED, MISSING = True, False
-
-Operation = collections.namedtuple("Operation", "write index shows settled confirm preview wording")
-Operation.__doc__ = """How one verb of a plan is carried out and judged, each a callable: ``write(action)`` one
-attempt, an ``Answer`` (or NacError); ``index(records)`` one list read turned into what ``shows`` looks in;
-``shows(action, index)`` the listed records that are the action's object (several: ambiguous);
-``settled(action, shown)`` whether the action is settled in that list (a creation: something is shown; a
-deletion: nothing is); ``confirm(action, index)`` what that list says of a write answered with an id: CONFIRMED,
-MISSING or the message of a contradiction (None: such writes need no reading); ``preview(action)`` the record a
-check-mode run reports; ``wording`` its ``Wording``."""
-
-Wording = collections.namedtuple(
-    "Wording",
-    (
-        "not_attempted",  # {reason}: no attempt was made, the task must stop
-        "unproven",  # {name} {id}: the reason to stop: the first write ({id}: " (id N)" or empty) was not proven
-        "stopped",  # {error} {reason}: uncertain, and not sent again because the task must stop
-        "refused_access",  # {error}: the reason to stop after a write refused for lack of access
-        "several_known",  # {count} {name} {ids} {id}: a warning; done with an id, the list shows several
-        "several_unidentified",  # {count} {name} {ids}: done without an id, the list shows several
-        "several_after_resends",  # {count} {name} {ids} {attempts} {window}: sent again, the list shows several
-        "several",  # {error} {count} {name} {ids}: uncertain, the list shows several
-        "not_listed",  # {name} {id}: a warning; done with an id (not confirmed by reading), the list does not settle it
-        "unconfirmed",  # {name} {id} {window} {listed}: done with an id, the list never listed that id in the window
-        "unconfirmed_list_failed",  # {name} {id} {list_error}: a warning; done with an id, no list could confirm it
-        "unidentified_not_shown",  # {said} {name} {window}: done without an id, never settled during the window
-        "unidentified_list_failed",  # {list_error}: a warning; done without an id, listing failed
-        "unknown_list_failed",  # {error} {list_error} {name}: uncertain, listing failed
-        "unknown_not_shown",  # {error} {name} {window} {each_attempt}: uncertain, never settled, no re-send left
-        "final_list_failed",  # {name} {attempts} {list_error}: a warning; confirmed, but the last list failed
-    ),
-)
-Wording.__doc__ = """Every sentence the engine may say of an action, as ``str.format`` templates with the fields
-named beside each field: the operation's own words for its kind of write."""
-
-
-class Action:
-    """What to do to one object (``verb``; its ``Operation`` is looked up by the engine), and what became of it.
-    ``id`` is the object's id when the plan knows it (a deletion's target)."""
-
-    def __init__(self, name, verb=None, ident=None):
-        self.name = name
-        self.verb = verb
-        self.operation = None  # set by ``apply`` from its operations, by verb
-        self.state = PENDING
-        self.attempts = 0  # writes sent for it
-        self.id = ident
-        self.record = None
-        self.reply = None  # the write's reply, when it was a JSON object
-        self.error = None
-        self.failure = None
-        self.warnings = []
-        self.answered = False  # a write was answered as a success: it wrote something
-        self.written_id = None  # the id that the successful write's reply names
-        self.found = None  # what the last list read after its last write shows of it (None: no such list)
-        self.settled = None  # whether that list shows it settled (None: no such list)
-        self.list_error = None  # the error of the last list after its last write, when that list failed
-        self.stopped = None  # why it was not sent again
-        self.confirmed = None  # what the lists after its last write say of an id answered (Operation.confirm)
-        self.refused = False  # its only write was refused outright: nothing was written
-        self.rate_refused = False  # its last write was refused by a rate limit (503), within the patience
-        self.refused_since = None  # the clock of its first write refused so
-        self.refusals = 0  # its writes refused so (not counted against max_resends)
-        self.stale = False  # its last write broke unanswered on a kept-alive connection the server was closing
-        self.broke_at = None  # the clock when it broke so
-        self.settle_by = None  # the end of the settle window of its last write
-        self.ended = None  # the clock when its last write ended: its settle window starts there
-
-    @property
-    def changed(self):
-        """Whether it wrote something: done, or failed after a write answered as a success with an id, or that the
-        list shows settled (one of several devices of that name)."""
-        return self.state == DONE or (
-            self.state == FAILED and self.answered and (self.written_id is not None or bool(self.settled))
-        )
-
-    def fail(self, message, failure=None):
-        self.state, self.error, self.failure, self.id = FAILED, message, failure, None
-
-    def done(self, ident, record):
-        self.state, self.id, self.record, self.error, self.failure = DONE, ident, record, None, None
 
 
 def apply(
@@ -207,14 +130,14 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     progress.phase("written", len(todo), done=len(before), failed=sum(1 for action in before if action.state == FAILED))
     to_send, what, waiting = batch, None, []
 
-    def attempt(action):
-        _attempt(action, stop, window.clock)
+    def attempt(action):  # steps: the writes run on one event loop, concurrency requests in flight
+        yield from _attempt_steps(action, stop, window.clock)
         progress.step(failed=action.state == FAILED)
 
     while to_send or waiting:
         if what is not None and to_send:
             progress.phase(what, len(to_send))
-        for _done in ordered_map(attempt, to_send, concurrency):  # engine.py's workers
+        for _done in ordered_steps(attempt, to_send, concurrency):
             pass
         written = [action for action in batch if action.attempts]
         # A write sent again is looked for even when answered with an id: the list shows a duplicate, if any.
@@ -233,7 +156,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
             and not action.settled
             and action.list_error is None
             and (action.rate_refused or (now >= action.settle_by and action.attempts - action.refusals <= max_resends))
-        ]  # _attempt checks the stop before sending any of them again
+        ]  # _attempt_steps checks the stop before sending any of them again
         # The others the window still waits for (a write refused by a rate limit cut their wait short).
         sending = set(id(action) for action in to_send)
         waiting = [a for a in waiting if id(a) not in sending and _waiting(a) and now < a.settle_by]
@@ -241,7 +164,7 @@ def _carry_out(batch, stop, window, lists, concurrency, max_resends, progress, c
     _confirm([action for action in batch if action.attempts], lists)
     for action in batch:
         if action.attempts and action.state != FAILED:
-            _report(action, window, lists)
+            report(action, window.text(), lists.count)
 
 
 def _proof(first):
@@ -292,29 +215,28 @@ def _waiting(action):
 
 
 class _Stop:
-    """Why no further write may be sent, or None: the controller is gone, or the credentials were refused."""
+    """Why no further write may be sent, or None: the controller is gone, or the credentials were refused. Only the
+    batch's loop asks and tells it (a write on a helper thread of the loop never does), so it takes no lock."""
 
     def __init__(self, should_stop):
         self._should_stop = should_stop
         self._reason = None
-        self._lock = threading.Lock()
 
     def refuse(self, reason):
-        with self._lock:
-            self._reason = self._reason or reason
+        """Keep ``reason`` as the reason to stop, unless one is known already."""
+        self._reason = self._reason or reason
 
     def known(self):
-        """The reason found so far, without asking ``should_stop``."""
-        with self._lock:
-            return self._reason
+        """Return the reason found so far, without asking ``should_stop``."""
+        return self._reason
 
     def reason(self):
-        with self._lock:
-            if self._reason is None and self._should_stop is not None:
-                gone = self._should_stop()
-                if gone:
-                    self._reason = gone if isinstance(gone, str) else "the task was told to stop"
-            return self._reason
+        """Return the reason to stop, asking ``should_stop`` while none is known."""
+        if self._reason is None and self._should_stop is not None:
+            gone = self._should_stop()
+            if gone:
+                self._reason = gone if isinstance(gone, str) else "the task was told to stop"
+        return self._reason
 
 
 class _Window:
@@ -324,6 +246,7 @@ class _Window:
         self.seconds, self.clock, self.sleep = seconds, clock, sleep
 
     def text(self):
+        """Return the window as the reports word it, in seconds."""
         return "%g s" % self.seconds
 
 
@@ -363,13 +286,22 @@ class _Lists:
         return True
 
 
-def _attempt(action, stop, clock):
-    """The write step: one attempt of the action's operation, unless the task must stop; its result decided
-    from the reply or error (a refusal by a rate limit timed by ``clock``)."""
+def _write_steps(operation, action):
+    """Steps: one attempt of ``operation``'s write; a write without a steps form goes out on a helper thread of the
+    loop, holding an in-flight slot while it runs."""
+    if operation.write_steps is not None:
+        return (yield from operation.write_steps(action))
+    yield SENDING
+    return (yield Blocking(operation.write, action))
+
+
+def _attempt_steps(action, stop, clock):
+    """The write step, as steps: one attempt of the action's operation, unless the task must stop; its result
+    decided from the reply or error (a refusal by a rate limit timed by ``clock``)."""
     reason = stop.reason()
     if reason:
         if action.attempts:
-            action.stopped = reason  # uncertain, not sent again: decided from the list by _report
+            action.stopped = reason  # uncertain, not sent again: decided from the list by report
         else:
             action.fail(action.operation.wording.not_attempted.format(reason=reason))
         return
@@ -377,7 +309,7 @@ def _attempt(action, stop, clock):
     action.found = action.settled = action.list_error = action.confirmed = None  # only lists read after this write
     action.rate_refused = action.stale = False
     try:
-        written = action.operation.write(action)
+        written = yield from _write_steps(action.operation, action)
     except NacError as error:
         action.ended = clock()
         action.error, action.failure = error.message, error.failure
@@ -423,79 +355,3 @@ def _settle(unsettled, written, lists, window, progress):
             return  # the first window over, or a refused write not shown: sent again at once (after the shared pause)
         window.sleep(max(0.0, min(pause, deadline - now)))
         pause *= 2
-
-
-def _report(action, window, lists):
-    """The report step: the one report of a written action (not failed at once), in its operation's words. What
-    was sent and what the last list read after its last write shows of it decide its state, error and warnings
-    together. A write answered with an id that the lists did not confirm (``Operation.confirm``) is never clean:
-    contradicted or never listed, it fails (keeping the id its reply named); not read, it gets a warning."""
-    wording = action.operation.wording
-    ids = _ids(action)
-    fields = dict(name=action.name, window=window.text(), count=len(ids), ids=", ".join(str(i) for i in ids))
-    if action.confirmed is not None and action.confirmed is not CONFIRMED:  # never listed, or contradicted
-        message = action.confirmed or wording.unconfirmed.format(id=action.written_id, listed=lists.count, **fields)
-        action.fail(message)
-        action.id = action.written_id  # it was created: its entry keeps the id
-    elif not action.settled and action.list_error is not None:  # no list after its last write was read, or settled it
-        if action.answered:
-            action.done(action.written_id, action.record)
-            if action.written_id is None:
-                action.warnings.append(wording.unidentified_list_failed.format(list_error=action.list_error.message))
-            elif action.operation.confirm is not None and action.attempts == 1:  # sent again: final_list_failed
-                action.warnings.append(
-                    wording.unconfirmed_list_failed.format(
-                        id=action.written_id, list_error=action.list_error.message, **fields
-                    )
-                )
-        elif action.stopped:
-            action.fail(wording.stopped.format(error=action.error, reason=action.stopped), action.failure)
-        else:
-            message = wording.unknown_list_failed.format(
-                error=action.error, list_error=action.list_error.message, **fields
-            )
-            action.fail(message, action.failure)
-    elif not action.settled:
-        _not_settled(action, fields, wording)
-    elif not ids:  # settled by what the list no longer shows (a deletion): the id known before
-        action.done(action.written_id if action.written_id is not None else action.id, action.record)
-    elif len(ids) == 1:
-        action.done(ids[0], action.record if action.written_id == ids[0] else action.found[0])
-    elif action.answered and action.written_id is not None and action.attempts == 1:
-        action.done(action.written_id, action.record)
-        action.warnings.append(wording.several_known.format(id=action.written_id, **fields))
-    elif action.attempts > 1:
-        action.fail(wording.several_after_resends.format(attempts=action.attempts, **fields), action.failure)
-    elif action.answered:
-        action.fail(wording.several_unidentified.format(**fields))
-    else:
-        action.fail(wording.several.format(error=action.error, **fields), action.failure)
-
-
-def _ids(action):
-    """The distinct ids of what the last list shows of the action, and the id its write's reply named when that
-    list shows the object under other ids only; none when the list shows nothing (or no list was read)."""
-    ids = []
-    for record in action.found or ():
-        if record["id"] not in ids:
-            ids.append(record["id"])
-    if ids and action.written_id is not None and action.written_id not in ids:
-        ids.insert(0, action.written_id)
-    return ids
-
-
-def _not_settled(action, fields, wording):
-    """The report of a written action that no list read after its last write showed settled."""
-    if action.answered and action.written_id is None:
-        said = " (the server said: %s)" % body_reason(action.reply) if action.reply else ""
-        action.fail(wording.unidentified_not_shown.format(said=said, **fields))
-    elif action.answered:
-        action.done(action.written_id, action.record)
-        if action.found is not None:
-            action.warnings.append(wording.not_listed.format(id=action.written_id, **fields))
-    elif action.stopped:
-        action.fail(wording.stopped.format(error=action.error, reason=action.stopped), action.failure)
-    else:
-        each_attempt = "the only attempt" if action.attempts == 1 else "each of %d attempts" % action.attempts
-        message = wording.unknown_not_shown.format(error=action.error, each_attempt=each_attempt, **fields)
-        action.fail(message, action.failure)

@@ -40,9 +40,13 @@ def creation_body(spec: dict) -> dict:
 def creation(create: Callable, resource: Resource = DEVICE, verb: str = CREATE) -> Operation:
     """Return the operation that creates the record of an action (ensure_devices.Outcome) with ``create(body)``,
     which POSTs one record and returns the reply dict or None, raising NacError. ``resource`` (resources.py)
-    declares the body's fields, how the list is indexed and, for its ``verb``, the words said."""
+    declares the body's fields, how the list is indexed and, for its ``verb``, the words said. When ``create`` is a
+    method with a steps form beside it (NacClient.create_device and its ``create_device_steps``), the writes use
+    that form: they run on the apply engine's event loop instead of its helper thread."""
+    steps = _steps_form(create)
     return Operation(
         write=_writer(create, resource),
+        write_steps=None if steps is None else _steps_writer(steps, resource),
         index=resource.index,
         shows=lambda outcome, index: _same_hostname(outcome, index, resource),
         settled=lambda outcome, shown: bool(shown),
@@ -58,14 +62,36 @@ def _writer(create, resource):
 
     def write(outcome):
         body = resource.body(outcome.spec)
-        reply = create(body)
-        new_id = reply.get("id") if isinstance(reply, dict) else None
-        new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
-        record = dict(body, **(reply or {}))
-        record["id"] = new_id
-        return Answer(new_id, record, reply)
+        return _answer(body, create(body))
 
     return write
+
+
+def _steps_writer(create_steps, resource):
+    """Return ``_writer``'s write as steps (http/loop.py), over ``create_steps(body)``."""
+
+    def write_steps(outcome):
+        body = resource.body(outcome.spec)
+        return _answer(body, (yield from create_steps(body)))
+
+    return write_steps
+
+
+def _steps_form(create):
+    """Return the steps form of ``create`` when it is a bound method with a ``<name>_steps`` method beside it, else
+    None."""
+    owner, name = getattr(create, "__self__", None), getattr(create, "__name__", None)
+    return getattr(owner, name + "_steps", None) if owner is not None and name else None
+
+
+def _answer(body, reply):
+    """Return the Answer of a creation answered ``reply``: the new record's id when the reply has an integer one, and
+    the body sent merged with the reply as its record."""
+    new_id = reply.get("id") if isinstance(reply, dict) else None
+    new_id = new_id if isinstance(new_id, int) and not isinstance(new_id, bool) else None
+    record = dict(body, **(reply or {}))
+    record["id"] = new_id
+    return Answer(new_id, record, reply)
 
 
 STORED_OTHERWISE = (

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) netaccess.nac contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The request engine (pacing.py, issue 26): work driven by completions with the results in order, one shared pause
-on a rate-limit refusal, concurrency that adapts (AIMD), refusals that spend no retry, and the summary that counts
-them."""
+"""The pacing (pacing.py, meter.py, pace.py; issues 26, 49 and 51): one shared pause on a rate-limit refusal, a
+stray refusal waited out alone, the pace set from the rate admitted (AIMD), and the meter, pace and gate each on
+their own."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,7 +11,6 @@ __metaclass__ = type
 
 import collections
 import threading
-import time
 
 import pytest
 
@@ -19,92 +18,17 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     CONNECT,
     EXCHANGE,
     ExchangeError,
-    NacError,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http import engine, pacing
-from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_map
+from ansible_collections.netaccess.nac.plugins.module_utils.http import pacing
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.meter import Meter
+from ansible_collections.netaccess.nac.plugins.module_utils.http.pace import Pace
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
-    QUOTA_MAX,
-    RATE_LIMIT_PATIENCE,
     REFUSAL_FLOOR,
-    REFUSAL_PAUSE,
-    REFUSAL_STATUS,
-    RETRY_AFTER_CAP,
     UNSAID,
     Quota,
-    quota,
 )
-from ansible_collections.netaccess.nac.plugins.module_utils.http.transport import Transport
-from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_query import dot1x_status
-from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results import summarize
-from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, RateLimit, load_config
-from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
-from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
-
-# -- work driven by completions -------------------------------------------------------------------------------
-
-
-def test_ordered_map_takes_only_a_bounded_window_of_items_ahead():
-    taken = []
-
-    def items():
-        for number in range(10000):
-            taken.append(number)
-            yield number
-
-    results = ordered_map(lambda n: n * 2, items(), 4)
-    assert next(results) == 0
-    assert len(taken) <= engine.WINDOW_PER_WORKER * 4 + 1
-    assert list(results) == [n * 2 for n in range(1, 10000)]
-
-
-def test_ordered_map_raises_the_first_error_and_starts_nothing_more():
-    calls = []
-
-    def work(number):
-        calls.append(number)
-        if number == 0:
-            raise ValueError("boom")
-        return number
-
-    with pytest.raises(ValueError, match="boom"):
-        list(ordered_map(work, range(1000), 1))
-    assert calls == [0]
-
-
-def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
-    """Item 0 finishes only once 40 later items have run, on 2 workers: the other worker keeps starting new items
-    as it finishes them (the old window started one only when the oldest finished, and stalled here)."""
-    later = threading.Semaphore(0)
-    started = []
-
-    def work(number):
-        started.append(number)
-        if number == 0:
-            for _attempt in range(40):
-                assert later.acquire(timeout=10), "the other worker stalled behind the straggler"
-        else:
-            later.release()
-        return number
-
-    assert list(ordered_map(work, range(100), 2)) == list(range(100))
-    assert len(started) == 100
-
-
-def test_ordered_map_starts_no_more_threads_than_items():
-    before = threading.active_count()
-    seen = []
-
-    def work(number):
-        seen.append(threading.active_count())
-        return number
-
-    assert list(ordered_map(work, [1], 64)) == [1]
-    assert max(seen) - before <= 2
-
 
 # -- one shared pause, AIMD ---------------------------------------------------------------------------------
 
@@ -353,444 +277,111 @@ def test_the_pace_is_doubled_until_refused_then_falls_back_to_the_pace_that_held
     assert throttle.rate == pytest.approx((held + admitted) / 2)  # halfway, after HALVING_PAUSES pauses (2 s)
 
 
-def refused_after_doubling(admitted, asked, at_doubled):
-    """``admitted`` requests admitted 1 ms apart, then one refused with Retry-After ``asked``; paced, the pace held
-    its probe period and was doubled; ``at_doubled`` requests admitted at the double, then one refused. (clock,
-    throttle, the pace that held, the pace refused), the pace set from the second refusal."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(admitted):
-        answered(throttle, clock, took=0.001)
-    throttle.enter()
-    throttle.leave(refused_for=asked, started=clock.now)
-    throttle.enter()
-    throttle.leave(took=0.0)
-    held = throttle.rate
-    assert held == pytest.approx(admitted * Throttle.BELOW)
-    while throttle.rate == held:
-        answered(throttle, clock, took=0.0)
-    refused = throttle.rate
-    for _request in range(at_doubled):
-        answered(throttle, clock, took=0.0)
-    throttle.enter()
-    throttle.leave(refused_for=asked, started=clock.now)
-    throttle.enter()
-    return clock, throttle, held, refused
+# -- the three parts on their own: meter, pace, gate (issue 51) ---------------------------------------------------
 
 
-def fixed_window_overshoot():
-    """A fixed window of 50 a second, Retry-After: 1: the second before the second refusal counts 40 at the doubled
-    pace and the pace that held before them, more than the 50 of the window."""
-    return refused_after_doubling(50, 1.0, 40)
+def test_the_meter_reads_a_refusal_among_many_admitted_as_stray_and_one_of_a_run_as_a_limiters():
+    meter = Meter()
+    for at in range(28):
+        meter.admit(at * 0.01, took=0.01)
+    assert meter.stray()  # the first refusal among 28 admitted
+    for at in range(pacing.RUN - 1):
+        meter.refuse(0.3 + at * 0.01)
+    assert meter.stray()  # RUN of the last STRAY_SAMPLE replies, but under a quarter of them: still stray
+    for at in range(4):
+        meter.refuse(0.4 + at * 0.01)
+    assert not meter.stray()  # a quarter of the last STRAY_SAMPLE replies (itself counted): a limiter's run
+    assert (meter.refusals, meter.strays) == (pacing.RUN - 1 + 4, 0)
+    assert meter.admitted_between(0.0, 0.095) == 10  # sent 0.0 to 0.09 (each answered 10 ms after it was sent)
 
 
-def test_a_refused_probe_falls_back_to_the_pace_that_held_not_to_the_straddling_count():
-    """The count of the second before the refusal (the doubled pace's requests and those of the pace that held
-    before them) is more than the window admits: the pace goes back to the one that held, the count is only the
-    pace probed towards (the old code paced 10 % below that count: faster than the window admits)."""
-    _clock, throttle, held, refused = fixed_window_overshoot()
-    assert throttle.ceiling * Throttle.BELOW > held  # the count overstates the window's 50
-    assert throttle.refused_rate == refused and throttle.rate == pytest.approx(held) and throttle.rate < 50
+def test_the_meter_says_whether_the_replies_during_a_pause_were_mostly_admitted():
+    meter = Meter()
+    meter.refuse(1.0)
+    assert not meter.mostly_admitted(1.0, run=False)  # nothing received since: no sign either way
+    for at in (1.1, 1.2, 1.3):
+        meter.admit(at, took=0.05)
+    meter.refuse(1.4)
+    assert meter.mostly_admitted(1.0, run=False)  # 3 of 4 admitted: no limiter refuses so
+    meter.refuse(1.5)
+    meter.refuse(1.6)
+    assert not meter.mostly_admitted(1.0, run=False)  # 3 of 6: half refused
 
 
-def test_a_refused_probe_goes_back_to_the_pace_that_held_even_above_the_count_when_no_quota_is_stated():
-    """The doubled pace refused at once: the second before it counts only the held pace's half second, fewer than
-    the pace that held; the pace goes back to that pace all the same (only a quota stated caps it)."""
-    _clock, throttle, held, _refused = refused_after_doubling(50, 1.0, 0)
-    assert throttle.ceiling < held and throttle.rate == pytest.approx(held) and throttle.quota_rate is None
+def test_the_pace_is_set_below_the_rate_admitted_and_doubled_only_once_the_requests_kept_up_with_it():
+    meter, pace = Meter(), Pace()
+    for n in range(20):
+        meter.admit(n * 0.05 + 0.01, took=0.01)  # 20 sent in the second before the refused one: 20 a second
+    for n in range(4):
+        meter.refuse(1.0 + n * 0.01)  # the requests in flight during the pause refused too
+    pace.refused(asked=1.0, unsaid=False)
+    assert pace.after_pause(now=2.0, sent=1.0, first_sent=0.0, meter=meter, paused_at=1.0, run=True)
+    assert pace.rate == pytest.approx(20 * Pace.BELOW) and pace.gap == pytest.approx(1 / pace.rate)
+    pace.probe_if_due(2.0 + 1.0)  # a pause's time later, but no request started at the pace: not probed
+    assert pace.rate == pytest.approx(20 * Pace.BELOW)
+    pace.started += 18  # the requests kept up with the pace
+    pace.probe_if_due(3.0)
+    assert pace.rate == pytest.approx(20 * Pace.BELOW * Pace.PROBE_FAST) and pace.good_rate == pytest.approx(18.0)
 
 
-def test_a_pace_that_held_and_was_refused_itself_is_given_up_for_one_below_the_rate_admitted():
-    clock, throttle, held, _refused = fixed_window_overshoot()
-    throttle.leave(took=0.0)
-    started = answered(throttle, clock, took=0.0)
-    throttle.leave(refused_for=1.0, started=started)  # the pace that held refused: the service admits less now
-    throttle.enter()
-    assert throttle.good_rate is None and throttle.rate < held
-    assert throttle.rate == pytest.approx(min(throttle.ceiling, held) * Throttle.BELOW)
+def test_a_pause_whose_replies_were_mostly_admitted_sets_no_pace():
+    meter, pace = Meter(), Pace()
+    meter.admit(0.9, took=0.01)
+    meter.refuse(1.0)
+    for at in (1.1, 1.2, 1.3):
+        meter.admit(at, took=0.01)
+    pace.refused(asked=1.0, unsaid=False)
+    assert not pace.after_pause(now=2.0, sent=0.99, first_sent=0.0, meter=meter, paused_at=1.0, run=False)
+    assert (pace.rate, pace.gap) == (None, 0.0)
 
 
-def test_after_long_pauses_the_pace_goes_halfway_up_only_after_two_pauses_time():
-    """A penalty box's 30 s: a refused doubling goes back to the pace that held, and halfway up only after
-    HALVING_PAUSES pauses (60 s)."""
-    clock, throttle, held, _refused = refused_after_doubling(10, 30.0, 1)
-    throttle.leave(took=0.0)
-    assert throttle.rate == pytest.approx(held) and throttle.ceiling > held
-    set_at = clock.now
-    while throttle.rate == held:
-        answered(throttle, clock, took=0.0)
-    assert clock.now - set_at >= Throttle.HALVING_PAUSES * 30.0
-
-
-def test_a_pace_a_refilled_burst_let_hold_its_probe_period_is_given_up_for_the_rate_admitted_since_the_pause():
-    """The 503 storm's bucket (50 a second, a burst of 50, Retry-After 2), one request at a time, 1 ms each, for
-    120 s. After each 2 s pause the bucket is full again, so a pace a seventh too fast holds a probe period (4 s)
-    before the bucket is spent. A probe halfway up refused goes back to the pace that held, but never above the rate
-    admitted from the end of the last pause to the refusal: 5 refusals instead of 10, and 96 % of what the bucket
-    can admit instead of 91 % (the old code went back to 58 a second, which had held 4 s, three times in a row)."""
-    clock = Clock()
-    bucket = RateLimit(dict(shape="token", rate=50, burst=50, status=503, retry_after=2), clock=clock)
-    throttle = Throttle(clock, clock.sleep)
-    admitted = 0
-    while clock.now < 120.0:
-        throttle.enter()
-        started = clock.now
-        clock.now += 0.001
-        if bucket.admit() is None:
-            throttle.leave(took=0.001)
-            admitted += 1
-        else:
-            throttle.leave(refused_for=2.0, started=started)
-    assert throttle.refusals <= 6 and admitted >= 0.95 * 50 * 120, (throttle.refusals, admitted)
-
-
-def test_after_a_first_refusal_without_retry_after_the_rate_admitted_is_probed_towards_never_doubled_past():
-    """The task's first refusal names no Retry-After (nginx): the rate admitted while sending faster is the
-    limiter's; the pace starts below it and goes halfway to it, never twice as fast."""
-    clock, throttle = refused_as_nginx_does()
-    throttle.enter()
-    admitted = throttle.refused_rate
-    assert admitted == pytest.approx(throttle.rate / Throttle.BELOW) and throttle.ceiling == admitted
-    throttle.leave(took=0.0)
-    rates = []
-    until = clock.now + 10.0
-    while clock.now < until:
-        answered(throttle, clock, took=0.001)
-        rates.append(throttle.rate)
-    assert max(rates) < admitted * Throttle.PROBE_STEP
-
-
-def test_a_first_refusal_without_retry_after_and_nothing_admitted_just_before_pauses_a_second():
-    """No Retry-After and no request sent in the WINDOW before the refused one admitted: no pace can be set, so
-    the whole REFUSAL_PAUSE; one admitted in that WINDOW: REFUSAL_FLOOR."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    answered(throttle, clock)  # admitted, sent at 0
-    clock.now = 5.0
-    throttle.enter()
-    throttle.leave(refused_for=UNSAID, started=5.0)
-    assert throttle.resume_at == pytest.approx(5.0 + REFUSAL_PAUSE)
-    throttle.enter()
-    assert throttle.rate is None  # nothing admitted in the WINDOW: not paced
-    answered(throttle, clock)
-    started = clock.now
-    throttle.enter()
-    throttle.leave(refused_for=UNSAID, started=started)
-    assert throttle.resume_at == pytest.approx(clock.now + REFUSAL_FLOOR)
-
-
-def test_nothing_admitted_before_the_refusal_is_not_paced_yet():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    throttle.enter()
-    throttle.leave(refused_for=1.0, started=0.0)
-    throttle.enter()
-    assert throttle.rate is None and throttle.gap == 0.0 and clock.now == 1.0
-
-
-def test_a_request_given_a_start_before_a_refusal_waits_for_the_new_pace():
-    """A request waiting for its start when a refusal comes does not go out on the old pace: it waits the pause
-    and takes a start of the new pace."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    throttle.rate, throttle.gap, throttle._calm = 10.0, 0.1, False
-    throttle._probe_at = 1e9
-    refused = []
-
-    def sleep(seconds):  # the refusal comes while the second request waits for its start
-        if not refused:
-            refused.append(clock.now)
-            throttle.leave(refused_for=2.0, started=clock.now)
-        clock.now += seconds
-
-    throttle._sleep = sleep
-    throttle.enter()  # at once
-    throttle.enter()  # its start (0.1 s) is after the refusal: it waits the pause (2 s) instead
-    assert clock.now >= 2.0
-
-
-def test_a_waiter_blocked_by_the_pause_wakes_when_it_is_over():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    throttle.leave(refused_for=0.5, started=0.0)
-    done = threading.Event()
-
-    def second():
-        throttle.enter()
-        done.set()
-        throttle.leave(took=0.01)
-
-    thread = threading.Thread(target=second)
-    thread.start()
-    assert done.wait(10)
-    thread.join(10)
-    assert clock.now >= 0.5
-
-
-# -- against the emulator's token bucket ------------------------------------------------------------------------
-
-
-# -- a quota the service states (RateLimit-* headers) ------------------------------------------------------------
-
-KONG = {
-    "RateLimit-Limit": "50",
-    "RateLimit-Remaining": "7",
-    "RateLimit-Reset": "1",
-    "X-RateLimit-Limit-Second": "50",
-    "X-RateLimit-Remaining-Second": "7",
-}
-
-
-@pytest.mark.parametrize(
-    "headers, expected",
-    [
-        (KONG, Quota(50, 7, 1, 1)),
-        (dict(KONG, **{"X-RateLimit-Limit-Second": "60"}), Quota(50, 7, 1, None)),  # another limit: no window
-        ({"RateLimit-Limit": "100", "RateLimit-Remaining": "0", "RateLimit-Reset": "42"}, Quota(100, 0, 42, None)),
-        ({"RateLimit-Limit": "100;w=60", "RateLimit-Remaining": "3", "RateLimit-Reset": "5"}, Quota(100, 3, 5, 60)),
-        (
-            {"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1", "RateLimit-Policy": "10;w=2"},
-            Quota(10, 3, 1, 2),
-        ),
-        (
-            {"RateLimit-Limit": "10, 10;w=1, 1000;w=3600", "RateLimit-Remaining": "9", "RateLimit-Reset": "1"},
-            Quota(10, 9, 1, None),
-        ),
-        ({"RateLimit": "limit=20, remaining=4, reset=3"}, Quota(20, 4, 3, None)),
-        ({"X-RateLimit-Limit-Minute": "600", "X-RateLimit-Remaining-Minute": "599"}, Quota(600, 599, None, 60)),
-        ({}, None),
-        ({"Retry-After": "1"}, None),
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "7"}, None),  # no reset, no window: nothing to pace by
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "-1", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "51", "RateLimit-Reset": "1"}, None),  # more than the limit
-        ({"RateLimit-Limit": "0", "RateLimit-Remaining": "0", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit-Limit": "5e3", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1", "RateLimit-Reset": "1.5"}, None),
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1", "RateLimit-Reset": "99999999"}, None),  # past patience
-        ({"RateLimit-Limit": "9999999999", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit-Limit": "50", "RateLimit-Remaining": "1\r\nX: y", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit-Limit": "50;w=0", "RateLimit-Remaining": "1", "RateLimit-Reset": "1"}, None),
-        ({"RateLimit": "limit=20, remaining=4"}, None),
-        ({"RateLimit": "limit=20, remaining=4, reset=-3"}, None),
-        ({"RateLimit": "garbage"}, None),
-        ({"X-RateLimit-Limit-Second": "fifty", "X-RateLimit-Remaining-Second": "1"}, None),
-        ({"RateLimit-Limit": b"50", "RateLimit-Remaining": None, "RateLimit-Reset": 1}, None),
-        ({"RateLimit-Limit": 50, "RateLimit-Remaining": 1, "RateLimit-Reset": 1}, None),  # not text: ignored
-    ],
-)
-def test_a_quota_is_read_strictly_and_anything_unusable_is_ignored(headers, expected):
-    assert quota(headers) == expected
-
-
-def stating(throttle, clock, stated, took=0.02):
-    """One request answered in ``took``, its reply stating ``stated``; returns the clock it was sent at."""
-    throttle.enter()
-    start = clock.now
-    clock.now += took
-    throttle.leave(took=took, stated=stated)
-    return start
-
-
-def test_a_quota_of_a_short_window_paces_at_once_below_its_limit_and_is_never_probed_past():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    stating(throttle, clock, Quota(50, 49, 1, 1))
-    assert throttle.rate == pytest.approx(50 * Throttle.QUOTA_BELOW) and throttle.refusals == 0
-    starts = [stating(throttle, clock, Quota(50, 48 - n % 40, 1, 1), took=0.0) for n in range(200)]
-    gaps = [later - earlier for earlier, later in zip(starts, starts[1:])]
-    assert min(gaps) == pytest.approx(1.0 / (50 * Throttle.QUOTA_BELOW))  # spread, never a burst
-    assert throttle.rate == pytest.approx(50 * Throttle.QUOTA_BELOW)  # 4 s at the pace: no probe past it
-
-
-def test_a_long_window_is_not_paced_but_waited_out_once_spent_never_past_the_cap():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    stating(throttle, clock, Quota(1000, 999, 3600, 3600))
-    assert throttle.rate is None and throttle.resume_at == 0.0
-    stating(throttle, clock, Quota(1000, 0, 3600, 3600))
-    assert throttle.rate is None and throttle.resume_at == pytest.approx(clock.now + RETRY_AFTER_CAP)
-    throttle = Throttle(clock, clock.sleep)
-    stating(throttle, clock, Quota(10, 0, 7, None))  # no window said: waited out until its reset
-    assert throttle.resume_at == pytest.approx(clock.now + 7)
-
-
-def test_a_spent_window_holds_new_requests_until_the_next_window_learned_from_its_first_reply():
-    """A second's window says reset 1 all through it: once spent, the next request waits only until the next
-    window starts, reckoned from the reply that said its request was the first of its window."""
-    clock = Clock()
-    clock.now = 10.0
-    throttle = Throttle(clock, clock.sleep)
-    stating(throttle, clock, Quota(50, 49, 1, 1))  # the first of its window: received at 10.02
-    clock.now = 10.6
-    stating(throttle, clock, Quota(50, 0, 1, 1))  # spent at 10.62
-    assert throttle.resume_at == pytest.approx(11.02)
-    throttle.enter()
-    assert clock.now >= 11.02
-    assert throttle.refusals == 0
-
-
-def test_a_refusal_under_a_stated_quota_never_paces_past_it():
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    stating(throttle, clock, Quota(20, 19, 1, 1))
-    for _n in range(30):
-        stating(throttle, clock, Quota(20, 5, 1, 1), took=0.0)
-    throttle.enter()
-    throttle.leave(refused_for=1.0, started=clock.now)
-    throttle.enter()
-    assert throttle.rate <= 20 * Throttle.QUOTA_BELOW + 1e-9
-
-
-@pytest.mark.parametrize("stated", [True, "draft", False])
-def test_kongs_headers_let_a_status_batch_through_a_fixed_window_without_a_refusal(stated):
-    """60 devices behind the emulator's fixed window of 40 a second, at 16 in flight: stating its quota as Kong
-    does, or as the IETF draft does (RateLimit-Policy), the batch is paced from the first reply and never refused;
-    without the headers no quota is read, and what is refused (on a busy machine perhaps nothing) is waited out."""
-    config = load_config(INTEGRATION_CONFIG)
-    config["devices"] = [
-        dict(hostname="win-%02d" % n, group="Cameras", profile="Camera", ips=["10.20.1.%d" % n]) for n in range(1, 61)
-    ]
-    with Emulator(config).start() as emulator:
-        emulator.rate_limit(rate=40, shape="window", retry_after=1, quota_headers=stated)
-        client = NacClient(emulator.url, api_key=ADMIN_KEY, max_retries=0)
-        try:
-            report = dot1x_status(client, all_devices=True, concurrency=16)
-        finally:
-            client.close()
-        refused = emulator.rate_limit()["refused"]
-    assert len(report.results) == 60 and not [entry for entry in report.results if entry.get("error")]
-    if stated:
-        assert (refused, client.throttle.quota_rate) == (0, 38.0)
-    else:
-        assert client.throttle.quota_rate is None and client.throttle.refusals == refused
-
-
-@pytest.fixture
-def limited():
-    with Emulator(load_config(INTEGRATION_CONFIG)).start() as running:
-        yield running
-
-
-def test_waiting_out_a_refusal_spends_no_retry(limited):
-    """max_retries 0: the refused request is sent again after the pause, and answered (before: it failed)."""
-    limited.rate_limit(rate=1.0, burst=1, retry_after=1)
-    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
+def gate_steps(gate):
+    """What the gate's steps wait for a request (the seconds of each Sleep), the clock moved on by each."""
+    waits = []
+    steps = gate.enter_steps()
     try:
-        assert client.list_intents() and client.list_intents()
-    finally:
-        client.close()
-    assert limited.rate_limit()["refused"] == 1 and client.refusals == 1
+        while True:
+            sleep = next(steps)
+            waits.append(sleep.seconds)
+            gate._clock.now += sleep.seconds
+    except StopIteration:
+        return waits
 
 
-def test_every_worker_observes_the_pause_refusals_in_a_run_name(limited, monkeypatch):
-    """4 workers firing against a bucket of 4: once 429s (Retry-After 1) come in a run (pacing.RUN of them), no
-    worker sends anything for 1 s (before issue 26: each refused worker slept on its own while the others kept
-    sending and being refused); the refusals before the run waited alone."""
-    sends, lock = [], threading.Lock()
-    real_send = Transport._send_steps
-
-    def send(self, *args, **kwargs):
-        started = time.monotonic()
-        reply = yield from real_send(self, *args, **kwargs)
-        with lock:
-            sends.append((started, time.monotonic(), reply.status_code))
-        return reply
-
-    monkeypatch.setattr(Transport, "_send_steps", send)
-    limited.rate_limit(rate=2.0, burst=4, retry_after=1)
-    client = NacClient(limited.url, api_key=ADMIN_KEY, pool_size=4)
-    try:
-        answers = list(ordered_map(lambda _n: client.fire_intent(1), range(12), 4))
-    finally:
-        client.close()
-    assert len(answers) == 12
-    refusals = sorted(answered for _started, answered, status in sends if status == 429)
-    assert len(refusals) >= pacing.RUN and client.throttle.strays == pacing.RUN - 1
-    for refused_at in refusals[pacing.RUN - 1 :]:
-        too_soon = [started for started, _answered, _status in sends if refused_at < started < refused_at + 0.9]
-        assert not too_soon, "sent %.2f s after a refusal that asked for 1 s" % (too_soon[0] - refused_at)
+def test_the_gate_lets_a_calm_client_through_at_once_then_holds_every_request_for_a_pause():
+    clock = Clock()
+    meter, pace = Meter(), Pace()
+    gate = pacing.Gate(pace, meter, clock, clock.sleep)
+    assert gate_steps(gate) == [] and gate.first_sent == 0.0
+    meter.admit(0.0, took=0.0)
+    assert gate.pause(2.0, started=0.0, now=0.0, run=True)  # the first refusal of the pause
+    assert not gate.pause(1.0, started=0.0, now=0.5, run=True)  # another within it: not the first, no shorter
+    assert gate.resume_at == 2.0 and sum(gate_steps(gate)) == pytest.approx(2.0)
 
 
-def test_the_report_says_how_many_refusals_were_waited_out_and_the_summary_counts_statuses_only(limited):
-    limited.rate_limit(rate=1.0, burst=2, retry_after=1)
-    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
-    try:
-        report = dot1x_status(client, device_id=[1], concurrency=1)
-    finally:
-        client.close()
-    refused = limited.rate_limit()["refused"]
-    assert refused >= 1 and report.refusals == refused and report.failure is None
-    assert report.summary == {"AUTHENTICATED": 1}  # a count per status: its values add up to the results
+def test_the_gate_starts_the_requests_a_gap_apart_once_paced_and_afresh_when_the_pace_changes():
+    clock = Clock()
+    pace = Pace()
+    gate = pacing.Gate(pace, Meter(), clock, clock.sleep)
+    gate.calm = False
+    pace.pace_at(10.0, 0.0)
+    pace.probe_at = 1e9
+    starts = []
+    for _request in range(3):
+        gate_steps(gate)
+        starts.append(clock.now)
+    assert starts == pytest.approx([0.0, 0.1, 0.2])
+    pace.pace_at(2.0, clock.now)  # slower from now on: the next start is now, then half a second apart
+    for _request in range(2):
+        gate_steps(gate)
+        starts.append(clock.now)
+    assert starts[3:] == pytest.approx([0.2, 0.7])
 
 
-def test_stray_refusals_of_a_flaky_proxy_are_waited_out_each_alone_and_the_client_is_never_paced():
-    """Issue 49: a proxy that answers 5 % of the requests 429 (Retry-After 0): 300 reads by 8 workers all answered,
-    each refusal waited out by its own request (REFUSAL_FLOOR, a sleep of its own), none by the whole client."""
-    faults = dict(rate=0.05, modes=["429"], retry_after=0, seed=49)
-    slept = []
-    with Emulator(load_config(INTEGRATION_CONFIG), faults=faults).start() as emulator:
-        client = NacClient(emulator.url, api_key=ADMIN_KEY, max_retries=0, sleep=slept.append)
-        try:
-            answers = list(ordered_map(lambda _n: client.list_intents(), range(300), 8))
-        finally:
-            client.close()
-        injected = emulator.faults()["injected"]["429"]
-    assert len(answers) == 300 and injected >= pacing.RUN
-    throttle = client.throttle
-    assert (throttle.refusals, throttle.strays, throttle.rate, throttle.resume_at) == (injected, injected, None, 0.0)
-    assert slept == [REFUSAL_FLOOR] * injected
-
-
-def test_a_refusal_past_the_patience_is_the_policys_again(limited, monkeypatch):
-    monkeypatch.setattr("ansible_collections.netaccess.nac.plugins.module_utils.http.pacing.RATE_LIMIT_PATIENCE", 0.0)
-    limited.rate_limit(rate=0.001, burst=1, retry_after=1)
-    client = NacClient(limited.url, api_key=ADMIN_KEY, max_retries=0)
-    try:
-        client.list_intents()
-        with pytest.raises(NacError) as failure:
-            client.list_intents()
-    finally:
-        client.close()
-    assert "429" in str(failure.value.message) and client.refusals == 0
-
-
-def test_a_status_named_like_the_refusals_return_value_is_just_a_status():
-    results = [dict(status="refusals_waited_out"), dict(status="AUTHENTICATED")]
-    assert summarize(results) == {"AUTHENTICATED": 1, "refusals_waited_out": 1}
-
-
-def test_the_retry_policy_text_states_the_rate_limit_bounds_of_the_code():
-    """The API guide's "A rate limit" is the one home of the policy: its figures are the code's."""
-    section = guide_section("A rate limit ~~~", "A service that cannot be reached ~~~")
-    assert "may pause it for %.0f s in all" % RATE_LIMIT_PATIENCE in section
-    assert "%.0f s when it has none, at most %.0f s" % (REFUSAL_PAUSE, RETRY_AFTER_CAP) in section
-    assert (
-        "once the task is paced, or a request sent in the second before the refused one was admitted, %.1f s"
-        " when it has none" % REFUSAL_FLOOR
-    ) in section
-    assert "Every 429 and every 503 so read, of a read or a write" in section and REFUSAL_STATUS == {429, 503}
-    stray = "among the last %d replies of which fewer than a quarter, or fewer than %d," % (
-        pacing.STRAY_SAMPLE,
-        pacing.RUN,
-    )
-    assert stray in section and pacing.STRAY_SHARE == 0.25
-    assert "in flight meanwhile were mostly admitted" in section and pacing.RUN_SHARE == 0.5
-    assert "in the second before the refused one" in section and Throttle.WINDOW == 1.0
-    assert "the requests start evenly, %d %% below that rate" % round((1 - Throttle.BELOW) * 100) in section
-    assert "whose connection broke before any byte of its reply counts as admitted" in section
-    assert "which the %d %% below absorbs up to a tenth" % round((1 - Throttle.BELOW) * 100) in section
-    assert "doubled after each pause's time (half a second after pauses of a second or less)" in section
-    assert Throttle.PROBE_FAST == 2.0 and Throttle.WINDOW / 2.0 == 0.5
-    assert "after two pauses' time (at least 2 s)" in section and Throttle.HALVING_PAUSES == 2
-    assert "no faster than the rate admitted from the end of the last pause to" in section
-    assert "the refused request, when that was over a second" in section and Throttle.WINDOW == 1.0
-    assert "within 3 % of it, 3 % faster after thirty pauses' time (at least 10 s)" in section
-    assert round((Throttle.PROBE_STEP - 1) * 100) == 3 and Throttle.PROBE_PAUSES == 30
-    assert "returns how many refusals its batch waited out as ``refusals_waited_out``" in section
-    assert (
-        "A window of %.0f s or less paces the task from that reply on, %d %% below its limit a window"
-        % (Throttle.QUOTA_PACED, round((1 - Throttle.QUOTA_BELOW) * 100))
-    ) in section
-    assert "at most %.0f s away" % RETRY_AFTER_CAP in section
-    assert "above a million, or a reset past the %.0f s of rate-limit patience" % RATE_LIMIT_PATIENCE in section
-    assert QUOTA_MAX == 1000000
+def test_a_spent_quota_holds_every_request_at_the_gate_until_its_window_starts_afresh():
+    clock = Clock()
+    pace = Pace()
+    gate = pacing.Gate(pace, Meter(), clock, clock.sleep)
+    gate.hold(pace.heed(Quota(100, 0, 30, 60), 0.0))  # a minute's window, spent: reset in 30 s
+    assert not gate.calm and gate.resume_at == 30.0
+    assert sum(gate_steps(gate)) == pytest.approx(30.0)

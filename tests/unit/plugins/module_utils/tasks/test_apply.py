@@ -14,6 +14,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import
     NacConnectionError,
     NacHTTPError,
 )
+from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Sleep
 from ansible_collections.netaccess.nac.plugins.module_utils.tasks.apply import (
     CONFIRMED,
     DONE,
@@ -118,6 +119,37 @@ def test_an_uncertain_deletion_never_shown_is_sent_again_then_fails_in_the_calle
     assert item.state == FAILED and server.sent == ["a", "a"]
     assert item.error == "reply lost; a still listed after 2 s, each of 2 attempts"
     assert "POST /api/device" not in item.error and "device" not in item.error
+
+
+def test_a_write_waiting_out_a_refusal_leaves_its_place_to_the_others_writes():
+    """Issues 49 and 51: at concurrency 1, b's first request is refused and waits 10 ms (its Retry-After) before it
+    is sent again: c and d are written meanwhile (a write holds its place in flight only while it is sent)."""
+    server = Deletions(["a", "b", "c", "d"])
+    sent = []
+
+    def delete_steps(item):
+        yield SENDING
+        sent.append(item.name)
+        if item.name == "b" and sent.count("b") == 1:
+            yield Sleep(0.01)  # refused: waits without its place
+            yield SENDING
+            sent.append("b again")
+        return server.delete(item)
+
+    deletion = Operation(
+        write=server.delete,
+        index=lambda present: present,
+        shows=lambda item, present: [{"id": item.id, "name": item.name}] if item.name in present else [],
+        settled=lambda item, shown: not shown,
+        confirm=None,
+        preview=lambda item: None,
+        wording=DELETION_WORDING,
+        write_steps=delete_steps,
+    )
+    items = [_deleting(name) for name in "abcd"]
+    apply(items, {DELETE: deletion}, server.listed, concurrency=1, clock=lambda: server.now, sleep=server.sleep)
+    assert [item.state for item in items] == [DONE] * 4
+    assert sent == ["a", "b", "c", "d", "b again"]
 
 
 def test_a_refusal_for_lack_of_access_stops_the_other_writes_in_the_callers_words():
