@@ -20,14 +20,14 @@ A device's outcome: ``reached`` (its status is its expected status, ignoring cas
 import re
 
 from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report_assets import FOOTER, POLICY, SCRIPT, STYLE
-from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report_changes import (  # noqa: F401 (record: the filters')
+from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report_changes import (  # noqa: F401  # pylint: disable=unused-import
     NEW,
     NEWLY_FAILING,
     RECOVERED,
     compare,
     oversize_record,
     read_record,
-    record,
+    record,  # the filters import it from here
 )
 from ansible_collections.netaccess.nac.plugins.plugin_utils.html_report_rows import (
     COLUMNS,
