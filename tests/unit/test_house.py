@@ -30,8 +30,7 @@ COLLECTION = "ansible_collections.netaccess.nac."
 EMULATOR = ("tests.emulator", "nac_emulator", "nac_emu")
 # The long files and functions that other work of issue 51 splits now (each its own branch): held here, so that
 # the rules fail on every other one; test_every_pending_entry_is_still_long fails once one is fixed, to remove it.
-PENDING = {
-}
+PENDING = {}
 # Modules of tests/ that a benchmark may import besides the emulator, each with the reason.
 TEST_TOOLS = {
     "cdp": "the integration target html_report's Chromium driver: a tool the tests use, not a test module",
