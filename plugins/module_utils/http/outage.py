@@ -15,7 +15,9 @@ answers again (re-checked with one probe at most every ``RECHECK`` seconds).
 
 Only once the service has answered a request of this client: a service never reached (a wrong address
 or port) is left to the ordinary retries, so it fails fast. A request whose failure came after another
-request was answered is no sign of an outage either (the service answers: an ordinary retry). What a
+request was answered is no sign of an outage either (the service answers: an ordinary retry), when that other
+request was sent after it: a reply read late, to a request sent before a restart, tells nothing of the
+requests refused since, and ends no outage that began after it was sent. What a
 request does after an outage (send again, or leave a write of unknown outcome to the caller) is the
 transport's: the policy is the table "Retries and outcomes" of the API guide (docs/docsite/rst/api.rst).
 
@@ -56,8 +58,9 @@ class Unreachable(Exception):
 class _Episode:
     """One outage: since when, why, and who probes it."""
 
-    def __init__(self, started, reason, probes=0):
+    def __init__(self, started, reason, since, probes=0):
         self.started = started
+        self.since = since  # when the failed attempt that began it was sent: only a request sent later ends it
         self.reason = reason
         self.probes = probes  # probes sent so far (kept when a flapping service continues an outage)
         self.state = DOWN
@@ -76,22 +79,35 @@ class Outage:
         self._clock, self._sleep, self._jitter = clock, sleep, jitter
         self._cond = threading.Condition()
         self._answered_at = None  # the clock of the latest reply to a request (never a probe's)
+        self._reached_at = None  # the latest clock at which a request that was answered was sent
         self._episode = None  # the outage under way (DOWN or GAVE_UP), or None
         self._last = None  # the latest outage, when nothing but its probe has answered since it ended
         self._limit = None  # (seconds, since, why) of limit_waiting
 
-    def answered(self):
-        """A request was answered (any HTTP status): the service is up, whatever was thought. With no outage to end
-        (the usual case) only the clock is noted, without the lock that every request of the client would contend
-        for; an outage that began meanwhile is ended by the next reply (which takes the lock)."""
+    def answered(self, sent_at):
+        """A request sent at ``sent_at`` (before_send's clock) was answered (any HTTP status): the service was up when
+        it was sent. That ends an outage only when the request was sent no earlier than the attempt that began it: a
+        reply read late, to a request sent before a restart, says nothing of the restart. With no outage to end (the
+        usual case) only the clocks are noted, without the lock that every request of the client would contend for
+        (two replies at once may keep the earlier send time: a failure then starts an outage that its first probe
+        ends); an outage that began meanwhile is ended by the next reply (which takes the lock)."""
         if self._episode is None and self._last is None:
-            self._answered_at = self._clock()
+            self._note(sent_at)
             return
         with self._cond:
-            self._answered_at = self._clock()
+            self._note(sent_at)
+            episode = self._episode or self._last
+            if sent_at < episode.since:  # sent before the attempt that began it: a late reply
+                return
             if self._episode is not None:
                 self._end(self._episode)
             self._last = None
+
+    def _note(self, sent_at):
+        """Note the clock of a reply, and the latest send time of a request that was answered."""
+        self._answered_at = self._clock()
+        if self._reached_at is None or sent_at > self._reached_at:
+            self._reached_at = sent_at
 
     def before_send(self):
         """Called before each attempt: waits while an outage is under way, raises Unreachable once it was
@@ -135,13 +151,14 @@ class Outage:
         """An attempt sent at ``sent_at`` found the service unreachable (``reason``). Returns None when this is
         no outage to wait out (the service never answered, or answered since, or ``bound`` is 0); else waits
         until the service answers: UP (at the first probe) or RECOVERED (after an outage). Raises
-        Unreachable when the waiting ends first."""
+        Unreachable when the waiting ends first. "Answered since": a request sent after ``sent_at`` was answered
+        (when its reply came does not matter: a late reply to an earlier request is no sign of the service)."""
         with self._cond:
             episode = self._episode
             if episode is None:
-                if self.bound <= 0 or self._answered_at is None or self._answered_at > sent_at:
+                if self.bound <= 0 or self._reached_at is None or self._reached_at > sent_at:
                     return None
-                episode = self._episode = self._begin(reason)
+                episode = self._episode = self._begin(reason, sent_at)
                 if self._clock() >= episode.started + self.bound:  # a flapping service, past its bound
                     episode.state, episode.checked = GAVE_UP, self._clock()
                     raise self._unreachable(episode)
@@ -168,13 +185,13 @@ class Outage:
 
     # -- the state machine -------------------------------------------------------------
 
-    def _begin(self, reason):
-        """A new outage, continuing the last one when nothing but its probe answered since (a flapping service
-        gets one bound in all, not one per flap)."""
+    def _begin(self, reason, sent_at):
+        """A new outage (begun by an attempt sent at ``sent_at``), continuing the last one when nothing but its probe
+        answered since (a flapping service gets one bound in all, not one per flap)."""
         last = self._last
         if last is not None:
-            return _Episode(last.started, reason, last.probes)
-        return _Episode(self._clock(), reason)
+            return _Episode(last.started, reason, sent_at, last.probes)
+        return _Episode(self._clock(), reason, sent_at)
 
     def _end(self, episode):
         episode.ended, episode.leader = self._clock(), None

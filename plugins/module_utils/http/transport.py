@@ -208,7 +208,9 @@ class Transport:
         paused = []  # the seconds of this request's refusals waited out
         while True:
             sent_at = yield from self._waited(self._outage.before_send_steps, method, path, False)
-            outcome, refused = yield from self._attempt_steps(method, path, body, decoder, limit, policy, paused)
+            outcome, refused = yield from self._attempt_steps(
+                method, path, body, decoder, limit, policy, paused, sent_at
+            )
             decision = policy.decide(outcome, refused)
             if decision.action == WAIT_FOR_SERVICE:
                 waited = yield from self._waited(
@@ -223,16 +225,17 @@ class Transport:
                 yield Sleep(decision.seconds, self._sleep)
             policy = decision.policy
 
-    def _attempt_steps(self, method, path, body, decoder, limit, policy, paused):
-        """Send one attempt as steps through the pace (pacing.Throttle) and return (the reply, or the ExchangeError it
-        failed with; for a reply the rate limit refused, the seconds its request waits alone, else None)."""
+    def _attempt_steps(self, method, path, body, decoder, limit, policy, paused, sent_at):
+        """Send one attempt (let through by the outage at ``sent_at``) as steps through the pace (pacing.Throttle) and
+        return (the reply, or the ExchangeError it failed with; for a reply the rate limit refused, the seconds its
+        request waits alone, else None)."""
         try:
             reply, started = yield from self.throttle.send_steps(
                 self._send_steps, method, path, body, decoder, limit, policy.fresh
             )
         except ExchangeError as exc:
             return exc, None
-        self._outage.answered()
+        self._outage.answered(sent_at)
         refused = self.throttle.answered(reply, started, paused)
         if refused is None and reply.status_code < 300 and not self._succeeded.is_set():  # set() takes a lock: once
             self._succeeded.set()

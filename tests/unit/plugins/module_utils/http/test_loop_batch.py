@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from ansible_collections.netaccess.nac.plugins.module_utils.http import outage
 from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import ordered_steps
 from ansible_collections.netaccess.nac.plugins.module_utils.nac.client import NacClient, NacConnectionError
 from ansible_collections.netaccess.nac.tests.unit.helpers import FakeTransport, mounted, refused
@@ -352,3 +353,59 @@ def test_a_restart_mid_batch_is_waited_out_on_helper_threads_by_one_prober_and_e
     assert [reply["username"] for dummy, reply in results] == ["u%d" % target for target in range(1, 13)]
     assert sorted(transport.fired) == list(range(1, 13)) and transport.refused >= 1
     assert len(transport.probed) == 3 and threading.current_thread() not in transport.probed  # one prober's probes
+
+
+class LateReply(Restarting):
+    """The restart as the old fakes played it: the service goes down once target ``restart_after``'s request is read,
+    refuses every later request (as it is written, or at connect), and writes that target's reply late, once
+    ``refusals`` requests were refused."""
+
+    def __init__(self, restart_after, probes, refusals):
+        super(LateReply, self).__init__(restart_after, probes)
+        self.refusals, self.held = refusals, None  # (the connection whose reply is held back)
+
+    def answer(self, request):
+        with self.lock:
+            if self.down and request.path_url != "/api/intent":
+                self.refused += 1
+                self._release()
+                return refused()
+        reply = super(LateReply, self).answer(request)
+        with self.lock:
+            if request.path_url != "/api/intent" and self.fired[-1] == self.restart_after:
+                self.down = True
+                self.held = next(each for each in self.connections if each.far.asked is request)
+                self.held.far.pump = lambda client: None  # (nothing written until the refusals came)
+        return reply
+
+    def at_connect(self, request):
+        item = super(LateReply, self).at_connect(request)
+        with self.lock:
+            self._release()
+        return item
+
+    def _release(self):
+        if self.held is not None and self.refused >= self.refusals:
+            held, self.held = self.held, None
+            del held.far.pump
+            held.far.pump(held.sock)  # (the late reply: its head now, the rest as the client reads)
+
+    def written(self, request):  # (no restart here: it began when the request was read)
+        return None
+
+
+def test_a_late_reply_to_a_request_sent_before_a_restart_ends_no_outage_and_fails_no_query(monkeypatch):
+    """A reply read late, to a request sent before the restart, says nothing of the requests refused after it was sent:
+    they wait out the restart (max_retries 0 spends nothing), and one prober probes it."""
+    monkeypatch.setattr(outage, "PROBE_BASE", 0.01)  # (the pauses between probes: short here)
+    transport = LateReply(restart_after=5, probes=2, refusals=1)
+    client = NacClient("https://nac.example.com", api_key=KEY, max_retries=0, pool_size=4, timeout=5)
+    mounted(client, transport)
+    try:
+        results = batch(client, range(1, 13), 4)
+    finally:
+        client.close()
+    failed = [target for target, reply in results if not isinstance(reply, dict)]
+    assert (failed, len(transport.probed)) == ([], 3)  # one prober's probes: two refused, one answered
+    assert [reply["username"] for dummy, reply in results] == ["u%d" % target for target in range(1, 13)]
+    assert transport.refused >= 1 and threading.current_thread() not in transport.probed

@@ -76,7 +76,7 @@ def outage(*script, bound=60.0, cost=0.0, probe_timeout=30.0):
 def answered_at(state, clock, seconds_ago=1.0):
     """The service answered a request ``seconds_ago``; returns when the next attempt is sent."""
     clock.now -= seconds_ago
-    state.answered()
+    state.answered(clock())
     clock.now += seconds_ago
     return clock.now
 
@@ -94,7 +94,7 @@ def test_a_failure_after_another_request_was_answered_is_no_outage():
     state, clock, probe = outage(None)
     sent = clock()
     clock.now += 2
-    state.answered()  # answered after the failed attempt was sent: the service answers
+    state.answered(clock())  # a request sent after the failed attempt was answered: the service answers
     assert state.after_failure("no reply", sent) is None and probe.calls == []
 
 
@@ -114,7 +114,7 @@ def test_with_no_outage_a_request_takes_no_lock_and_its_reply_is_still_noted():
     sent = clock()
     assert state.before_send() == sent
     clock.now += 2
-    state.answered()  # noted: a failure of a request sent before it is no outage
+    state.answered(clock())  # noted: a failure of a request sent before it is no outage
     state._cond = kept
     assert state.after_failure("no reply", sent) is None and probe.calls == []
 
@@ -123,6 +123,29 @@ def test_unreachable_timeout_0_never_waits():
     state, clock, probe = outage(None, bound=0)
     sent = answered_at(state, clock)
     assert state.after_failure(REFUSED, sent) is None and probe.calls == []
+
+
+def test_a_late_reply_to_a_request_sent_before_the_failure_neither_prevents_nor_ends_the_outage():
+    """A reply read after the failure, to a request sent before it (a restart between), says nothing of the service
+    now: the failure is waited out, and the same reply read while the outage is probed ends nothing."""
+    clock = Clock()
+    early = clock()  # a request sent before the restart; its reply is read late
+    clock.now += 1
+    sent = clock()  # a request sent after the restart, refused
+    calls = []
+
+    def probe(timeout):
+        calls.append(clock())
+        if len(calls) == 1:
+            state.answered(early)  # (the late reply again, read while the first probe is out)
+            return REFUSED
+        return None
+
+    state = Outage(60.0, probe, 30.0, clock, clock.sleep, jitter=lambda low, high: high)
+    clock.now += 1
+    state.answered(early)  # read after the refused attempt was sent
+    assert state.after_failure(REFUSED, sent) == RECOVERED and len(calls) == 2  # probed until the service answered
+    assert state.after_failure(REFUSED, early - 1) is None  # a request sent after this one was answered: no outage
 
 
 # -- riding it out -----------------------------------------------------------------------------
@@ -180,7 +203,7 @@ def test_a_reply_to_any_request_ends_the_outage():
     sent = answered_at(state, clock)
     with pytest.raises(Unreachable):
         state.after_failure(REFUSED, sent)
-    state.answered()
+    state.answered(clock())
     assert state.before_send() == clock() and state.after_failure(REFUSED, clock() - 1) is None
 
 
@@ -196,7 +219,7 @@ def test_a_flapping_service_gets_one_bound_in_all_until_a_request_is_answered():
             sent = clock()
     assert results[0] == UP and set(results[1:]) == {RECOVERED}
     assert clock() - started >= 30 and raised.value.seconds >= 30 and len(results) < 20
-    state.answered()  # a request answered: the next outage is a new one
+    state.answered(clock())  # a request answered: the next outage is a new one
     assert state.after_failure(REFUSED, clock() - 0.001) is None  # a reply came after that request was sent
     clock.now += 1
     assert state.after_failure(REFUSED, clock()) == UP
