@@ -9,18 +9,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import collections
 import threading
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
-    CONNECT,
-    EXCHANGE,
-    ExchangeError,
-)
 from ansible_collections.netaccess.nac.plugins.module_utils.http import pacing
-from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.meter import Meter
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pace import Pace
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
@@ -31,22 +24,13 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
 )
 
 # -- one shared pause, AIMD ---------------------------------------------------------------------------------
-
-
-class Clock:
-    """A fake clock that a fake sleep advances; every sleep is recorded with its thread's name."""
-
-    def __init__(self):
-        self.now, self.sleeps = 0.0, []
-        self.lock = threading.Lock()
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        with self.lock:
-            self.sleeps.append((threading.current_thread().name, seconds))
-            self.now += seconds
+from ansible_collections.netaccess.nac.tests.unit.pacing_clock import (
+    Clock,
+    answered,
+    refused_as_nginx_does,
+    replies,
+    sent_through_the_gate,
+)
 
 
 def test_a_refusal_pauses_every_sender_until_the_time_it_names():
@@ -84,14 +68,6 @@ def test_refusals_within_one_pause_lengthen_it_but_set_the_pace_once():
     assert (throttle.resume_at, throttle.refusals) == (1.5, 2)
 
 
-def answered(throttle, clock, took=0.02):
-    throttle.enter()
-    start = clock.now
-    clock.now += took
-    throttle.leave(took=took)
-    return start
-
-
 def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
     """Ten admitted in 30 ms, then refused with Retry-After 30: the pace is below ten a second, never 300."""
     clock = Clock()
@@ -109,42 +85,6 @@ def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
         throttle.enter()
         starts.append(clock.now)
     assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
-
-
-Reply = collections.namedtuple("Reply", "status_code headers")
-
-
-def sent_through_the_gate(throttle, clock, outcome):
-    """One request through ``send_steps`` as the transport sends it, 3 ms after the last: answered (200),
-    ``reset`` (written, broken before any byte of its reply, as connections.Wire marks it) or ``unsent``
-    (the connection never made)."""
-
-    def send():
-        yield Sleep(0.003, clock.sleep)
-        if outcome == "answered":
-            return Reply(200, {})
-        sent = outcome != "unsent"
-        raise ExchangeError("connection reset by peer", EXCHANGE if sent else CONNECT, sent=sent, replied=False)
-
-    try:
-        answer = run(throttle.send_steps(send))
-    except ExchangeError:
-        return None
-    assert throttle.answered(answer[0], answer[1], []) is None
-    return answer[1]
-
-
-def replies(throttle, clock, statuses, took=0.01):
-    """Each status in turn, as the reply of a request sent through the gate ``took`` seconds earlier: what
-    ``answered`` returned for each (429s ask Retry-After 1)."""
-    returned = []
-    for status in statuses:
-        throttle.enter()
-        started = clock.now
-        clock.now += took
-        headers = {"Retry-After": "1"} if status == 429 else {}
-        returned.append(throttle.answered(Reply(status, headers), started, []))
-    return returned
 
 
 def test_a_stray_refusal_among_many_admitted_waits_alone_and_leaves_the_pace_alone():
@@ -213,23 +153,6 @@ def test_a_request_reset_after_it_was_written_counts_as_admitted_one_never_sent_
     throttle.leave(refused_for=2.0, started=clock.now + 0.003)
     throttle.enter()
     assert throttle.rate == pytest.approx(10 * Throttle.BELOW)
-
-
-def refused_as_nginx_does():
-    """nginx without burst at 50 r/s, no Retry-After: three sent one at a time admitted (20 ms each), then one of
-    eight sent at once admitted, the seven others refused. (clock, throttle) at the end."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(3):  # one at a time, 20 ms each: admitted
-        answered(throttle, clock)
-    start = clock.now
-    for _request in range(8):
-        throttle.enter()
-    clock.now += 0.02
-    throttle.leave(took=0.02)
-    for _request in range(7):
-        throttle.leave(refused_for=UNSAID, started=start)
-    return clock, throttle
 
 
 def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():

@@ -8,17 +8,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import collections
 import threading
 
 import pytest
 
-from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import (
-    CONNECT,
-    EXCHANGE,
-    ExchangeError,
-)
-from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import (
     REFUSAL_FLOOR,
@@ -26,82 +19,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     UNSAID,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import RateLimit
-
-Reply = collections.namedtuple("Reply", "status_code headers")
-
-
-class Clock:
-    """A fake clock that a fake sleep advances; every sleep is recorded with its thread's name."""
-
-    def __init__(self):
-        self.now, self.sleeps = 0.0, []
-        self.lock = threading.Lock()
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        with self.lock:
-            self.sleeps.append((threading.current_thread().name, seconds))
-            self.now += seconds
-
-
-def answered(throttle, clock, took=0.02):
-    throttle.enter()
-    start = clock.now
-    clock.now += took
-    throttle.leave(took=took)
-    return start
-
-
-def sent_through_the_gate(throttle, clock, outcome):
-    """One request through ``send_steps`` as the transport sends it, 3 ms after the last: answered (200),
-    ``reset`` (written, broken before any byte of its reply, as connections.Wire marks it) or ``unsent``
-    (the connection never made)."""
-
-    def send():
-        yield Sleep(0.003, clock.sleep)
-        if outcome == "answered":
-            return Reply(200, {})
-        sent = outcome != "unsent"
-        raise ExchangeError("connection reset by peer", EXCHANGE if sent else CONNECT, sent=sent, replied=False)
-
-    try:
-        answer = run(throttle.send_steps(send))
-    except ExchangeError:
-        return None
-    assert throttle.answered(answer[0], answer[1], []) is None
-    return answer[1]
-
-
-def replies(throttle, clock, statuses, took=0.01):
-    """Each status in turn, as the reply of a request sent through the gate ``took`` seconds earlier: what
-    ``answered`` returned for each (429s ask Retry-After 1)."""
-    returned = []
-    for status in statuses:
-        throttle.enter()
-        started = clock.now
-        clock.now += took
-        headers = {"Retry-After": "1"} if status == 429 else {}
-        returned.append(throttle.answered(Reply(status, headers), started, []))
-    return returned
-
-
-def refused_as_nginx_does():
-    """nginx without burst at 50 r/s, no Retry-After: three sent one at a time admitted (20 ms each), then one of
-    eight sent at once admitted, the seven others refused. (clock, throttle) at the end."""
-    clock = Clock()
-    throttle = Throttle(clock, clock.sleep)
-    for _request in range(3):  # one at a time, 20 ms each: admitted
-        answered(throttle, clock)
-    start = clock.now
-    for _request in range(8):
-        throttle.enter()
-    clock.now += 0.02
-    throttle.leave(took=0.02)
-    for _request in range(7):
-        throttle.leave(refused_for=UNSAID, started=start)
-    return clock, throttle
+from ansible_collections.netaccess.nac.tests.unit.pacing_clock import Clock, answered, refused_as_nginx_does
 
 
 def refused_after_doubling(admitted, asked, at_doubled):

@@ -36,23 +36,7 @@ from ansible_collections.netaccess.nac.plugins.module_utils.tasks.dot1x_results 
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import Emulator, load_config
 from ansible_collections.netaccess.nac.tests.unit.emulator.emulator_api import ADMIN_KEY, INTEGRATION_CONFIG
 from ansible_collections.netaccess.nac.tests.unit.helpers import guide_section
-
-
-class Clock:
-    """A fake clock that a fake sleep advances; every sleep is recorded with its thread's name."""
-
-    def __init__(self):
-        self.now, self.sleeps = 0.0, []
-        self.lock = threading.Lock()
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        with self.lock:
-            self.sleeps.append((threading.current_thread().name, seconds))
-            self.now += seconds
-
+from ansible_collections.netaccess.nac.tests.unit.pacing_clock import Clock
 
 # -- against the emulator's token bucket ------------------------------------------------------------------------
 
