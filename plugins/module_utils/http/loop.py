@@ -23,10 +23,10 @@ and pause by one timer heap, and only a Blocking runs on a helper thread (at mos
 told to the loop through a socket pair. A batch's requests never leave the loop's thread, paced or paused by a rate
 limit included, until the service cannot be reached at all.
 
-The Loop's ``in_flight`` limits the requests in flight, not the steps under way: a step holds a slot from its
-``SENDING`` (or from its start: ``Loop.start``'s ``slot``) until its next ``Sleep`` or its end, so a request that waits
-(a refusal's Retry-After, a backoff, a pace) leaves its slot to another one, while a reply held until the timeout keeps
-it (that is real time in flight).
+The Loop's ``in_flight`` limits the requests in flight: a step holds a slot from its ``SENDING`` (or from its start:
+``Loop.start``'s ``slot``) until its next ``Sleep`` or its end, so that when more steps are under way than slots
+(engine.ordered_steps' ``per_slot``), a request that waits (a refusal's Retry-After, a backoff, a pace) leaves its
+slot to another one, while a reply held until the timeout keeps it (that is real time in flight).
 """
 
 from __future__ import absolute_import, division, print_function

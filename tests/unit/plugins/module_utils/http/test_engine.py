@@ -91,9 +91,34 @@ def test_ordered_steps_starts_no_thread_for_steps_that_never_block():
     assert max(seen) == before
 
 
-def test_concurrency_limits_the_requests_in_flight_not_the_steps_waiting():
-    """Issue 51: 2 slots, 8 items whose first request is refused and waits 50 ms (a Retry-After) before it is sent
-    again: while they wait the others' requests go out, and never more than 2 are in flight at once."""
+def steps_under_way(per_slot):
+    """Run 8 items on 2 slots, each refused once and waiting 1 ms (a Retry-After): the most steps under way at once."""
+    under_way, most = [0], [0]
+
+    def work(number):
+        under_way[0] += 1
+        most[0] = max(most[0], under_way[0])
+        yield SENDING
+        yield Sleep(0.001)  # refused: waits
+        yield SENDING
+        under_way[0] -= 1
+        return number
+
+    assert list(ordered_steps(work, range(8), 2, per_slot)) == list(range(8))
+    return most[0]
+
+
+def test_a_waiting_request_keeps_its_place_unless_slots_are_shared():
+    """Issue 49: by default a request waiting out a refusal keeps its place (handing it on made a limiter's
+    refusals a run at 8 in flight); with ``per_slot`` 4, up to 4 steps share each of the 2 slots."""
+    assert steps_under_way(engine.TASKS_PER_WORKER) == 2
+    assert steps_under_way(4) == 8
+
+
+def test_shared_slots_limit_the_requests_in_flight_not_the_steps_waiting():
+    """Issue 51: 2 slots shared by 4 steps each, 8 items whose first request is refused and waits 50 ms (a
+    Retry-After) before it is sent again: while they wait the others' requests go out, and never more than 2 are in
+    flight at once."""
     in_flight, most, order = [0], [0], []
     here, there = socket.socketpair()  # (here can always be written: a reply that comes at once)
 
@@ -113,7 +138,7 @@ def test_concurrency_limits_the_requests_in_flight_not_the_steps_waiting():
         return number
 
     try:
-        assert list(ordered_steps(work, range(8), 2)) == list(range(8))
+        assert list(ordered_steps(work, range(8), 2, per_slot=4)) == list(range(8))
     finally:
         here.close()
         there.close()
