@@ -43,8 +43,8 @@ import time
 
 import requests
 from harness.emulator import EmulatorProcess
+from harness.module import ModuleProcess, play
 from harness.paths import ADMIN_KEY, collections_path
-from harness.rusage import SITECUSTOMIZE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MB = 1024.0 * 1024.0
@@ -71,28 +71,9 @@ print(json.dumps(dict(wall=wall, rss=resource.getrusage(resource.RUSAGE_SELF).ru
 """
 
 
-class Playbooks:
-    """ansible-playbook -c local, each module process's lifetime, CPU and peak RSS logged by a sitecustomize."""
-
-    def __init__(self, workdir):
-        self.workdir = workdir
-        self.log = os.path.join(workdir, "module-rusage.jsonl")
-        site = os.path.join(workdir, "site")
-        os.mkdir(site)
-        with open(os.path.join(site, "sitecustomize.py"), "w") as handle:
-            handle.write(SITECUSTOMIZE % dict(log=self.log))
-        playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
-        self.command = [playbook if os.path.exists(playbook) else "ansible-playbook", "-i", "localhost,", "-c", "local"]
-        self.env = dict(
-            os.environ,
-            ANSIBLE_COLLECTIONS_PATH=collections_path(workdir),
-            ANSIBLE_PYTHON_INTERPRETER=sys.executable,
-            PYTHONPATH=os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH")) if p),
-            ANSIBLE_PIPELINING="false",  # the module's file then names its process
-            ANSIBLE_LOCALHOST_WARNING="false",
-            ANSIBLE_NOCOLOR="1",
-            ANSIBLE_RETRY_FILES_ENABLED="false",
-        )
+class Playbooks(ModuleProcess):
+    """ansible-playbook -c local, each module process's lifetime, CPU and peak RSS logged by a sitecustomize
+    (harness.module.ModuleProcess), with the task's message kept when it is expected to fail."""
 
     def run(self, module, arguments, expect_failure=False):
         """{wall, cpu, rss} of the module's process, the playbook's whole wall time, and the task's msg."""
@@ -107,28 +88,13 @@ class Playbooks:
         playbook = os.path.join(self.workdir, "play.yml")
         with open(playbook, "w") as handle:
             json.dump([dict(hosts="localhost", gather_facts=False, tasks=tasks)], handle)
-        start = time.perf_counter()
-        done = subprocess.run(
-            self.command + [playbook],
-            env=self.env,
-            cwd=self.workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            universal_newlines=True,
-        )
-        whole = time.perf_counter() - start
-        if done.returncode:
-            raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
-        with open(self.log) as handle:
-            runs = [json.loads(line) for line in handle]
-        mine = [run for run in runs if any(("AnsiballZ_%s.py" % module) in arg for arg in run["argv"])]
-        if len(mine) != 1:
-            raise SystemExit("expected one process of module %s to log its rusage, got %s" % (module, runs))
+        whole = play(self.command + [playbook], self.env, self.workdir)
+        mine = self._logged("AnsiballZ_%s.py" % module)
         message = None
         if expect_failure:
             with open(os.path.join(self.workdir, "msg.txt")) as handle:
                 message = handle.read()
-        return dict(mine[0], whole=whole, msg=message)
+        return dict(mine, whole=whole, msg=message)
 
 
 def bare(url, hostname):
@@ -292,7 +258,7 @@ def main():
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="nac-bench-large-")
     try:
-        playbooks = Playbooks(workdir)
+        playbooks = Playbooks(workdir, collections_path(workdir))
         with EmulatorProcess(dict(seed_devices=args.devices)) as emulator:
             print("%d devices seeded in the emulator at %s" % (args.devices, emulator.url))
             measure(emulator, playbooks, args)

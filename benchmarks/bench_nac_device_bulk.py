@@ -43,7 +43,7 @@ import time
 from harness.bare import bare_bulk
 from harness.compare import compare
 from harness.emulator import EmulatorProcess
-from harness.module import ModuleProcess
+from harness.module import ModuleProcess, playbook_command
 from harness.paths import EMULATOR_DIR, collections_path, import_emulator
 
 import_emulator()
@@ -78,18 +78,13 @@ def playbook_runner(workdir, emulator, items, concurrency):
         ANSIBLE_PYTHON_INTERPRETER=sys.executable,
         ANSIBLE_NOCOLOR="1",
     )
-    command = [
-        os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-        "-i",
-        "localhost,",
-        "-c",
-        "local",
+    command = playbook_command(
         "-e",
         "@" + os.path.join(workdir, "devices.json"),
         "-e",
         "bench_result=" + result_file,
         os.path.join(workdir, "bench.yml"),
-    ]
+    )
 
     def run():
         done = subprocess.run(

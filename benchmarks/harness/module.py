@@ -20,6 +20,26 @@ from harness.rusage import SITECUSTOMIZE
 BARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bare.py")
 
 
+def playbook_command(*arguments: str) -> List[str]:
+    """Return the command line of ``ansible-playbook -c local`` on localhost with ``arguments``: the one beside this
+    interpreter, so that the benchmark's toolchain runs the playbook."""
+    playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+    tool = playbook if os.path.exists(playbook) else "ansible-playbook"
+    return [tool, "-i", "localhost,", "-c", "local"] + list(arguments)
+
+
+def play(command: List[str], env: dict, workdir: str) -> float:
+    """Run ``command`` (playbook_command's) and return its wall time; a failed playbook ends the benchmark with its
+    output's end, since a figure of a failed run means nothing."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, env=env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
+    )
+    if done.returncode:
+        raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
+    return time.perf_counter() - start
+
+
 class ModuleProcess:
     """Runs playbooks with ``ansible-playbook -c local`` and measures one module's own process.
 
@@ -36,9 +56,7 @@ class ModuleProcess:
             handle.write(SITECUSTOMIZE % dict(log=self.log))
         self.bare_script = os.path.join(workdir, "nac_bench_bare.py")  # the name the sitecustomize logs
         shutil.copy(BARE, self.bare_script)
-        bindir = os.path.dirname(sys.executable)
-        playbook = os.path.join(bindir, "ansible-playbook")
-        self.command = [playbook if os.path.exists(playbook) else "ansible-playbook", "-i", "localhost,", "-c", "local"]
+        self.command = playbook_command()
         pythonpath = os.pathsep.join(path for path in (site, os.environ.get("PYTHONPATH")) if path)
         self.env = dict(
             os.environ,
@@ -59,18 +77,7 @@ class ModuleProcess:
         if os.path.exists(self.log):
             os.remove(self.log)
         before, server = emulator.counts(), emulator.cpu()
-        start = time.perf_counter()
-        done = subprocess.run(
-            self.command + list(arguments),
-            env=self.env,
-            cwd=self.workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            universal_newlines=True,
-        )
-        whole = time.perf_counter() - start
-        if done.returncode:
-            raise SystemExit("ansible-playbook failed (rc %d):\n%s" % (done.returncode, done.stdout[-4000:]))
+        whole = play(self.command + list(arguments), self.env, self.workdir)
         mine = self._logged("AnsiballZ_%s.py" % module)
         return Sample(mine["wall"], mine["cpu"], sent(before, emulator.counts()), emulator.cpu() - server), whole
 

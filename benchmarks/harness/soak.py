@@ -15,6 +15,7 @@ import sys
 import time
 import unicodedata
 
+from harness.module import playbook_command
 from harness.paths import collections_path, import_emulator
 
 import_emulator()
@@ -132,14 +133,7 @@ class Runner:
         path = os.path.join(self.workdir, name + ".yml")
         with open(path, "w") as handle:
             handle.write(PLAY % dict(name=name, tasks="\n".join(text)))
-        command = [
-            os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            path,
-        ]
+        command = playbook_command(path)
         process = subprocess.Popen(
             command,
             env=self.env,
