@@ -9,13 +9,16 @@ and no sleeping, so that a change to the pacing can be tried on every shape, con
 Each case is the status batch of bench_engine's SHAPES (the same limits, devices and resets): ``--concurrency``
 workers each take the next device and send it through the Throttle as the transport does (``send_steps``, then
 ``answered`` with the reply; each loop.Sleep moves the simulated clock on); the limiter answers ``--latency``
-later. The client's work is one ``--cost`` of CPU a send (the sends queue on it, as on one thread); each way of the
-network adds up to ``--jitter`` at random, so that requests sent close together may reach the limiter out of
-order, as they do a threaded server. A refused device is sent again after the pause (a stray refusal's own pause
-first, as the transport waits it); a reset (the storm's share of
-requests, never answered: admitted and counted by the limiter, or never seen by it when the shape's faults are
-``in_front``) raises what the wire raises for a request that went out and broke before any byte of its reply, and
-is sent again at once. A quota the limiter states on its replies (the
+later. ``--per-slot`` N runs N workers an in-flight slot, as engine.ordered_steps' ``per_slot`` does: a worker
+holds a slot from its start or its send (loop.SENDING) until its next wait that is not the network's (the gate's
+pause or pace, a stray refusal's own pause) or its device's end, so that a request that waits hands its place on
+(1, the default: each worker keeps its place, as the engine does). The client's work is one ``--cost`` of CPU a send
+(the sends queue on it, as on one thread); each way of the network adds up to ``--jitter`` at random, so that
+requests sent close together may reach the limiter out of order, as they do a threaded server. A refused device is
+sent again after the pause (a stray refusal's own pause first, as the transport waits it); a reset (the storm's
+share of requests, never answered: admitted and counted by the limiter, or never seen by it when the shape's faults
+are ``in_front``) raises what the wire raises for a request that went out and broke before any byte of its reply,
+and is sent again at once. A quota the limiter states on its replies (the
 ``kong`` shape) is read as the transport reads it (retry_policy.quota).
 
 It prints, per shape and concurrency, the time over the ideal (devices / rate): the median [min-max] over
@@ -24,7 +27,7 @@ measured ones of bench_engine's rate table closely (the API guide's rate-limit s
 a claim about speed is measured with bench_engine.py.
 
     .venv/bin/python benchmarks/sim_throttle.py [--shapes token window ...] [--concurrency 8 32 128] [--seeds 7]
-        [--scale 1] [--latency 0.02] [--cost 0.0002] [--jitter 0.0002]
+        [--scale 1] [--latency 0.02] [--cost 0.0002] [--jitter 0.0002] [--per-slot 1]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -70,8 +73,8 @@ class Simulation:
         raise AssertionError("the simulation moves its clock itself: nothing sleeps")
 
     def way(self):
-        """One way of the network: half the latency, and up to --jitter more."""
-        return Sleep(self.args.latency / 2.0 + self.random.random() * self.args.jitter)
+        """One way of the network: half the latency, and up to --jitter more (in flight: the slot is kept)."""
+        return Flight(self.args.latency / 2.0 + self.random.random() * self.args.jitter)
 
     def exchange(self):
         """One request's steps, sent through the Throttle's gate (its ``send_steps``): the way there, the limiter's
@@ -91,13 +94,14 @@ class Simulation:
     def worker(self):
         """A worker's steps (each a loop.Sleep): the next device, until it is answered."""
         for _device in self.devices:
+            yield SENDING  # each device a step of its own, started holding a slot (engine.ordered_steps)
             paused = []  # the pauses of this request's refusals, as transport.Transport keeps them
             while True:
                 slot = max(self.now, self.busy)  # the client's CPU: each send's clock is read in turn
                 self.busy = slot + self.args.cost
-                yield Sleep(slot - self.now)
+                yield Flight(slot - self.now)  # (the send's own work: its slot kept)
                 try:
-                    reply, started = yield from _slept(self.throttle.send_steps(self.exchange))
+                    reply, started = yield from self.throttle.send_steps(self.exchange)
                 except ExchangeError:
                     self.reset += 1
                     continue  # sent again at once, as the transport sends a read that broke
@@ -107,29 +111,51 @@ class Simulation:
                 self.refused += 1
                 if alone:  # a stray refusal: this request alone waits (issue 49)
                     yield Sleep(alone)
+            yield DONE
 
     def run(self):
-        """Run the workers in simulated time: (seconds, refusals, resets)."""
-        start, order, waiting = self.now, itertools.count(), []
-        for _worker in range(self.concurrency):
-            heapq.heappush(waiting, (self.now, next(order), self.worker()))
-        while waiting:
-            self.now, _order, worker = heapq.heappop(waiting)
-            for sleep in worker:
-                heapq.heappush(waiting, (self.now + max(sleep.seconds, 0.0), next(order), worker))
-                break
+        """Run the workers in simulated time: (seconds, refusals, resets). ``concurrency`` slots, as loop.Loop's
+        ``in_flight``: a SENDING takes a free one or queues for it, a wait not in flight (not a Flight) or a
+        device's end leaves it to the first worker queued."""
+        start, order, timers = self.now, itertools.count(), []
+        free, holding, queued = self.concurrency, set(), collections.deque()
+
+        def leave(worker):
+            nonlocal free
+            if worker in holding:
+                holding.discard(worker)
+                if queued:
+                    holding.add(queued[0])
+                    heapq.heappush(timers, (self.now, next(order), queued.popleft()))
+                else:
+                    free += 1
+
+        for _worker in range(self.concurrency * self.args.per_slot):
+            heapq.heappush(timers, (self.now, next(order), self.worker()))
+        while timers:
+            self.now, _order, worker = heapq.heappop(timers)
+            for wait in worker:
+                if wait is SENDING:
+                    if worker not in holding:
+                        if not free:
+                            queued.append(worker)
+                            break
+                        free -= 1
+                        holding.add(worker)
+                    continue
+                if wait is DONE or not isinstance(wait, Flight):
+                    leave(worker)
+                if wait is not DONE:
+                    heapq.heappush(timers, (self.now + max(wait.seconds, 0.0), next(order), worker))
+                    break
         return self.now - start, self.refused, self.reset
 
 
-def _slept(steps):
-    """``steps`` with the gate's loop.SENDING answered at once: each worker of the simulation is a slot of its own."""
-    value = None
-    while True:
-        try:
-            wait = steps.send(value)
-        except StopIteration as stop:
-            return stop.value
-        value = None if wait is SENDING else (yield wait)
+class Flight(Sleep):
+    """A way of the network: the request is in flight, its slot kept."""
+
+
+DONE = object()  # a worker's device is over: its slot is left
 
 
 def main():
@@ -142,6 +168,9 @@ def main():
     parser.add_argument("--latency", type=float, default=0.02, help="seconds from a send to its answer")
     parser.add_argument("--cost", type=float, default=0.0002, help="the client's CPU seconds a send")
     parser.add_argument("--jitter", type=float, default=0.0002, help="seconds at most added to each way")
+    parser.add_argument(
+        "--per-slot", type=int, default=1, help="workers an in-flight slot (engine.ordered_steps' per_slot)"
+    )
     args = parser.parse_args()
     print("time over the ideal (devices / rate), median [min-max] of %d runs; refusals, resets (median)" % args.seeds)
     print("  %-10s %s" % ("shape", "".join("%-32s" % ("concurrency %d" % c) for c in args.concurrency)))

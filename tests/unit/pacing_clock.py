@@ -9,6 +9,7 @@ import threading
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import CONNECT, EXCHANGE, ExchangeError
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Sleep, run
+from ansible_collections.netaccess.nac.plugins.module_utils.http.meter import WINDOW
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy import UNSAID
 
@@ -35,6 +36,14 @@ def answered(throttle, clock, took=0.02):
     clock.now += took
     throttle.leave(took=took)
     return start
+
+
+def sending_for_a_window(throttle, clock, seconds=WINDOW):
+    """A first request, never answered (counted nowhere), ``seconds`` ago: a first refusal from then on is counted
+    over the WINDOW before it, not over the time since the first request (Pace._partial)."""
+    throttle.enter()
+    throttle.leave(took=None)
+    clock.now += seconds
 
 
 Reply = collections.namedtuple("Reply", "status_code headers")

@@ -16,7 +16,10 @@ class Pace:
 
     The first refusal of a shared pause sets the pace once the pause is over (``after_pause``), from the requests
     admitted that were sent in the WINDOW seconds before the refused one: their count over the WINDOW (a limiter
-    that admitted ten and then refused everything admits ten a window), at most the pace refused, times BELOW;
+    that admitted ten and then refused everything admits ten a window), at most the pace refused, times BELOW. The
+    task's first refusal, when it asks a pause of a WINDOW or less and came less than a WINDOW after the first
+    request, counts them over the time since that request instead, at least PARTIAL of a WINDOW (``_partial``: a
+    limiter that refills within a second admitted them in that time; 20 in 30 ms is not 20 a second);
     each further refusal again (multiplicative decrease). Only when refusals came together, though: the first
     pause of an unpaced client sets no pace when the replies received during it were mostly admitted
     (Meter.mostly_admitted). A refused probe falls back to the pace that held its probe period (``good_rate``)
@@ -43,6 +46,7 @@ class Pace:
     USED = 0.8  # a pace is probed faster only once this share of its starts were taken since it last changed
     QUOTA_BELOW = 0.95  # a quota the service states is paced this much below its limit a window ...
     QUOTA_PACED = 10.0  # ... when its window is this many seconds or shorter (a longer one is spent, then waited out)
+    PARTIAL = 0.25  # a first refusal's count over the time since the first request: at least this share of a WINDOW
 
     def __init__(self):
         self.rate = None  # requests a second once paced (None: not paced)
@@ -80,6 +84,8 @@ class Pace:
         if self._unsaid:  # no Retry-After: the rate admitted since the pace last changed (at least a request's time)
             since = max(sent - WINDOW, changed if changed is not None else sent)
             span = max(sent - since, meter.took or 0.0, 1e-3)
+        elif self._partial(sent, first_sent):  # a short pause asked before a WINDOW of sending: over that time
+            since, span = first_sent, max(sent - first_sent, self.PARTIAL * WINDOW)
         else:  # a pause asked: what the whole window admitted (a penalty box's count is its limit)
             since, span = sent - WINDOW, WINDOW
         admitted = meter.admitted_between(since, sent)
@@ -100,6 +106,17 @@ class Pace:
         rate = max(pace if sustained is None else min(pace, rate), self.MIN_RATE)
         self.pace_at(rate if self.quota_rate is None else min(rate, self.quota_rate), now)
         return True
+
+    def _partial(self, sent, first_sent):
+        """Tell whether the first refusal, asking a pause of a WINDOW or less, came less than a WINDOW after the
+        first request (sent at ``first_sent``): the requests admitted were then sent in that shorter time, and
+        counting them over a whole WINDOW understates the rate a limiter that refills so soon admits."""
+        return (
+            self.refused_rate is None
+            and self._asked <= WINDOW
+            and first_sent is not None
+            and sent - WINDOW < first_sent < sent
+        )
 
     def heed(self, stated, now):
         """Heed the quota ``stated`` by a reply received at ``now``: a window of QUOTA_PACED seconds or less paces

@@ -29,6 +29,7 @@ from ansible_collections.netaccess.nac.tests.unit.pacing_clock import (
     answered,
     refused_as_nginx_does,
     replies,
+    sending_for_a_window,
     sent_through_the_gate,
 )
 
@@ -85,6 +86,33 @@ def test_a_penalty_box_is_paced_at_the_count_it_admitted_in_a_window():
         throttle.enter()
         starts.append(clock.now)
     assert all(b - a == pytest.approx(1.0 / throttle.rate) for a, b in zip(starts, starts[1:]))
+
+
+@pytest.mark.parametrize(
+    "sending_before, asked, counted_over",
+    [
+        (0.0, 1.0, Pace.PARTIAL),  # refused 40 ms after the first request: counted over a quarter of a second
+        (2.0, 1.0, 1.0),  # refused after two seconds of sending: over the whole second before it
+        (0.0, 2.0, 1.0),  # a longer pause asked (a penalty box's may be 30 s): over the whole second
+    ],
+)
+def test_a_first_refusal_soon_after_the_first_request_counts_the_admitted_over_that_time(
+    sending_before, asked, counted_over
+):
+    """A token bucket of 100 a second and a burst of 20 admits 20 in 40 ms, then refuses with Retry-After 1. Counted
+    over a whole second that is 20 a second, and the pace then took three doublings to reach the bucket's rate; over
+    the time since the first request (at least Pace.PARTIAL of a second) it is 80. The first refusal of a client that
+    has sent for a second already, or that asks a longer pause, is counted over the second before it, as before."""
+    clock = Clock()
+    throttle = Throttle(clock, clock.sleep)
+    sending_for_a_window(throttle, clock, sending_before)
+    for _request in range(20):
+        clock.now += 0.002
+        throttle.enter()
+        throttle.leave(took=0.0)
+    throttle.leave(refused_for=asked, started=clock.now + 0.002)
+    throttle.enter()  # sleeps out the pause, then the pace is set
+    assert throttle.rate == pytest.approx(20 / counted_over * Throttle.BELOW)
 
 
 def test_a_stray_refusal_among_many_admitted_waits_alone_and_leaves_the_pace_alone():
@@ -175,6 +203,7 @@ def test_a_refusal_without_retry_after_is_read_as_the_rate_admitted_before_it():
 def test_the_pace_is_doubled_until_refused_then_falls_back_to_the_pace_that_held_and_goes_halfway_up():
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
+    sending_for_a_window(throttle, clock)
     answered(throttle, clock)
     throttle.leave(refused_for=1.0, started=clock.now)
     throttle.enter()

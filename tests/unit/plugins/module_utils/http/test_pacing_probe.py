@@ -19,7 +19,12 @@ from ansible_collections.netaccess.nac.plugins.module_utils.http.retry_policy im
     UNSAID,
 )
 from ansible_collections.netaccess.nac.tests.emulator.nac_emulator import RateLimit
-from ansible_collections.netaccess.nac.tests.unit.pacing_clock import Clock, answered, refused_as_nginx_does
+from ansible_collections.netaccess.nac.tests.unit.pacing_clock import (
+    Clock,
+    answered,
+    refused_as_nginx_does,
+    sending_for_a_window,
+)
 
 
 def refused_after_doubling(admitted, asked, at_doubled):
@@ -28,6 +33,7 @@ def refused_after_doubling(admitted, asked, at_doubled):
     throttle, the pace that held, the pace refused), the pace set from the second refusal."""
     clock = Clock()
     throttle = Throttle(clock, clock.sleep)
+    sending_for_a_window(throttle, clock)
     for _request in range(admitted):
         answered(throttle, clock, took=0.001)
     throttle.enter()
