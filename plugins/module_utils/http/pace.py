@@ -110,7 +110,9 @@ class Pace:
     def _partial(self, sent, first_sent):
         """Tell whether the first refusal, asking a pause of a WINDOW or less, came less than a WINDOW after the
         first request (sent at ``first_sent``): the requests admitted were then sent in that shorter time, and
-        counting them over a whole WINDOW understates the rate a limiter that refills so soon admits."""
+        counting them over a whole WINDOW understates the rate a limiter that refills so soon admits. A large burst
+        overstates it instead: the pace is refused, which costs one more pause of a WINDOW at most, and the next
+        refusal counts over the WINDOW before it (a pause asked longer, a penalty box's, could cost much more)."""
         return (
             self.refused_rate is None
             and self._asked <= WINDOW
