@@ -380,6 +380,16 @@ class Row:
     def target(self, label, value, passed):
         self.targets.append((label, value, passed))
 
+    def count(self, items, held, wrong):
+        """Fill the row's figures from the devices asked for (``items``), what the NAC holds (``held``, by name)
+        and the reports found false (``wrong``)."""
+        self.requested, self.in_place, self.duplicates, self.false = (
+            len(items),
+            in_place(items, held),
+            duplicates(items, held),
+            len(wrong),
+        )
+
     @property
     def passed(self):
         return all(passed for _label, _value, passed in self.targets)

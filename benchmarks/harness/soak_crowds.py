@@ -83,12 +83,7 @@ def scenario_two_controllers(args, runner):
         % (len(doubled), duplicates(items, held), clean_both, len(contradictions))
     )
     explain(wrong)
-    row.requested, row.in_place, row.duplicates, row.false = (
-        len(items),
-        in_place(items, held),
-        duplicates(items, held),
-        len(wrong),
-    )
+    row.count(items, held, wrong)
     row.target("in place == 200", row.in_place, row.in_place == 200)
     row.target("false reports == 0", row.false, not wrong)
     row.target("contradictions within a result == 0", len(contradictions), not contradictions)
@@ -167,12 +162,7 @@ def scenario_restart(args, runner):
     )
     wrong += status_wrong
     explain(wrong)
-    row.requested, row.in_place, row.duplicates, row.false = (
-        len(items),
-        in_place(items, held),
-        duplicates(items, held),
-        len(wrong),
-    )
+    row.count(items, held, wrong)
     row.statuses = "%d/%d" % (len(answered), len(records))
     row.target("in place == 200", row.in_place, row.in_place == 200)
     row.target("duplicates == 0", row.duplicates, row.duplicates == 0)

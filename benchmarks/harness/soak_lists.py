@@ -243,12 +243,7 @@ def scenario_lookalike(args, runner):
             )
         )
     explain(wrong + missed)
-    row.requested, row.in_place, row.duplicates, row.false = (
-        len(items),
-        in_place(items, held),
-        duplicates(items, held),
-        len(wrong),
-    )
+    row.count(items, held, wrong)
     covered = sum(1 for name in names if any(same(str(r.get("hostname") or "")) == same(name) for r in answered))
     row.statuses = "%d/%d" % (
         covered,
