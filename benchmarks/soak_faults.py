@@ -33,8 +33,10 @@ Scenarios (``--scenarios`` picks some, comma-separated; default all):
 - ``two-controllers`` (point 4): two ansible-playbook processes ensure the same 200 hostnames at once
   (the first list of each is held until both asked for it, so both read it before either writes;
   duplicates allowed, creations answered with an empty body, 10 % faults on the POSTs): duplicates
-  cannot be prevented without a server-side key and are only counted; a report must not contradict the final
-  list, nor itself ("did not show" in an item's error while a warning of the same result says the list shows it twice).
+  cannot be prevented without a server-side key and are only counted; a report must not contradict the list
+  the two runs left, nor itself ("did not show" in an item's error while a warning of the same result says the
+  list shows it twice). A task whose first creation the list shows twice (the other controller's too) stops
+  there, saying so; the next run, alone and without faults, must leave all 200 in place.
 - ``late-commit`` (point 5): timeout 5 s, every first POST loses its reply and commits 20 s later; then
   the next run: devices in place, duplicates, and reports that said clean success while a duplicate
   appeared.
