@@ -12,7 +12,8 @@ workers each take the next device and send it through the Throttle as the transp
 later. ``--per-slot`` N runs N workers an in-flight slot, as engine.ordered_steps' ``per_slot`` does: a worker
 holds a slot from its start or its send (loop.SENDING) until its next wait that is not the network's (the gate's
 pause or pace, a stray refusal's own pause) or its device's end, so that a request that waits hands its place on
-(1, the default: each worker keeps its place, as the engine does). The client's work is one ``--cost`` of CPU a send
+(by default the engine's own number, engine.steps_per_slot: 1 up to 8 in flight, each worker keeping its place,
+else 2). The client's work is one ``--cost`` of CPU a send
 (the sends queue on it, as on one thread); each way of the network adds up to ``--jitter`` at random, so that
 requests sent close together may reach the limiter out of order, as they do a threaded server. A refused device is
 sent again after the pause (a stray refusal's own pause first, as the transport waits it); a reset (the storm's
@@ -27,7 +28,7 @@ measured ones of bench_engine's rate table closely (the API guide's rate-limit s
 a claim about speed is measured with bench_engine.py.
 
     .venv/bin/python benchmarks/sim_throttle.py [--shapes token window ...] [--concurrency 8 32 128] [--seeds 7]
-        [--scale 1] [--latency 0.02] [--cost 0.0002] [--jitter 0.0002] [--per-slot 1]
+        [--scale 1] [--latency 0.02] [--cost 0.0002] [--jitter 0.0002] [--per-slot N]
 """
 
 from __future__ import absolute_import, division, print_function
@@ -43,6 +44,7 @@ from harness.nac import COLLECTIONS  # noqa: F401 (this work tree on sys.path)
 from harness.rates import RATE_TARGET, SHAPE_TARGET, SHAPES
 
 from ansible_collections.netaccess.nac.plugins.module_utils.common.errors import EXCHANGE, ExchangeError
+from ansible_collections.netaccess.nac.plugins.module_utils.http.engine import steps_per_slot
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import SENDING, Sleep
 from ansible_collections.netaccess.nac.plugins.module_utils.http.pacing import Throttle
 from ansible_collections.netaccess.nac.tests.emulator.nac_emu.ratelimit import RateLimit
@@ -130,7 +132,8 @@ class Simulation:
                 else:
                     free += 1
 
-        for _worker in range(self.concurrency * self.args.per_slot):
+        per_slot = steps_per_slot(self.concurrency) if self.args.per_slot is None else self.args.per_slot
+        for _worker in range(self.concurrency * per_slot):
             heapq.heappush(timers, (self.now, next(order), self.worker()))
         while timers:
             self.now, _order, worker = heapq.heappop(timers)
@@ -169,7 +172,10 @@ def main():
     parser.add_argument("--cost", type=float, default=0.0002, help="the client's CPU seconds a send")
     parser.add_argument("--jitter", type=float, default=0.0002, help="seconds at most added to each way")
     parser.add_argument(
-        "--per-slot", type=int, default=1, help="workers an in-flight slot (engine.ordered_steps' per_slot)"
+        "--per-slot",
+        type=int,
+        default=None,
+        help="workers an in-flight slot (default: the engine's, engine.steps_per_slot: 1 up to 8 in flight, else 2)",
     )
     args = parser.parse_args()
     print("time over the ideal (devices / rate), median [min-max] of %d runs; refusals, resets (median)" % args.seeds)

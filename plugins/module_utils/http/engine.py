@@ -6,12 +6,15 @@ completions, their results in the items' order.
 
 ``ordered_steps(function, items, workers)`` runs ``function(item)`` (steps, loop.py: an exchange written as a generator,
 such as NacClient.fire_intent_steps or the apply engine's writes) for each item on one loop.Loop, with at most
-``workers`` requests under way. A request that waits (a refusal's Retry-After, a backoff, a pace) keeps its place:
-handing it to another request made a rate limiter's refusals come in runs at 8 in flight, which set a pace below
-the limiter's rate (a token bucket took 1.30x its ideal time instead of 1.06x, measured in issue 49). ``per_slot``
-greater than 1 lets that many steps share each in-flight slot, one waiting while another sends (loop.SENDING). The
-results are yielded in the items' order (a slow item holds back only the yielding, up to ``WINDOW_PER_WORKER`` items
-a worker ahead of the consumer, which keeps memory flat).
+``workers`` requests in flight. Up to KEEP_PLACES in flight, a request that waits (a refusal's Retry-After, a
+backoff, a pace) keeps its place: a rate limiter's refused requests then hold their places and keep the client
+under its rate with no pace set (a token bucket took 1.03x its ideal time at 8 in flight, against 1.16-1.22x when
+they hand their places on: sim_throttle.py, and bench_engine.py in issue 49). With more in flight, a limiter's
+refusals come in a run either way and the pace governs (the same figures both ways at 12, 16, 32 and 128), while a
+stray refusal's request that keeps its place for its Retry-After holds one place of the writing back: SHARED steps
+share each in-flight slot there, one waiting while another sends (loop.SENDING). The results are yielded in the
+items' order (a slow item holds back only the yielding, up to ``WINDOW_PER_WORKER`` items a worker ahead of the
+consumer, which keeps memory flat).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,11 +26,19 @@ import functools
 from ansible_collections.netaccess.nac.plugins.module_utils.http.loop import Loop
 
 WINDOW_PER_WORKER = 64  # results a worker may be ahead of the consumer: a straggler holds back only the yielding
-TASKS_PER_WORKER = 1  # steps under way a slot: 1, a waiting request keeps its place (see above)
+KEEP_PLACES = 8  # up to this many in flight, a request that waits keeps its place (see above)
+SHARED = 2  # with more, this many steps share each in-flight slot
 
 
-def ordered_steps(function, items, workers: int, per_slot: int = TASKS_PER_WORKER):
-    """Yield ``function(item)``'s result (steps) for each of ``items`` in order, ``workers`` requests in flight.
+def steps_per_slot(workers: int) -> int:
+    """Return how many steps share each of ``workers`` in-flight slots by default: 1 (a request that waits keeps
+    its place) up to KEEP_PLACES, else SHARED."""
+    return 1 if workers <= KEEP_PLACES else SHARED
+
+
+def ordered_steps(function, items, workers: int, per_slot=None):
+    """Yield ``function(item)``'s result (steps) for each of ``items`` in order, ``workers`` requests in flight,
+    ``per_slot`` steps under way a slot (None: ``steps_per_slot(workers)``).
 
     All run in the caller's thread on one loop.Loop (its sockets watched by one selector; a wait that blocks, such
     as an outage's, on a helper thread), driven by completions. Items are taken lazily, never more than
@@ -37,9 +48,10 @@ def ordered_steps(function, items, workers: int, per_slot: int = TASKS_PER_WORKE
 
 
 class _OrderedSteps:
-    def __init__(self, function, items, workers, per_slot=TASKS_PER_WORKER):
+    def __init__(self, function, items, workers, per_slot=None):
         self.function, self.items, self.workers = function, items, max(1, workers)
         self.ahead = WINDOW_PER_WORKER * self.workers
+        per_slot = steps_per_slot(self.workers) if per_slot is None else per_slot
         self.tasks = max(1, per_slot) * self.workers
         self.done = {}
         self.taken = self.yielded = self.running = 0

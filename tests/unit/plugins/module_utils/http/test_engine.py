@@ -53,7 +53,7 @@ def test_ordered_steps_starts_nothing_after_an_item_that_raises_at_once():
 
     with pytest.raises(ValueError, match="boom"):
         list(ordered_steps(work, range(1000), 1))
-    assert calls[0] == 0 and len(calls) <= engine.TASKS_PER_WORKER  # those already under way, nothing after
+    assert calls[0] == 0 and len(calls) <= engine.steps_per_slot(1)  # those already under way, nothing after
 
 
 def test_a_straggler_holds_back_neither_the_other_workers_nor_the_order():
@@ -91,8 +91,9 @@ def test_ordered_steps_starts_no_thread_for_steps_that_never_block():
     assert max(seen) == before
 
 
-def steps_under_way(per_slot):
-    """Run 8 items on 2 slots, each refused once and waiting 1 ms (a Retry-After): the most steps under way at once."""
+def steps_under_way(workers, per_slot=None):
+    """Run 4 items a slot on ``workers`` slots, each refused once and waiting 1 ms (a Retry-After): the most steps
+    under way at once."""
     under_way, most = [0], [0]
 
     def work(number):
@@ -104,15 +105,23 @@ def steps_under_way(per_slot):
         under_way[0] -= 1
         return number
 
-    assert list(ordered_steps(work, range(8), 2, per_slot)) == list(range(8))
+    items = range(4 * workers)
+    assert list(ordered_steps(work, items, workers, per_slot)) == list(items)
     return most[0]
 
 
 def test_a_waiting_request_keeps_its_place_unless_slots_are_shared():
-    """Issue 49: by default a request waiting out a refusal keeps its place (handing it on made a limiter's
-    refusals a run at 8 in flight); with ``per_slot`` 4, up to 4 steps share each of the 2 slots."""
-    assert steps_under_way(engine.TASKS_PER_WORKER) == 2
-    assert steps_under_way(4) == 8
+    """Issue 49: ``per_slot`` 1 keeps a waiting request's place; 4 lets up to 4 steps share each of the 2 slots."""
+    assert steps_under_way(2, per_slot=1) == 2
+    assert steps_under_way(2, per_slot=4) == 8
+
+
+@pytest.mark.parametrize("workers, most", [(1, 1), (8, 8), (9, 18), (16, 32)])
+def test_a_waiting_request_keeps_its_place_up_to_8_in_flight_and_shares_it_above(workers, most):
+    """Issue 49: by default, up to 8 in flight (the default concurrency) a request waiting out a refusal keeps its
+    place, which keeps a limiter's refusals from coming in a run; above 8 two steps share each slot, so that a stray
+    refusal's wait does not hold a place of the writing back (16 in flight: 32 steps under way, not 16)."""
+    assert steps_under_way(workers) == most
 
 
 def test_shared_slots_limit_the_requests_in_flight_not_the_steps_waiting():
