@@ -10,7 +10,7 @@ such as NacClient.fire_intent_steps or the apply engine's writes) for each item 
 backoff, a pace) keeps its place: a rate limiter's refused requests then hold their places and keep the client
 under its rate with no pace set (a token bucket took 1.03x its ideal time at 8 in flight, against 1.16-1.22x when
 they hand their places on: sim_throttle.py, and bench_engine.py in issue 49). With more in flight, a limiter's
-refusals come in a run either way and the pace governs (the same figures both ways at 12, 16, 32 and 128), while a
+refusals come in a run either way and the pace governs (sharing gives the same or better figures from 12 up), while a
 stray refusal's request that keeps its place for its Retry-After holds one place of the writing back: SHARED steps
 share each in-flight slot there, one waiting while another sends (loop.SENDING). The results are yielded in the
 items' order (a slow item holds back only the yielding, up to ``WINDOW_PER_WORKER`` items a worker ahead of the
